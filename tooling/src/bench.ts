@@ -1,0 +1,66 @@
+// Bench harness: every benchmark measures its subject and a baseline over the same bytes in the
+// same run, and prints medians and the ratio. Benchmarks never fail on a time.
+import { performance } from "node:perf_hooks";
+
+export interface Sample {
+  readonly name: string;
+  /** Median wall time of one run, milliseconds. */
+  readonly medianMs: number;
+  readonly runs: number;
+  /** Bytes processed by one run, when the subject has a byte size. */
+  readonly bytes?: number;
+}
+
+/** Run `fn` `warmup` times unmeasured, then `runs` times, and return the median. */
+export async function measure(
+  name: string,
+  fn: () => unknown | Promise<unknown>,
+  options: { runs?: number; warmup?: number; bytes?: number } = {},
+): Promise<Sample> {
+  const runs = options.runs ?? 5;
+  for (let i = 0; i < (options.warmup ?? 1); i++) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  const mid = Math.floor(times.length / 2);
+  const medianMs = times.length % 2 ? times[mid]! : (times[mid - 1]! + times[mid]!) / 2;
+  return options.bytes === undefined ? { name, medianMs, runs } : { name, medianMs, runs, bytes: options.bytes };
+}
+
+/** MB/s of a sample with a byte size. */
+export function throughput(s: Sample): number | undefined {
+  return s.bytes === undefined ? undefined : s.bytes / 1e6 / (s.medianMs / 1000);
+}
+
+/**
+ * Print one benchmark's table: each subject's median, throughput, and its speed as a ratio to
+ * the baseline (baseline time / subject time: 1.0 = as fast as the baseline, 0.5 = half as fast).
+ */
+export function report(title: string, baseline: Sample, subjects: readonly Sample[], notes: readonly string[] = []): void {
+  const rows = [baseline, ...subjects];
+  const fmt = (n: number | undefined, d = 1) => (n === undefined ? "-" : n.toFixed(d));
+  const lines = rows.map((s) => {
+    const mbps = throughput(s);
+    const ratio = baseline.medianMs / s.medianMs;
+    return [s === baseline ? `${s.name} (baseline)` : s.name, `${fmt(s.medianMs)} ms`, mbps === undefined ? "-" : `${fmt(mbps)} MB/s`, `${ratio.toFixed(2)}x`, `n=${s.runs}`];
+  });
+  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...lines.map((l) => l[i]!.length)));
+  console.log(`\n## ${title}`);
+  for (const l of lines) console.log("  " + l.map((c, i) => c.padEnd(widths[i]!)).join("  "));
+  for (const n of notes) console.log(`  ${n}`);
+}
+
+/** Print a single labelled value (counts, latencies, shares) in the same style. */
+export function line(label: string, value: string): void {
+  console.log(`  ${label}: ${value}`);
+}
+
+/** Bench size multiplier: LAKE_BENCH_SCALE=0.1 runs a tenth of the data (for a quick look). */
+export function scale(): number {
+  const s = Number(process.env.LAKE_BENCH_SCALE ?? "1");
+  return Number.isFinite(s) && s > 0 ? s : 1;
+}
