@@ -1,1 +1,31 @@
-export {};
+export { EventsError, isEventsError } from "./internal/errors.js";
+export type { EventsErrorCode } from "./internal/errors.js";
+export {
+  USAGE_KEYS,
+  UsageSchema,
+  sumUsage,
+  addUsageInto,
+  totalTokens,
+  isEmptyUsage,
+  usageDelta,
+  usageEquals,
+} from "./internal/usage.js";
+export type { Usage, UsageKey } from "./internal/usage.js";
+export {
+  RUNTIMES,
+  KINDS,
+  USAGE_MODES,
+  MAIN_STREAM,
+  RECORD_SCHEMA_VERSION,
+  CanonicalRecordSchema,
+  contentHash,
+  canonicalize,
+  parseRecord,
+  safeParseRecord,
+  recordDay,
+} from "./internal/record.js";
+export type { CanonicalRecord, RawRecord, Kind, Runtime, UsageMode } from "./internal/record.js";
+export { COLUMNS, duckdbType, duckdbCreateTable, arrowSchema, recordToRow, rowToRecord } from "./internal/columns.js";
+export type { Column, ColumnType, CellValue } from "./internal/columns.js";
+export { countUsage, groupUsage, usageBySession, usageByDay } from "./internal/accounting.js";
+export type { UsageRecord, UsageContribution, UsageTotals } from "./internal/accounting.js";

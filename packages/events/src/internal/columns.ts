@@ -1,0 +1,138 @@
+import { Bool, Field, Int32, Int64, List, Schema, TimestampMillisecond, Utf8 } from "apache-arrow";
+import type { CanonicalRecord } from "./record.js";
+import { USAGE_KEYS } from "./usage.js";
+
+/** Logical column types, mapped to DuckDB/Parquet and Arrow. */
+export type ColumnType = "varchar" | "timestamp" | "boolean" | "integer" | "bigint" | "varchar[]";
+
+/** One column of the canonical record table. */
+export interface Column {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly nullable: boolean;
+  readonly doc: string;
+}
+
+const c = (name: string, type: ColumnType, nullable: boolean, doc: string): Column => ({ name, type, nullable, doc });
+
+/**
+ * The canonical record as a table: the column list for Parquet, DuckDB and Arrow, in order.
+ * `usage` is flattened into its five keys (NULL = not reported).
+ */
+export const COLUMNS: readonly Column[] = [
+  c("runtime", "varchar", false, "runtime id"),
+  c("session_id", "varchar", false, "session id"),
+  c("stream", "varchar", false, "main, or a child agent's id"),
+  c("record_id", "varchar", true, "the vendor's record id (uuid)"),
+  c("parent_id", "varchar", true, "parent record id"),
+  c("ts", "timestamp", true, "UTC timestamp (millisecond precision)"),
+  c("kind", "varchar", false, "user, assistant, tool_call, tool_result, system, summary, usage, meta, unknown"),
+  c("vendor_type", "varchar", true, "the vendor's own type/subtype"),
+  c("role", "varchar", true, "message role"),
+  c("model", "varchar", true, "model id"),
+  c("text", "varchar", true, "masked text"),
+  c("tool_name", "varchar", true, "tool name"),
+  c("tool_call_id", "varchar", true, "tool call id (on calls and results)"),
+  c("tool_input", "varchar", true, "tool input, JSON text (masked)"),
+  c("is_error", "boolean", true, "the tool result or response is an error"),
+  c("exit_code", "integer", true, "a command's exit code"),
+  ...USAGE_KEYS.map((k) => c(k, "bigint", true, `usage: ${k} (NULL = not reported)`)),
+  c("usage_mode", "varchar", true, "delta or cumulative"),
+  c("usage_key", "varchar", true, "records sharing it are one billed response"),
+  c("is_sidechain", "boolean", true, "vendor sidechain flag"),
+  c("replayed", "boolean", true, "replays history already recorded elsewhere"),
+  c("message_id", "varchar", true, "provider message id"),
+  c("request_id", "varchar", true, "provider request id"),
+  c("child_stream", "varchar", true, "stream of the child agent this call launched"),
+  c("cwd", "varchar", true, "working directory"),
+  c("repo", "varchar", true, "repository"),
+  c("branch", "varchar", true, "branch"),
+  c("content_hash", "varchar", false, "SHA-256 of the content, '' for none"),
+  c("redaction_rules", "varchar[]", false, "rule ids that fired"),
+  c("attrs", "varchar", true, "other vendor fields, JSON object text"),
+  c("raw", "varchar", true, "unknown records: the source line (masked)"),
+  c("source_path", "varchar", false, "provenance: source file"),
+  c("source_offset", "bigint", true, "provenance: byte offset of the source line"),
+  c("source_line", "bigint", true, "provenance: line number (1-based)"),
+  c("adapter", "varchar", false, "adapter name"),
+  c("adapter_version", "varchar", false, "adapter version"),
+];
+
+const DUCKDB: Record<ColumnType, string> = {
+  varchar: "VARCHAR",
+  timestamp: "TIMESTAMP",
+  boolean: "BOOLEAN",
+  integer: "INTEGER",
+  bigint: "BIGINT",
+  "varchar[]": "VARCHAR[]",
+};
+
+/** The DuckDB (and Parquet, through DuckDB) type of a column. */
+export function duckdbType(col: Column): string {
+  return DUCKDB[col.type];
+}
+
+/** `CREATE TABLE name (…)` for the canonical record table, with `extra` columns appended. */
+export function duckdbCreateTable(name: string, extra: readonly { name: string; type: string }[] = []): string {
+  const cols = [
+    ...COLUMNS.map((col) => `"${col.name}" ${duckdbType(col)}${col.nullable ? "" : " NOT NULL"}`),
+    ...extra.map((e) => `"${e.name}" ${e.type}`),
+  ];
+  return `CREATE TABLE ${name} (${cols.join(", ")})`;
+}
+
+/** The Arrow schema of the canonical record table (timestamps as milliseconds, UTC). */
+export function arrowSchema(): Schema {
+  return new Schema(
+    COLUMNS.map((col) => {
+      const t =
+        col.type === "varchar" ? new Utf8()
+        : col.type === "timestamp" ? new TimestampMillisecond("UTC")
+        : col.type === "boolean" ? new Bool()
+        : col.type === "integer" ? new Int32()
+        : col.type === "bigint" ? new Int64()
+        : new List(new Field("item", new Utf8(), true));
+      return new Field(col.name, t, col.nullable);
+    }),
+  );
+}
+
+/** A column value as a plain JS value: string, number, boolean, string[], Date (timestamp) or null. */
+export type CellValue = string | number | boolean | string[] | Date | null;
+
+/** A record as a row of cells, in COLUMNS order. */
+export function recordToRow(r: CanonicalRecord): CellValue[] {
+  const u = r.usage;
+  const row: CellValue[] = [];
+  for (const col of COLUMNS) {
+    let v: CellValue;
+    if ((USAGE_KEYS as readonly string[]).includes(col.name)) v = (u as Record<string, number | undefined> | undefined)?.[col.name] ?? null;
+    else if (col.name === "ts") {
+      const d = r.ts ? new Date(r.ts) : null;
+      v = d && !Number.isNaN(d.getTime()) ? d : null;
+    } else v = ((r as unknown as Record<string, CellValue | undefined>)[col.name] ?? null);
+    row.push(v);
+  }
+  return row;
+}
+
+/**
+ * A row read back from a table (an object keyed by column name) as a canonical record: NULLs
+ * become absent keys, the usage keys are folded back into `usage`, timestamps become ISO strings.
+ */
+export function rowToRecord(row: Readonly<Record<string, unknown>>): CanonicalRecord {
+  const out: Record<string, unknown> = {};
+  const usage: Record<string, number> = {};
+  for (const col of COLUMNS) {
+    const v = row[col.name];
+    if (v === null || v === undefined) continue;
+    if ((USAGE_KEYS as readonly string[]).includes(col.name)) usage[col.name] = Number(v);
+    else if (col.type === "timestamp") out[col.name] = v instanceof Date ? v.toISOString() : String(v);
+    else if (col.type === "bigint" || col.type === "integer") out[col.name] = Number(v);
+    else if (col.type === "varchar[]") out[col.name] = Array.isArray(v) ? v.map(String) : [];
+    else out[col.name] = v;
+  }
+  if (Object.keys(usage).length > 0) out.usage = usage;
+  if (!out.redaction_rules) out.redaction_rules = [];
+  return out as unknown as CanonicalRecord;
+}

@@ -1,0 +1,183 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { EventsError } from "./errors.js";
+import { USAGE_KEYS, UsageSchema, isEmptyUsage, type Usage } from "./usage.js";
+
+/** Runtime ids (ARCHITECTURE.md). Decoded as an open string: a newer adapter may add one. */
+export const RUNTIMES = ["claude-code", "codex", "gemini", "broca", "hook"] as const;
+export type Runtime = (typeof RUNTIMES)[number];
+
+/** What a record is. `unknown` keeps a source line that could not be interpreted (its bytes in `raw`). */
+export const KINDS = ["user", "assistant", "tool_call", "tool_result", "system", "summary", "usage", "meta", "unknown"] as const;
+export type Kind = (typeof KINDS)[number];
+
+/** How a record's usage counts: `delta` (this record's own usage) or `cumulative` (a running total for its stream). */
+export const USAGE_MODES = ["delta", "cumulative"] as const;
+export type UsageMode = (typeof USAGE_MODES)[number];
+
+/** The name of the main stream of a session; child agents' streams are named by their agent id. */
+export const MAIN_STREAM = "main";
+
+/** Version of the canonical record shape. Bumped only for incompatible changes. */
+export const RECORD_SCHEMA_VERSION = 1;
+
+const str = z.string();
+const optStr = str.optional();
+
+/**
+ * zod schema of the canonical lake record ("Session Data" record). Absent keys mean "not known"
+ * (never zero / empty). Unknown keys are stripped, so a newer writer's additions are ignored.
+ */
+export const CanonicalRecordSchema = z.object({
+  runtime: str.min(1),
+  session_id: str.min(1),
+  stream: str.min(1),
+  record_id: optStr,
+  parent_id: optStr,
+  ts: optStr,
+  kind: z.enum(KINDS),
+  vendor_type: optStr,
+  role: optStr,
+  model: optStr,
+  text: optStr,
+  tool_name: optStr,
+  tool_call_id: optStr,
+  tool_input: optStr,
+  is_error: z.boolean().optional(),
+  exit_code: z.number().int().optional(),
+  usage: UsageSchema.optional(),
+  usage_mode: z.enum(USAGE_MODES).optional(),
+  usage_key: optStr,
+  is_sidechain: z.boolean().optional(),
+  replayed: z.boolean().optional(),
+  message_id: optStr,
+  request_id: optStr,
+  child_stream: optStr,
+  cwd: optStr,
+  repo: optStr,
+  branch: optStr,
+  content_hash: str,
+  redaction_rules: z.array(str),
+  attrs: optStr,
+  raw: optStr,
+  source_path: str,
+  source_offset: z.number().int().nonnegative().optional(),
+  source_line: z.number().int().nonnegative().optional(),
+  adapter: str.min(1),
+  adapter_version: str.min(1),
+});
+
+/**
+ * The canonical lake record. One per source record; every field is in the DuckDB/Parquet/Arrow
+ * column list (usage flattened into its five keys). Text fields are already masked when a record
+ * leaves the redactor; `redaction_rules` lists the rule ids that fired on it.
+ */
+export interface CanonicalRecord {
+  /** Runtime id: claude-code, codex, gemini, broca, hook (open string). */
+  runtime: string;
+  session_id: string;
+  /** `main`, or the child agent's id. */
+  stream: string;
+  /** The vendor's own record id (uuid) when it has one. */
+  record_id?: string;
+  parent_id?: string;
+  /** ISO 8601 UTC timestamp with milliseconds (`2026-02-10T21:11:56.846Z`). */
+  ts?: string;
+  kind: Kind;
+  /** The vendor's own record type/subtype (`assistant`, `system/compact_boundary`, `event_msg/token_count` …). */
+  vendor_type?: string;
+  role?: string;
+  model?: string;
+  text?: string;
+  tool_name?: string;
+  tool_call_id?: string;
+  /** Tool input as JSON text. */
+  tool_input?: string;
+  is_error?: boolean;
+  /** A command's exit code, when one is reported. */
+  exit_code?: number;
+  usage?: Usage;
+  /** How `usage` counts (default `delta`). */
+  usage_mode?: UsageMode;
+  /** Records sharing a usage key are one billed response: counted once (the largest). */
+  usage_key?: string;
+  is_sidechain?: boolean;
+  /** True when the record replays history already recorded elsewhere (a fork's parent history). */
+  replayed?: boolean;
+  message_id?: string;
+  request_id?: string;
+  /** On a call that launched a child agent: the child's stream. */
+  child_stream?: string;
+  cwd?: string;
+  repo?: string;
+  branch?: string;
+  /** SHA-256 hex over the record's content (see `contentHash`), or "" when it has no content. */
+  content_hash: string;
+  redaction_rules: string[];
+  /** Other vendor fields worth keeping, as a JSON object text. */
+  attrs?: string;
+  /** For `unknown` records: the source line's text. */
+  raw?: string;
+  /** Provenance: the source file (path relative to the runtime root where possible). */
+  source_path: string;
+  source_offset?: number;
+  source_line?: number;
+  adapter: string;
+  adapter_version: string;
+}
+
+/** A record as an adapter emits it: everything but the fields the canonicalizer fills in. */
+export type RawRecord = Omit<CanonicalRecord, "content_hash" | "redaction_rules">;
+
+/** The fields a content hash covers, in order. Provenance and redaction metadata are excluded. */
+const CONTENT_FIELDS = [
+  "stream", "record_id", "parent_id", "ts", "kind", "vendor_type", "role", "model", "text", "tool_name", "tool_call_id",
+  "tool_input", "is_error", "exit_code", "message_id", "request_id", "child_stream", "raw",
+] as const;
+
+/**
+ * The content hash of a record: SHA-256 hex over the canonical JSON array of its content fields
+ * (CONTENT_FIELDS in order, absent as null, then the five usage keys). A record with no text, no
+ * tool input, no raw bytes and no usage has no content, and its hash is "" — compaction never
+ * dedupes two such records against each other.
+ */
+export function contentHash(r: RawRecord | CanonicalRecord): string {
+  const empty = !r.text && !r.tool_input && !r.raw && isEmptyUsage(r.usage);
+  if (empty) return "";
+  const values: unknown[] = CONTENT_FIELDS.map((f) => (r as unknown as Record<string, unknown>)[f] ?? null);
+  for (const k of USAGE_KEYS) values.push(r.usage?.[k] ?? null);
+  return createHash("sha256").update(JSON.stringify(values)).digest("hex");
+}
+
+/** Turn an adapter's (already masked) record into a canonical record: hash it and attach the rule ids. */
+export function canonicalize(raw: RawRecord, redactionRules: readonly string[] = []): CanonicalRecord {
+  const rec = { ...raw, content_hash: "", redaction_rules: [...new Set(redactionRules)].sort() } as CanonicalRecord;
+  rec.content_hash = contentHash(rec);
+  return rec;
+}
+
+/** Validate an unknown value as a canonical record; throws EventsError `InvalidRecord` (cause: the ZodError). */
+export function parseRecord(value: unknown): CanonicalRecord {
+  const r = CanonicalRecordSchema.safeParse(value);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new EventsError("InvalidRecord", `invalid record: ${issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "schema mismatch"}`, { cause: r.error });
+  }
+  return r.data as CanonicalRecord;
+}
+
+/** Validate without throwing. */
+export function safeParseRecord(value: unknown): { success: true; data: CanonicalRecord } | { success: false; error: z.ZodError } {
+  const r = CanonicalRecordSchema.safeParse(value);
+  return r.success ? { success: true, data: r.data as CanonicalRecord } : { success: false, error: r.error };
+}
+
+/** The UTC day (yyyy-mm-dd) of a record's timestamp, or "unknown". */
+export function recordDay(r: { ts?: string | undefined }): string {
+  const ts = r.ts;
+  if (ts && /^\d{4}-\d{2}-\d{2}/.test(ts)) {
+    const d = new Date(ts);
+    if (!Number.isNaN(d.getTime())) return d.toISOString().slice(0, 10);
+  }
+  return "unknown";
+}

@@ -1,0 +1,93 @@
+import { z } from "zod";
+
+/** The five usage keys, in broca's meaning (WAL data model 2.5). */
+export const USAGE_KEYS = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens"] as const;
+export type UsageKey = (typeof USAGE_KEYS)[number];
+
+/**
+ * Token usage in broca's meaning. Every key is optional: absent means "not reported", never zero.
+ * - input_tokens: fresh, non-cached input (disjoint from cached_input_tokens)
+ * - cached_input_tokens: cache reads
+ * - cache_write_tokens: cache creation
+ * - output_tokens: output, including reasoning
+ * - reasoning_tokens: a subset of output_tokens; never add the two
+ */
+export type Usage = { [K in UsageKey]?: number };
+
+const count = z.number().int().nonnegative();
+/** zod schema of Usage (unknown keys are dropped). */
+export const UsageSchema = z.object({
+  input_tokens: count.optional(),
+  cached_input_tokens: count.optional(),
+  cache_write_tokens: count.optional(),
+  output_tokens: count.optional(),
+  reasoning_tokens: count.optional(),
+});
+
+/**
+ * Sum usages with absent ≠ zero: a key stays absent only if no operand reported it; otherwise the
+ * sum covers the operands that reported it (a lower bound).
+ */
+export function sumUsage(usages: Iterable<Usage | null | undefined>): Usage {
+  const out: Usage = {};
+  for (const u of usages) {
+    if (!u) continue;
+    for (const k of USAGE_KEYS) {
+      const v = u[k];
+      if (v !== undefined) out[k] = (out[k] ?? 0) + v;
+    }
+  }
+  return out;
+}
+
+/** Add `u` into `acc` in place (absent ≠ zero). */
+export function addUsageInto(acc: Usage, u: Usage | null | undefined): Usage {
+  if (!u) return acc;
+  for (const k of USAGE_KEYS) {
+    const v = u[k];
+    if (v !== undefined) acc[k] = (acc[k] ?? 0) + v;
+  }
+  return acc;
+}
+
+/**
+ * Total tokens: input + cached input + cache writes + output (reasoning is inside output and is
+ * not added). Null when none of those four keys was reported.
+ */
+export function totalTokens(u: Usage): number | null {
+  let any = false;
+  let t = 0;
+  for (const k of ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens"] as const) {
+    const v = u[k];
+    if (v !== undefined) {
+      any = true;
+      t += v;
+    }
+  }
+  return any ? t : null;
+}
+
+/** True when no key is reported. */
+export function isEmptyUsage(u: Usage | null | undefined): boolean {
+  return !u || USAGE_KEYS.every((k) => u[k] === undefined);
+}
+
+/**
+ * Per-key difference `cur - prev` for running totals; a key absent in `cur` stays absent; a key
+ * absent in `prev` counts from zero. A negative difference (a counter reset) counts `cur` whole.
+ */
+export function usageDelta(cur: Usage, prev: Usage | null | undefined): Usage {
+  const out: Usage = {};
+  for (const k of USAGE_KEYS) {
+    const c = cur[k];
+    if (c === undefined) continue;
+    const p = prev?.[k] ?? 0;
+    out[k] = c >= p ? c - p : c;
+  }
+  return out;
+}
+
+/** Per-key equality (absent equals only absent). */
+export function usageEquals(a: Usage | null | undefined, b: Usage | null | undefined): boolean {
+  return USAGE_KEYS.every((k) => a?.[k] === b?.[k]);
+}
