@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { COLUMNS, arrowSchema, canonicalize, contentHash, duckdbCreateTable, isEventsError, parseRecord, recordDay, recordToRow, rowToRecord, type RawRecord } from "../src/index.js";
+
+const raw: RawRecord = {
+  runtime: "claude-code",
+  session_id: "258c7280-ae70-4798-800f-63464d01a85d",
+  stream: "main",
+  record_id: "1b7d717f-d6a2-46a6-8575-fa4f937450ea",
+  ts: "2026-02-10T21:11:59.186Z",
+  kind: "assistant",
+  role: "assistant",
+  model: "claude-opus-4-6",
+  text: "hello",
+  usage: { input_tokens: 3, cached_input_tokens: 11515, cache_write_tokens: 13835, output_tokens: 13 },
+  usage_key: "req_011CY15QS2LGwAeBxdfa6e1V",
+  message_id: "msg_01MKH1ccEGrZGNPvu8pYiiQa",
+  source_path: "-home-marco-projects-spotter/258c7280.jsonl",
+  source_offset: 4096,
+  source_line: 5,
+  adapter: "claude-code",
+  adapter_version: "1",
+};
+
+describe("canonical record", () => {
+  it("hashes content, not provenance", () => {
+    const a = canonicalize(raw, ["b", "a", "a"]);
+    expect(a.redaction_rules).toEqual(["a", "b"]);
+    expect(a.content_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(canonicalize({ ...raw, source_path: "elsewhere", source_offset: 1 }).content_hash).toBe(a.content_hash);
+    expect(canonicalize({ ...raw, text: "hellO" }).content_hash).not.toBe(a.content_hash);
+    expect(canonicalize({ ...raw, usage: { ...raw.usage, output_tokens: 14 } }).content_hash).not.toBe(a.content_hash);
+  });
+
+  it("gives records without content the empty hash", () => {
+    const { text: _t, usage: _u, ...bare } = raw;
+    expect(contentHash({ ...bare, kind: "tool_call", tool_name: "Bash" })).toBe("");
+    expect(contentHash({ ...bare, kind: "tool_call", tool_input: "{}" })).not.toBe("");
+  });
+
+  it("validates with a one-line reason", () => {
+    const rec = canonicalize(raw);
+    expect(parseRecord(JSON.parse(JSON.stringify(rec)))).toEqual(rec);
+    try {
+      parseRecord({ ...rec, kind: "nonsense" });
+      expect.unreachable();
+    } catch (e) {
+      expect(isEventsError(e)).toBe(true);
+      expect((e as Error).message).toMatch(/^invalid record: kind: /);
+    }
+    expect(parseRecord({ ...rec, future_field: 1 })).toEqual(rec);
+  });
+
+  it("round-trips through a row of columns", () => {
+    const rec = canonicalize({ ...raw, is_error: false, exit_code: 0 });
+    const row = recordToRow(rec);
+    expect(row).toHaveLength(COLUMNS.length);
+    const obj = Object.fromEntries(COLUMNS.map((c, i) => [c.name, row[i]]));
+    expect(obj.cache_write_tokens).toBe(13835);
+    expect(obj.reasoning_tokens).toBeNull();
+    expect(obj.ts).toBeInstanceOf(Date);
+    expect(rowToRecord(obj)).toEqual(rec);
+  });
+
+  it("describes the same columns to DuckDB and Arrow", () => {
+    const ddl = duckdbCreateTable("events");
+    for (const c of COLUMNS) expect(ddl).toContain(`"${c.name}"`);
+    expect(ddl).toContain('"redaction_rules" VARCHAR[] NOT NULL');
+    const schema = arrowSchema();
+    expect(schema.fields.map((f) => f.name)).toEqual(COLUMNS.map((c) => c.name));
+  });
+
+  it("days are UTC", () => {
+    expect(recordDay({ ts: "2026-05-11T23:30:00-02:00" })).toBe("2026-05-12");
+    expect(recordDay({})).toBe("unknown");
+    expect(recordDay({ ts: "garbage" })).toBe("unknown");
+  });
+});

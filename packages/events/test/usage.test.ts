@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { addUsageInto, countUsage, isEmptyUsage, sumUsage, totalTokens, usageByDay, usageBySession, usageDelta, usageEquals, type Usage, type UsageRecord } from "../src/index.js";
+
+describe("usage arithmetic (absent is not zero)", () => {
+  it("keeps a key absent when no operand reported it", () => {
+    expect(sumUsage([{ input_tokens: 3 }, { output_tokens: 5 }, {}])).toEqual({ input_tokens: 3, output_tokens: 5 });
+    expect(sumUsage([{}, {}])).toEqual({});
+    expect("cached_input_tokens" in sumUsage([{ input_tokens: 1 }])).toBe(false);
+  });
+  it("keeps a reported zero", () => {
+    expect(sumUsage([{ cache_write_tokens: 0 }, {}])).toEqual({ cache_write_tokens: 0 });
+  });
+  it("sums only the operands that reported a key", () => {
+    expect(sumUsage([{ output_tokens: 10, reasoning_tokens: 4 }, { output_tokens: 7 }])).toEqual({ output_tokens: 17, reasoning_tokens: 4 });
+  });
+  it("totals input + cached + writes + output, never reasoning, null when nothing reported", () => {
+    expect(totalTokens({ input_tokens: 1, cached_input_tokens: 2, cache_write_tokens: 3, output_tokens: 4, reasoning_tokens: 100 })).toBe(10);
+    expect(totalTokens({ reasoning_tokens: 5 })).toBeNull();
+    expect(totalTokens({})).toBeNull();
+  });
+  it("computes deltas of running totals and treats a reset as a new start", () => {
+    expect(usageDelta({ input_tokens: 10, output_tokens: 5 }, { input_tokens: 4, output_tokens: 5 })).toEqual({ input_tokens: 6, output_tokens: 0 });
+    expect(usageDelta({ input_tokens: 3 }, { input_tokens: 10 })).toEqual({ input_tokens: 3 });
+    expect(usageDelta({ output_tokens: 3 }, undefined)).toEqual({ output_tokens: 3 });
+    expect(usageEquals({ input_tokens: 1 }, { input_tokens: 1, output_tokens: 0 })).toBe(false);
+    expect(isEmptyUsage({})).toBe(true);
+    expect(isEmptyUsage({ output_tokens: 0 })).toBe(false);
+    expect(addUsageInto({ input_tokens: 1 }, { input_tokens: 2, output_tokens: 1 })).toEqual({ input_tokens: 3, output_tokens: 1 });
+  });
+});
+
+const base = (o: Partial<UsageRecord> & { usage?: Usage }): UsageRecord => ({
+  session_id: "s1",
+  runtime: "claude-code",
+  stream: "main",
+  content_hash: "h" + JSON.stringify(o),
+  ...o,
+});
+
+describe("countUsage", () => {
+  it("counts one streamed response once, the largest copy, preferring the non-sidechain copy on a tie", () => {
+    const recs = [
+      base({ record_id: "a", usage_key: "req1", ts: "2026-02-10T21:11:59.186Z", usage: { input_tokens: 3, output_tokens: 13 } }),
+      base({ record_id: "b", usage_key: "req1", ts: "2026-02-10T21:12:00.000Z", usage: { input_tokens: 3, output_tokens: 300 } }),
+      base({ record_id: "c", usage_key: "req1", ts: "2026-02-10T21:12:01.000Z", usage: { input_tokens: 3, output_tokens: 120 } }),
+      base({ record_id: "d", usage_key: "req2", stream: "agent-x", is_sidechain: true, usage: { output_tokens: 9 }, model: "side" }),
+      base({ record_id: "e", usage_key: "req2", usage: { output_tokens: 9 }, model: "main" }),
+    ];
+    const c = countUsage(recs);
+    expect(c).toHaveLength(2);
+    expect(c[0]!.usage).toEqual({ input_tokens: 3, output_tokens: 300 });
+    expect(c[1]!.model).toBe("main");
+    const naive = sumUsage(recs.map((r) => r.usage));
+    expect(naive.output_tokens).toBe(13 + 300 + 120 + 9 + 9);
+    expect(usageBySession(recs).get("s1")!.usage).toEqual({ input_tokens: 3, output_tokens: 309 });
+  });
+
+  it("takes a cumulative stream's total from its last running total, per UTC day by difference", () => {
+    const recs = [
+      base({ ts: "2026-05-11T23:59:00.000Z", usage_mode: "cumulative", usage: { input_tokens: 100, output_tokens: 10 } }),
+      base({ ts: "2026-05-11T23:59:00.500Z", usage_mode: "cumulative", usage: { input_tokens: 100, output_tokens: 10 } }),
+      base({ ts: "2026-05-12T00:01:00.000Z", usage_mode: "cumulative", usage: { input_tokens: 250, output_tokens: 30 } }),
+    ];
+    expect(usageBySession(recs).get("s1")!.usage).toEqual({ input_tokens: 250, output_tokens: 30 });
+    const days = usageByDay(recs);
+    expect(days.get("2026-05-11")!.usage).toEqual({ input_tokens: 100, output_tokens: 10 });
+    expect(days.get("2026-05-12")!.usage).toEqual({ input_tokens: 150, output_tokens: 20 });
+  });
+
+  it("skips replayed history and records without usage", () => {
+    const recs = [
+      base({ record_id: "p", replayed: true, usage: { output_tokens: 1000 } }),
+      base({ record_id: "q", usage: {} }),
+      base({ record_id: "r", usage: { output_tokens: 1 } }),
+    ];
+    expect(countUsage(recs).map((c) => c.usage)).toEqual([{ output_tokens: 1 }]);
+  });
+
+  it("splits totals by model", () => {
+    const recs = [base({ record_id: "1", model: "m1", usage: { output_tokens: 2 } }), base({ record_id: "2", model: "m2", usage: { output_tokens: 3 } }), base({ record_id: "3", model: "m1", usage: { output_tokens: 4 } })];
+    const s = usageBySession(recs).get("s1")!;
+    expect(s.by_model.get("m1")).toEqual({ output_tokens: 6 });
+    expect(s.by_model.get("m2")).toEqual({ output_tokens: 3 });
+  });
+});
+
+const usageArb = fc.record(
+  { input_tokens: fc.nat(5000), cached_input_tokens: fc.nat(5000), cache_write_tokens: fc.nat(5000), output_tokens: fc.nat(5000), reasoning_tokens: fc.nat(100) },
+  { requiredKeys: [] },
+);
+const recordArb = fc.record({
+  session_id: fc.constantFrom("s1", "s2"),
+  stream: fc.constantFrom("main", "agent-1"),
+  record_id: fc.option(fc.uuid(), { nil: undefined }),
+  usage_key: fc.option(fc.constantFrom("k1", "k2", "k3"), { nil: undefined }),
+  usage_mode: fc.constantFrom("delta" as const, "cumulative" as const),
+  ts: fc.integer({ min: Date.parse("2026-01-01"), max: Date.parse("2026-01-05") }).map((t) => new Date(t).toISOString()),
+  usage: usageArb,
+  content_hash: fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 8, maxLength: 8 }),
+});
+
+describe("properties", () => {
+  it("a transcript fed twice (a resumed or copied session) changes no usage total", () => {
+    fc.assert(
+      fc.property(fc.array(recordArb, { maxLength: 40 }), (arr) => {
+        const recs: UsageRecord[] = arr.map((r) => {
+          const { record_id, usage_key, ...rest } = r;
+          return { runtime: "codex", ...rest, ...(record_id ? { record_id } : {}), ...(usage_key ? { usage_key } : {}) };
+        });
+        const once = usageBySession(recs);
+        const twice = usageBySession([...recs, ...recs]);
+        expect([...twice.keys()].sort()).toEqual([...once.keys()].sort());
+        for (const [k, v] of once) expect(twice.get(k)!.usage).toEqual(v.usage);
+        const d1 = usageByDay(recs);
+        const d2 = usageByDay([...recs, ...recs]);
+        for (const [k, v] of d1) expect(d2.get(k)!.usage).toEqual(v.usage);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("per-day totals add up to per-session totals", () => {
+    fc.assert(
+      fc.property(fc.array(recordArb, { maxLength: 40 }), (arr) => {
+        const recs: UsageRecord[] = arr.map((r) => ({ runtime: "codex", ...r, session_id: "s1" }) as UsageRecord);
+        const sessions = usageBySession(recs);
+        const days = usageByDay(recs);
+        expect(sumUsage([...days.values()].map((d) => d.usage))).toEqual(sessions.get("s1")?.usage ?? {});
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
