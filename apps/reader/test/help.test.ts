@@ -1,0 +1,12 @@
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const bin = fileURLToPath(new URL("../bin/lake-reader.js", import.meta.url));
+
+describe("lake-reader bin", () => {
+  it("runs as node <bin> and answers --help", () => {
+    const out = execFileSync(process.execPath, [bin, "--help"], { encoding: "utf8" });
+    expect(out).toMatch(/^lake-reader/);
+  });
+});

@@ -1,0 +1,77 @@
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import { ioError, WalError } from "./errors.js";
+import { isFeatureName } from "./features.js";
+
+/** File name of the feature floor in the state root (next to wal/). */
+export const FEATURE_FLOOR_FILE = "wal-feature-floor";
+
+/**
+ * Read a feature floor file: one feature name per line. A missing file is an empty floor.
+ * A malformed line is refused (Corrupt) naming the file.
+ */
+export function readFeatureFloor(path: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    if ((e as { code?: unknown }).code === "ENOENT") return [];
+    throw ioError(path, "cannot read feature floor", e);
+  }
+  const names = text.split("\n").filter((l) => l.length > 0);
+  for (const n of names) {
+    if (!isFeatureName(n)) throw new WalError("Corrupt", `feature floor line ${JSON.stringify(n)} is not a feature name`, { file: path });
+  }
+  return names;
+}
+
+let tmpCounter = 0;
+
+/**
+ * Raise the feature floor to include `features`: the union of the old floor and the new names,
+ * sorted, written to a temporary file (0600, fsynced) and renamed over the old one, then the
+ * directory is fsynced. The floor only grows. Returns the names that were added (empty when the
+ * floor already covered them, in which case nothing is written). Any failure is a FeatureFloor
+ * WalError and leaves the old floor in place.
+ */
+export function raiseFeatureFloor(path: string, features: readonly string[]): string[] {
+  const current = readFeatureFloor(path);
+  const have = new Set(current);
+  const added = [...new Set(features)].filter((f) => !have.has(f)).sort();
+  if (added.length === 0) return [];
+  for (const f of added) {
+    if (!isFeatureName(f)) throw new WalError("InvalidArgument", `feature name ${JSON.stringify(f)} is malformed`, { file: path });
+  }
+  const next = [...new Set([...current, ...added])].sort();
+  const tmp = `${path}.tmp-${process.pid}-${++tmpCounter}`;
+  try {
+    const fd = openSync(tmp, "wx", 0o600);
+    try {
+      writeSync(fd, next.map((n) => `${n}\n`).join(""));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+    fsyncDir(dirname(path));
+  } catch (e) {
+    try {
+      // Leave no temporary file behind; the old floor is untouched.
+      renameSync(tmp, `${tmp}.failed`);
+    } catch {
+      /* nothing was created */
+    }
+    throw new WalError("FeatureFloor", `cannot raise the feature floor to ${added.join(", ")}: ${(e as Error).message}`, { file: path }, { cause: e });
+  }
+  return added;
+}
+
+/** fsync a directory so a rename or create in it is durable. */
+export function fsyncDir(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
