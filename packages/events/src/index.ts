@@ -25,7 +25,15 @@ export {
   recordDay,
 } from "./internal/record.js";
 export type { CanonicalRecord, RawRecord, Kind, Runtime, UsageMode } from "./internal/record.js";
-export { COLUMNS, duckdbType, duckdbCreateTable, arrowSchema, recordToRow, rowToRecord } from "./internal/columns.js";
+export {
+  COLUMNS,
+  FLEET_EXTRA_COLUMNS,
+  FLEET_COLUMNS,
+  SEGMENT_PARTITIONS,
+  SEGMENT_COLUMNS,
+  COMPACTED_PARTITIONS,
+  COMPACTED_COLUMNS,
+  duckdbType, duckdbCreateTable, arrowSchema, recordToRow, rowToRecord } from "./internal/columns.js";
 export type { Column, ColumnType, CellValue } from "./internal/columns.js";
 export { countUsage, groupUsage, usageBySession, usageByDay } from "./internal/accounting.js";
 export type { UsageRecord, UsageContribution, UsageTotals } from "./internal/accounting.js";

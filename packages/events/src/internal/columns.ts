@@ -58,6 +58,32 @@ export const COLUMNS: readonly Column[] = [
   c("adapter_version", "varchar", false, "adapter version"),
 ];
 
+/** Columns a fleet table adds to the record: who pushed it, and where it sat in the local root. */
+export const FLEET_EXTRA_COLUMNS: readonly Column[] = [
+  c("agent", "varchar", false, "fleet agent id: the collector that pushed the record"),
+  c("landed_seq", "bigint", true, "sequence of the landed file the record came from"),
+  c("landed_row", "integer", true, "0-based row of the record in that landed file"),
+];
+
+/** The logical fleet table: every record column plus the fleet columns. */
+export const FLEET_COLUMNS: readonly Column[] = [...COLUMNS, ...FLEET_EXTRA_COLUMNS];
+
+/** Hive partition keys of a bronze session directory, in path order (dt=/fleet=/runtime=/agent=/session=). */
+export const SEGMENT_PARTITIONS = ["dt", "fleet", "runtime", "agent", "session"] as const;
+
+/**
+ * Columns stored in a bronze segment file: the fleet table minus the columns its Hive path
+ * carries (runtime, agent), so engines that refuse a column in both the data and the partition
+ * schema (Spark, Trino, Athena) read it. session_id stays: its partition key is named `session`.
+ */
+export const SEGMENT_COLUMNS: readonly Column[] = FLEET_COLUMNS.filter((col) => col.name !== "runtime" && col.name !== "agent");
+
+/** Hive partition keys of a compacted part (sessions/compacted/dt=/fleet=/gen=). */
+export const COMPACTED_PARTITIONS = ["dt", "fleet", "gen"] as const;
+
+/** Columns stored in a compacted part: the whole fleet table (its path carries only dt, fleet, gen). */
+export const COMPACTED_COLUMNS: readonly Column[] = FLEET_COLUMNS;
+
 const DUCKDB: Record<ColumnType, string> = {
   varchar: "VARCHAR",
   timestamp: "TIMESTAMP",
@@ -72,19 +98,19 @@ export function duckdbType(col: Column): string {
   return DUCKDB[col.type];
 }
 
-/** `CREATE TABLE name (…)` for the canonical record table, with `extra` columns appended. */
-export function duckdbCreateTable(name: string, extra: readonly { name: string; type: string }[] = []): string {
+/** `CREATE TABLE name (…)` for a column list (default: the canonical record), with `extra` columns appended. */
+export function duckdbCreateTable(name: string, extra: readonly { name: string; type: string }[] = [], columns: readonly Column[] = COLUMNS): string {
   const cols = [
-    ...COLUMNS.map((col) => `"${col.name}" ${duckdbType(col)}${col.nullable ? "" : " NOT NULL"}`),
+    ...columns.map((col) => `"${col.name}" ${duckdbType(col)}${col.nullable ? "" : " NOT NULL"}`),
     ...extra.map((e) => `"${e.name}" ${e.type}`),
   ];
   return `CREATE TABLE ${name} (${cols.join(", ")})`;
 }
 
-/** The Arrow schema of the canonical record table (timestamps as milliseconds, UTC). */
-export function arrowSchema(): Schema {
+/** The Arrow schema of a column list (default: the canonical record; timestamps as milliseconds, UTC). */
+export function arrowSchema(columns: readonly Column[] = COLUMNS): Schema {
   return new Schema(
-    COLUMNS.map((col) => {
+    columns.map((col) => {
       const t =
         col.type === "varchar" ? new Utf8()
         : col.type === "timestamp" ? new TimestampMillisecond("UTC")

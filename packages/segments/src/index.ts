@@ -1,0 +1,4 @@
+export { SegmentError, isSegmentError } from "./internal/errors.js";
+export type { SegmentErrorCode } from "./internal/errors.js";
+export { SegmentWriter, writeSegment, readSegment, segmentColumns, sqlString, sha256File } from "./internal/segments.js";
+export type { FleetRow, SegmentLayout, SegmentInfo } from "./internal/segments.js";

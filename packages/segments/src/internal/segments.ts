@@ -1,0 +1,174 @@
+import { createHash } from "node:crypto";
+import { createReadStream, statSync } from "node:fs";
+import { DuckDBInstance, LIST, VARCHAR, listValue, timestampValue, type DuckDBAppender, type DuckDBConnection } from "@duckdb/node-api";
+import { COMPACTED_COLUMNS, SEGMENT_COLUMNS, USAGE_KEYS, duckdbCreateTable, rowToRecord, type CanonicalRecord, type Column } from "@lake/events";
+import { SegmentError } from "./errors.js";
+
+/** A canonical record as a row of the fleet table. */
+export type FleetRow = CanonicalRecord & {
+  /** The fleet agent (collector) that pushed the record. */
+  agent: string;
+  landed_seq?: number;
+  landed_row?: number;
+};
+
+/** `bronze`: a session segment (runtime and agent are in its Hive path); `compacted`: a compacted part (all columns). */
+export type SegmentLayout = "bronze" | "compacted";
+
+/** The columns a file of the given layout stores. */
+export function segmentColumns(layout: SegmentLayout): readonly Column[] {
+  return layout === "bronze" ? SEGMENT_COLUMNS : COMPACTED_COLUMNS;
+}
+
+/** What a written segment holds. */
+export interface SegmentInfo {
+  readonly path: string;
+  readonly rows: number;
+  readonly bytes: number;
+  /** SHA-256 hex of the file's bytes. */
+  readonly sha256: string;
+}
+
+/** Quote a string as a SQL literal. */
+export function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+const USAGE = new Set<string>(USAGE_KEYS);
+
+function appendCell(app: DuckDBAppender, col: Column, row: FleetRow): void {
+  let v: unknown;
+  if (USAGE.has(col.name)) v = (row.usage as Record<string, number | undefined> | undefined)?.[col.name];
+  else v = (row as unknown as Record<string, unknown>)[col.name];
+  if (v === undefined || v === null) {
+    if (col.type === "varchar[]") app.appendList(listValue([]), LIST(VARCHAR));
+    else if (!col.nullable) throw new SegmentError("InvalidRow", `column ${col.name} is required`, { data: { column: col.name } });
+    else app.appendNull();
+    return;
+  }
+  switch (col.type) {
+    case "varchar":
+      app.appendVarchar(String(v));
+      return;
+    case "boolean":
+      app.appendBoolean(Boolean(v));
+      return;
+    case "integer":
+      app.appendInteger(Number(v));
+      return;
+    case "bigint":
+      app.appendBigInt(BigInt(v as number));
+      return;
+    case "timestamp": {
+      const ms = Date.parse(String(v));
+      if (Number.isNaN(ms)) app.appendNull();
+      else app.appendTimestamp(timestampValue(BigInt(ms) * 1000n));
+      return;
+    }
+    case "varchar[]":
+      app.appendList(listValue((v as unknown[]).map(String)), LIST(VARCHAR));
+      return;
+  }
+}
+
+/**
+ * Writes Parquet segments with DuckDB: rows go through an Appender into a temporary table, then
+ * `COPY … (FORMAT parquet, COMPRESSION zstd)`. One writer keeps one in-memory DuckDB; close it.
+ */
+export class SegmentWriter {
+  #db: DuckDBInstance | undefined;
+  #conn: DuckDBConnection | undefined;
+  #n = 0;
+
+  private constructor() {}
+
+  /** Open a writer (an in-memory DuckDB). */
+  static async open(): Promise<SegmentWriter> {
+    const w = new SegmentWriter();
+    w.#db = await DuckDBInstance.create(":memory:");
+    w.#conn = await w.#db.connect();
+    return w;
+  }
+
+  /** Write `rows` to a Parquet file at `path` in the given layout. The file must not exist. */
+  async write(path: string, rows: Iterable<FleetRow>, layout: SegmentLayout): Promise<SegmentInfo> {
+    const conn = this.#conn;
+    if (!conn) throw new SegmentError("WriteFailed", `${path}: segment writer is closed`);
+    const table = `seg_${this.#n++}`;
+    const cols = segmentColumns(layout);
+    let count = 0;
+    try {
+      await conn.run(duckdbCreateTable(table, [], cols));
+      const app = await conn.createAppender(table);
+      try {
+        for (const row of rows) {
+          for (const col of cols) appendCell(app, col, row);
+          app.endRow();
+          count++;
+        }
+        app.flushSync();
+      } finally {
+        app.closeSync();
+      }
+      await conn.run(`COPY (SELECT * FROM ${table}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd)`);
+    } catch (err) {
+      throw new SegmentError("WriteFailed", `${path}: cannot write segment: ${(err as Error).message}`, { cause: err, data: { path } });
+    } finally {
+      await conn.run(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+    }
+    return { path, rows: count, bytes: statSync(path).size, sha256: await sha256File(path) };
+  }
+
+  /** Close the writer's DuckDB. */
+  close(): void {
+    this.#conn?.closeSync();
+    this.#db?.closeSync();
+    this.#conn = undefined;
+    this.#db = undefined;
+  }
+}
+
+/** Write one segment with a writer of its own. */
+export async function writeSegment(path: string, rows: Iterable<FleetRow>, layout: SegmentLayout): Promise<SegmentInfo> {
+  const w = await SegmentWriter.open();
+  try {
+    return await w.write(path, rows, layout);
+  } finally {
+    w.close();
+  }
+}
+
+/**
+ * Read a segment back as fleet rows, in file order. A bronze segment does not store runtime and
+ * agent (its path does): pass them.
+ */
+export async function readSegment(path: string, layout: SegmentLayout, partition: { runtime?: string; agent?: string } = {}): Promise<FleetRow[]> {
+  const db = await DuckDBInstance.create(":memory:");
+  const conn = await db.connect();
+  try {
+    const reader = await conn.runAndReadAll(`SELECT * FROM read_parquet(${sqlString(path)}, hive_partitioning = false)`);
+    const rows = reader.getRowObjectsJS();
+    return rows.map((r) => {
+      const rec = rowToRecord(r as Record<string, unknown>) as FleetRow;
+      if (layout === "bronze") {
+        if (partition.runtime !== undefined) rec.runtime = partition.runtime;
+        if (partition.agent !== undefined) rec.agent = partition.agent;
+      } else if (r.agent !== null && r.agent !== undefined) rec.agent = String(r.agent);
+      if (r.landed_seq !== null && r.landed_seq !== undefined) rec.landed_seq = Number(r.landed_seq);
+      if (r.landed_row !== null && r.landed_row !== undefined) rec.landed_row = Number(r.landed_row);
+      return rec;
+    });
+  } catch (err) {
+    throw new SegmentError("ReadFailed", `${path}: cannot read segment: ${(err as Error).message}`, { cause: err, data: { path } });
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
+/** SHA-256 hex of a file, streamed. */
+export async function sha256File(path: string): Promise<string> {
+  const h = createHash("sha256");
+  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+  return h.digest("hex");
+}
