@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { ioError, WalError } from "./errors.js";
 import { isFeatureName } from "./features.js";
@@ -55,12 +55,8 @@ export function raiseFeatureFloor(path: string, features: readonly string[]): st
     renameSync(tmp, path);
     fsyncDir(dirname(path));
   } catch (e) {
-    try {
-      // Leave no temporary file behind; the old floor is untouched.
-      renameSync(tmp, `${tmp}.failed`);
-    } catch {
-      /* nothing was created */
-    }
+    // Leave no temporary file behind; the old floor is untouched.
+    rmSync(tmp, { force: true });
     throw new WalError("FeatureFloor", `cannot raise the feature floor to ${added.join(", ")}: ${(e as Error).message}`, { file: path }, { cause: e });
   }
   return added;

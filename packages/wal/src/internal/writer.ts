@@ -1,0 +1,282 @@
+import { chmod, mkdir, open, type FileHandle } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { readWalFile, type WalTornTail } from "./decode.js";
+import { prepareRecord } from "./encode.js";
+import { ioError, isWalError, WalError } from "./errors.js";
+import { FEATURE_FLOOR_FILE, fsyncDir, raiseFeatureFloor, readFeatureFloor } from "./floor.js";
+import { encodeFrame, encodeLineageFrame, lineageIdToUuid, mintLineageId, uuidToLineageId } from "./frame.js";
+
+/**
+ * When the writer calls fsync. `always`: every append (and the creation of a file) is fsynced
+ * before the promise resolves. `manual`: nothing is fsynced until the caller calls `sync()` or
+ * passes `{ sync: true }` to an append (batching, as broca does for informational records).
+ */
+export type WalFsyncPolicy = "always" | "manual";
+
+/** Options for {@link WalWriter.open}. */
+export interface WalWriterOptions {
+  /** The fsync policy. Required: durability is the caller's explicit choice. */
+  readonly fsync: WalFsyncPolicy;
+  /** The lease tenure stamp written into every record frame (forensic only). Default 0. */
+  readonly fence?: bigint;
+  /**
+   * Path of the feature floor file. Default: `wal-feature-floor` in the state root, i.e. two
+   * directories above the WAL (`<root>/wal/<addr>.wal` → `<root>/wal-feature-floor`).
+   */
+  readonly featureFloorPath?: string;
+  /** Lineage id (UUID form) for a newly created file. Default: a freshly minted one. */
+  readonly lineageId?: string;
+}
+
+/** Options for one append. */
+export interface WalAppendOptions {
+  /** Extra required features (each must be in the known-feature table), e.g. flow-scopes/v1. */
+  readonly requires?: readonly string[];
+  /** fsync this append even under the `manual` policy. */
+  readonly sync?: boolean;
+}
+
+/** What one append wrote. */
+export interface WalAppendResult {
+  /** The record's sequence number. */
+  readonly seq: number;
+  /** Byte offset of the record frame. */
+  readonly offset: number;
+  /** True when it was written as a ver 3 frame. */
+  readonly gated: boolean;
+  /** The features it required. */
+  readonly requires: readonly string[];
+}
+
+/**
+ * The single writer of one WAL file. Opening creates the file (0600, in 0700 directories) starting
+ * with a lineage frame, or reopens an existing one: it is decoded in full first (a refused file is
+ * never touched) and a torn tail is truncated — the only place a torn tail is ever cut. Each append
+ * writes the record frame followed by a copy of the lineage frame in one write. A record that
+ * requires a feature first raises the feature floor; if that fails the append is refused and
+ * nothing is written.
+ */
+export class WalWriter {
+  /** The WAL file path. */
+  readonly path: string;
+  /** The lineage id in UUID form. */
+  readonly lineageId: string;
+  /** What reopening truncated, or null when the file ended cleanly (or was new). */
+  readonly truncated: WalTornTail | null;
+  /** True when `open` created the file. */
+  readonly created: boolean;
+  #fh: FileHandle | null;
+  #lineageFrame: Buffer;
+  #pendingLineage: boolean;
+  #position: number;
+  #lastSeq: number;
+  #fence: bigint;
+  #policy: WalFsyncPolicy;
+  #floorPath: string;
+  #floor: Set<string> | null = null;
+  #queue: Promise<unknown> = Promise.resolve();
+  #broken: WalError | null = null;
+
+  private constructor(init: {
+    path: string;
+    fh: FileHandle;
+    lineage: Uint8Array;
+    pendingLineage: boolean;
+    position: number;
+    lastSeq: number;
+    options: WalWriterOptions;
+    truncated: WalTornTail | null;
+    created: boolean;
+  }) {
+    this.path = init.path;
+    this.#fh = init.fh;
+    this.lineageId = lineageIdToUuid(init.lineage);
+    this.#lineageFrame = encodeLineageFrame(init.lineage);
+    this.#pendingLineage = init.pendingLineage;
+    this.#position = init.position;
+    this.#lastSeq = init.lastSeq;
+    this.#fence = init.options.fence ?? 0n;
+    this.#policy = init.options.fsync;
+    this.#floorPath = init.options.featureFloorPath ?? join(dirname(dirname(init.path)), FEATURE_FLOOR_FILE);
+    this.truncated = init.truncated;
+    this.created = init.created;
+  }
+
+  /** Sequence number of the last record in the file (0 when none). */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /** Current end of the file (bytes). */
+  get size(): number {
+    return this.#position;
+  }
+
+  /** Open (or create) the WAL at `path` for appending. See the class description. */
+  static async open(path: string, options: WalWriterOptions): Promise<WalWriter> {
+    if (options.fsync !== "always" && options.fsync !== "manual") {
+      throw new WalError("InvalidArgument", `fsync policy must be "always" or "manual"`, { file: path });
+    }
+    const dir = dirname(path);
+    try {
+      const first = await mkdir(dir, { recursive: true, mode: 0o700 });
+      if (first !== undefined) {
+        // Every directory mkdir created, from the deepest up to the first, gets 0700 whatever the umask.
+        for (let d = dir; ; d = dirname(d)) {
+          await chmod(d, 0o700);
+          if (d === first || d === dirname(d)) break;
+        }
+      }
+    } catch (e) {
+      throw ioError(dir, "cannot create WAL directory", e);
+    }
+    let fh: FileHandle;
+    try {
+      fh = await open(path, "wx", 0o600);
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== "EEXIST") throw ioError(path, "cannot create WAL", e);
+      return WalWriter.#reopen(path, options);
+    }
+    try {
+      await fh.chmod(0o600);
+      const lineage = options.lineageId === undefined ? mintLineageId() : uuidToLineageId(options.lineageId);
+      const frame = encodeLineageFrame(lineage);
+      await writeAll(fh, frame, 0, path);
+      if (options.fsync === "always") {
+        await fh.sync();
+        fsyncDir(dir);
+      }
+      return new WalWriter({ path, fh, lineage, pendingLineage: false, position: frame.length, lastSeq: 0, options, truncated: null, created: true });
+    } catch (e) {
+      await fh.close();
+      throw ioError(path, "cannot initialise WAL", e);
+    }
+  }
+
+  static async #reopen(path: string, options: WalWriterOptions): Promise<WalWriter> {
+    // Decode first: a refused file (corrupt, spliced, newer writer, …) is never opened for writing.
+    const r = await readWalFile(path, { collect: false });
+    let fh: FileHandle;
+    try {
+      fh = await open(path, "r+");
+    } catch (e) {
+      throw ioError(path, "cannot open WAL for appending", e);
+    }
+    try {
+      const st = await fh.stat();
+      if (st.size < r.validLength) throw new WalError("Io", "WAL shrank while it was being reopened", { file: path });
+      let truncated: WalTornTail | null = null;
+      if (st.size > r.validLength) {
+        // Bytes after the last complete frame: the torn tail seen by the decode (or an append that
+        // raced it, which a single-writer file cannot have).
+        truncated = { offset: r.validLength, bytes: st.size - r.validLength };
+        await fh.truncate(r.validLength);
+        await fh.sync();
+      }
+      const lineage = r.lineageId === null ? mintLineageId() : uuidToLineageId(r.lineageId);
+      return new WalWriter({
+        path,
+        fh,
+        lineage,
+        pendingLineage: r.lineageId === null,
+        position: r.validLength,
+        lastSeq: r.lastSeq,
+        options,
+        truncated,
+        created: false,
+      });
+    } catch (e) {
+      await fh.close();
+      throw ioError(path, "cannot reopen WAL", e);
+    }
+  }
+
+  /**
+   * Append one record. Known types are validated (InvalidArgument on failure); the record's own
+   * feature requirements plus `options.requires` decide between a ver 1 and a ver 3 frame. Appends
+   * are serialised in call order.
+   */
+  append(record: { readonly type: string } & Record<string, unknown>, options: WalAppendOptions = {}): Promise<WalAppendResult> {
+    const run = this.#queue.then(() => this.#append(record, options));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #append(record: { readonly type: string } & Record<string, unknown>, options: WalAppendOptions): Promise<WalAppendResult> {
+    const fh = this.#open();
+    const prepared = prepareRecord(record, options.requires ?? []);
+    if (prepared.requires.length > 0) this.#raiseFloor(prepared.requires);
+    const seq = this.#lastSeq + 1;
+    const frame = encodeFrame({ ver: prepared.ver, seq: BigInt(seq), fence: this.#fence, payload: prepared.payload });
+    const parts = this.#pendingLineage ? [this.#lineageFrame, frame, this.#lineageFrame] : [frame, this.#lineageFrame];
+    const bytes = Buffer.concat(parts);
+    const offset = this.#position + (this.#pendingLineage ? this.#lineageFrame.length : 0);
+    try {
+      await writeAll(fh, bytes, this.#position, this.path);
+      if (this.#policy === "always" || options.sync === true) await fh.sync();
+    } catch (e) {
+      // The file may now end in a torn frame; only a reopen (which truncates it) may continue.
+      this.#broken = ioError(this.path, "append failed; reopen the WAL to continue", e);
+      throw this.#broken;
+    }
+    this.#position += bytes.length;
+    this.#lastSeq = seq;
+    this.#pendingLineage = false;
+    return { seq, offset, gated: prepared.requires.length > 0, requires: prepared.requires };
+  }
+
+  #raiseFloor(requires: readonly string[]): void {
+    if (this.#floor !== null && requires.every((f) => this.#floor!.has(f))) return;
+    try {
+      raiseFeatureFloor(this.#floorPath, requires);
+      this.#floor = new Set(readFeatureFloor(this.#floorPath));
+    } catch (e) {
+      if (isWalError(e) && e.code === "FeatureFloor") throw e;
+      throw new WalError("FeatureFloor", `cannot raise the feature floor: ${(e as Error).message}`, { file: this.#floorPath }, { cause: e });
+    }
+    if (!requires.every((f) => this.#floor!.has(f))) {
+      throw new WalError("FeatureFloor", `feature floor does not name ${requires.join(", ")} after raising it`, { file: this.#floorPath });
+    }
+  }
+
+  #open(): FileHandle {
+    if (this.#broken !== null) throw this.#broken;
+    if (this.#fh === null) throw new WalError("Closed", "WAL writer is closed", { file: this.path });
+    return this.#fh;
+  }
+
+  /** fsync everything appended so far. */
+  sync(): Promise<void> {
+    const run = this.#queue.then(async () => {
+      try {
+        await this.#open().sync();
+      } catch (e) {
+        throw ioError(this.path, "fsync failed", e);
+      }
+    });
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Wait for pending appends, fsync under the `always` policy, and close the file. */
+  async close(): Promise<void> {
+    await this.#queue;
+    const fh = this.#fh;
+    this.#fh = null;
+    if (fh === null) return;
+    try {
+      if (this.#policy === "always" && this.#broken === null) await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  }
+}
+
+async function writeAll(fh: FileHandle, bytes: Buffer, position: number, path: string): Promise<void> {
+  let done = 0;
+  while (done < bytes.length) {
+    const r = await fh.write(bytes, done, bytes.length - done, position + done);
+    if (r.bytesWritten <= 0) throw new WalError("Io", "write returned no progress", { file: path });
+    done += r.bytesWritten;
+  }
+}
