@@ -95,17 +95,16 @@ function readExisting(file: string): RedactKey {
  */
 export function loadOrCreateKey(dir: string): RedactKey {
   const file = join(dir, KEY_FILE_NAME);
+  let exists = true;
   try {
     lstatSync(file);
-    return readExisting(file);
   } catch (e) {
-    if (!(e instanceof RedactError && e.code === "KeyIo" && (e.cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT")) {
-      if (e instanceof RedactError) throw e;
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
-        throw new RedactError("KeyIo", `${file}: cannot stat key file (${(e as NodeJS.ErrnoException).code ?? "error"})`, { file }, { cause: e });
-      }
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
+      throw new RedactError("KeyIo", `${file}: cannot stat key file (${(e as NodeJS.ErrnoException).code ?? "error"})`, { file }, { cause: e });
     }
+    exists = false;
   }
+  if (exists) return readExisting(file);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (e) {

@@ -1,0 +1,97 @@
+// Keyword prefilter: one Aho–Corasick pass over a string decides which rules' regexes run.
+// Keywords are ASCII and matched case-insensitively; the automaton is a dense DFA over the 128
+// ASCII code units (non-ASCII code units send it back to the root, as no keyword contains one).
+
+const ALPHABET = 128;
+
+/** A compiled multi-keyword matcher that reports which rule indexes had a keyword in a text. */
+export class KeywordMatcher {
+  private readonly delta: Int32Array;
+  /** Rule indexes reported when the automaton is in a state (own keyword + fail-chain keywords). */
+  private readonly out: (readonly number[] | undefined)[];
+  readonly ruleCount: number;
+
+  constructor(keywordsByRule: readonly (readonly string[])[]) {
+    this.ruleCount = keywordsByRule.length;
+    const gotoTable: Map<number, number>[] = [new Map()];
+    const outSets: Set<number>[] = [new Set()];
+    keywordsByRule.forEach((keywords, rule) => {
+      for (const raw of keywords) {
+        const kw = raw.toLowerCase();
+        let s = 0;
+        for (let i = 0; i < kw.length; i++) {
+          const c = kw.charCodeAt(i);
+          if (c >= ALPHABET) throw new Error(`keyword ${JSON.stringify(raw)} is not ASCII`);
+          let next = gotoTable[s]!.get(c);
+          if (next === undefined) {
+            next = gotoTable.length;
+            gotoTable.push(new Map());
+            outSets.push(new Set());
+            gotoTable[s]!.set(c, next);
+          }
+          s = next;
+        }
+        outSets[s]!.add(rule);
+      }
+    });
+    const n = gotoTable.length;
+    const delta = new Int32Array(n * ALPHABET);
+    const fail = new Int32Array(n);
+    // Breadth-first: a state's fail link and row are known before its children's.
+    const queue: number[] = [];
+    for (let c = 0; c < ALPHABET; c++) {
+      const t = gotoTable[0]!.get(c);
+      if (t !== undefined) {
+        delta[c] = t;
+        fail[t] = 0;
+        queue.push(t);
+      }
+    }
+    for (let qi = 0; qi < queue.length; qi++) {
+      const s = queue[qi]!;
+      for (const r of outSets[fail[s]!]!) outSets[s]!.add(r);
+      for (let c = 0; c < ALPHABET; c++) {
+        const t = gotoTable[s]!.get(c);
+        if (t !== undefined) {
+          fail[t] = delta[fail[s]! * ALPHABET + c]!;
+          delta[s * ALPHABET + c] = t;
+          queue.push(t);
+        } else {
+          delta[s * ALPHABET + c] = delta[fail[s]! * ALPHABET + c]!;
+        }
+      }
+    }
+    // Case folding: an upper-case letter moves like its lower-case letter.
+    for (let s = 0; s < n; s++) {
+      for (let c = 65; c <= 90; c++) delta[s * ALPHABET + c] = delta[s * ALPHABET + c + 32]!;
+    }
+    this.delta = delta;
+    this.out = outSets.map((set) => (set.size ? [...set].sort((a, b) => a - b) : undefined));
+  }
+
+  /**
+   * Mark in `hits` (one byte per rule) every rule with a keyword in `text`; returns how many
+   * rules were newly marked.
+   */
+  scan(text: string, hits: Uint8Array): number {
+    const delta = this.delta;
+    const out = this.out;
+    let marked = 0;
+    let s = 0;
+    for (let i = 0, n = text.length; i < n; i++) {
+      const c = text.charCodeAt(i);
+      s = c < ALPHABET ? delta[(s << 7) | c]! : 0;
+      const o = out[s];
+      if (o !== undefined) {
+        for (let k = 0; k < o.length; k++) {
+          const r = o[k]!;
+          if (hits[r] === 0) {
+            hits[r] = 1;
+            marked++;
+          }
+        }
+      }
+    }
+    return marked;
+  }
+}

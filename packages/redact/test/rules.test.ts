@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { createRedactor, defaultRules, memoryKey } from "../src/index.js";
+
+const key = memoryKey("00".repeat(32));
+
+describe("rule table", () => {
+  const all = createRedactor({ key });
+  for (const rule of defaultRules) {
+    describe(rule.id, () => {
+      const only = createRedactor({ key, rules: [rule], quarantineRules: [], secretKeyNames: false });
+      it("has keywords, examples and negatives", () => {
+        expect(rule.keywords.length).toBeGreaterThan(0);
+        expect(rule.examples.length).toBeGreaterThan(0);
+        expect(rule.negatives.length).toBeGreaterThan(0);
+        expect(rule.description.length).toBeGreaterThan(10);
+      });
+      rule.examples.forEach((ex, i) => {
+        it(`example ${i} matches (alone and in the full table)`, () => {
+          expect(only.redactString(ex).rules).toEqual([rule.id]);
+          expect(all.redactString(ex).rules).toContain(rule.id);
+        });
+      });
+      rule.negatives.forEach((neg, i) => {
+        it(`negative ${i} does not match`, () => {
+          expect(only.redactString(neg).findings).toEqual([]);
+        });
+      });
+    });
+  }
+  it("the table is in priority order with unique ids", () => {
+    const ids = defaultRules.map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.at(-1)).toBe("generic-secret");
+    expect(ids.indexOf("anthropic-api-key")).toBeLessThan(ids.indexOf("openai-api-key"));
+  });
+});
