@@ -1,0 +1,152 @@
+// Building raw records: provenance, deterministic ids, usage normalisation, safe JSON access.
+import { createHash } from "node:crypto";
+import type { RawRecord, Usage } from "@lake/events";
+import type { SourceLine, SourceRef } from "./types.js";
+
+const decoder = new TextDecoder("utf-8", { fatal: false });
+
+/** The text of a line without its trailing CR. */
+export function lineText(line: SourceLine): string {
+  const s = typeof line.bytes === "string" ? line.bytes : decoder.decode(line.bytes);
+  return s.endsWith("\r") ? s.slice(0, -1) : s;
+}
+
+/** A deterministic id for content without a vendor id: identical for the same text in any file. */
+export function textId(text: string): string {
+  return "h" + createHash("sha256").update(text).digest("hex").slice(0, 32);
+}
+
+/** Short content digest (for per-version ids of re-appended messages). */
+export function shortHash(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 12);
+}
+
+/** A plain JSON object or undefined. */
+export type Obj = Record<string, unknown>;
+export function obj(v: unknown): Obj | undefined {
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
+}
+export function str(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
+export function num(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+}
+export function bool(v: unknown): boolean | undefined {
+  return typeof v === "boolean" ? v : undefined;
+}
+/** A token count: a non-negative integer, else undefined (absent, never zero). */
+export function count(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined;
+}
+
+/** Parse a JSON line; undefined when it is not valid JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** ISO 8601 UTC with milliseconds, from an ISO string or epoch ms/s; undefined when not a time. */
+export function isoTs(v: unknown): string | undefined {
+  let d: Date | undefined;
+  if (typeof v === "string" && v.length >= 10) d = new Date(v);
+  else if (typeof v === "number" && Number.isFinite(v)) d = new Date(v < 1e11 ? v * 1000 : v);
+  if (!d || Number.isNaN(d.getTime())) return undefined;
+  return d.toISOString();
+}
+
+/** JSON text of a value for `tool_input`/`attrs`; a string that already holds JSON is kept as it is. */
+export function jsonText(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v === "string") {
+    const t = v.trim();
+    if ((t.startsWith("{") || t.startsWith("[")) && parseJson(t) !== undefined) return t;
+  }
+  return JSON.stringify(v);
+}
+
+/** `attrs` JSON text from an object, dropping undefined values; undefined when nothing is left. */
+export function attrsText(a: Obj): string | undefined {
+  const out: Obj = {};
+  let any = false;
+  for (const [k, v] of Object.entries(a)) {
+    if (v === undefined) continue;
+    out[k] = v;
+    any = true;
+  }
+  return any ? JSON.stringify(out) : undefined;
+}
+
+/** Usage with absent keys left out; undefined when no key is reported. */
+export function usageOf(u: Partial<Record<keyof Usage, number | undefined>>): Usage | undefined {
+  const out: Usage = {};
+  let any = false;
+  for (const [k, v] of Object.entries(u) as [keyof Usage, number | undefined][]) {
+    if (v === undefined) continue;
+    out[k] = v;
+    any = true;
+  }
+  return any ? out : undefined;
+}
+
+/** Fields a record builder accepts: any RawRecord field, undefined meaning "leave out". */
+export type Fields = { [K in keyof RawRecord]?: RawRecord[K] | undefined };
+
+/** Builds records of one source line with the source's provenance. */
+export class LineRecords {
+  readonly out: RawRecord[] = [];
+  constructor(
+    private readonly source: SourceRef,
+    private readonly line: SourceLine | undefined,
+    private readonly adapter: { name: string; version: string },
+    /** The id of the line's first record; later ones get `#<n>`. */
+    private readonly baseId: string | undefined,
+  ) {}
+
+  /** Add one record; `kind` and anything given override the defaults. */
+  add(fields: Fields & { kind: RawRecord["kind"] }): RawRecord {
+    const n = this.out.length;
+    const rec: Record<string, unknown> = {
+      runtime: this.source.runtime,
+      session_id: this.source.session_id,
+      stream: this.source.stream,
+    };
+    if (this.baseId !== undefined) rec.record_id = n === 0 ? this.baseId : `${this.baseId}#${n}`;
+    for (const [k, v] of Object.entries(fields)) if (v !== undefined) rec[k] = v;
+    rec.source_path = this.source.rel;
+    if (this.line) {
+      rec.source_offset = this.line.offset;
+      rec.source_line = this.line.line;
+    }
+    rec.adapter = this.adapter.name;
+    rec.adapter_version = this.adapter.version;
+    const r = rec as unknown as RawRecord;
+    this.out.push(r);
+    return r;
+  }
+}
+
+/** The record of a line that is not valid JSON (or not an object): kind `unknown`, its text in `raw`. */
+export function unknownRecord(source: SourceRef, line: SourceLine | undefined, text: string, adapter: { name: string; version: string }, reason: string): RawRecord {
+  const b = new LineRecords(source, line, adapter, textId(text));
+  return b.add({ kind: "unknown", raw: text, attrs: attrsText({ reason }) });
+}
+
+/** Text of a content value: a string, or the text parts of an array of blocks. */
+export function contentText(v: unknown): string | undefined {
+  if (typeof v === "string") return v;
+  if (!Array.isArray(v)) return undefined;
+  const parts: string[] = [];
+  for (const b of v) {
+    if (typeof b === "string") parts.push(b);
+    const o = obj(b);
+    if (!o) continue;
+    const t = str(o.text) ?? str(o.input_text) ?? str(o.output_text);
+    if (t !== undefined) parts.push(t);
+    else if (o.type === "image" || o.type === "input_image") parts.push("[image]");
+  }
+  return parts.length ? parts.join("\n") : undefined;
+}

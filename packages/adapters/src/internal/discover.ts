@@ -1,0 +1,146 @@
+// Read-only directory walking, globs and the shared discovery filter.
+import { open, readdir, stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { AdaptersError } from "./errors.js";
+import type { DiscoveredSource, DiscoverOptions, DiscoveryProblem, SourceRef } from "./types.js";
+
+/**
+ * Compile a glob to a RegExp: `**` any path (including `/`), `*` anything but `/`, `?` one
+ * character but `/`, `{a,b}` alternatives; everything else literal.
+ */
+export function globToRegExp(glob: string): RegExp {
+  let re = "";
+  let depth = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        i++;
+        if (glob[i + 1] === "/") {
+          i++;
+          re += "(?:.*/)?";
+        } else re += ".*";
+      } else re += "[^/]*";
+    } else if (c === "?") re += "[^/]";
+    else if (c === "{") {
+      depth++;
+      re += "(?:";
+    } else if (c === "}" && depth > 0) {
+      depth--;
+      re += ")";
+    } else if (c === "," && depth > 0) re += "|";
+    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  if (depth) throw new AdaptersError("InvalidGlob", `glob ${JSON.stringify(glob)}: unclosed "{"`, { data: { glob } });
+  return new RegExp(`^${re}$`);
+}
+
+/** A filter over (relative path, session id) from include and exclude globs. */
+export function sourceFilter(options: Pick<DiscoverOptions, "include" | "exclude">): (rel: string, sessionId: string) => boolean {
+  const inc = (options.include ?? []).map(globToRegExp);
+  const exc = (options.exclude ?? []).map(globToRegExp);
+  return (rel, sessionId) => {
+    const hit = (r: RegExp) => r.test(rel) || r.test(sessionId);
+    if (inc.length && !inc.some(hit)) return false;
+    return !exc.some(hit);
+  };
+}
+
+/** Default home directory. */
+export function homeOf(home?: string): string {
+  return home ?? homedir();
+}
+
+/** Relative path with `/` separators. */
+export function relPath(root: string, path: string): string {
+  const r = relative(root, path);
+  return r.startsWith("..") || r === "" ? path : r.split(sep).join("/");
+}
+
+/** A directory entry found by `walk`. */
+export interface WalkEntry {
+  readonly path: string;
+  readonly rel: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/**
+ * Walk a directory tree read-only (no symlink following into loops: depth-limited), calling
+ * `keep(rel)` for files; unreadable directories become problems.
+ */
+export async function walk(root: string, keep: (rel: string) => boolean, problems: DiscoveryProblem[], maxDepth = 8): Promise<WalkEntry[]> {
+  const out: WalkEntry[] = [];
+  const visit = async (dir: string, depth: number): Promise<void> => {
+    let names;
+    try {
+      names = await readdir(dir, { withFileTypes: true });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (dir === root && code === "ENOENT") return;
+      problems.push({ path: dir, reason: code === "EACCES" ? "permission denied" : ((e as Error).message ?? String(e)) });
+      return;
+    }
+    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const d of names) {
+      const p = join(dir, d.name);
+      if (d.isDirectory()) {
+        if (depth < maxDepth) await visit(p, depth + 1);
+      } else if (d.isFile() || d.isSymbolicLink()) {
+        const rel = relPath(root, p);
+        if (!keep(rel)) continue;
+        try {
+          const s = await stat(p);
+          if (s.isFile()) out.push({ path: p, rel, size: s.size, mtimeMs: s.mtimeMs });
+        } catch (e) {
+          problems.push({ path: p, reason: (e as Error).message });
+        }
+      }
+    }
+  };
+  await visit(root, 0);
+  return out;
+}
+
+/** Read up to `max` bytes from the start of a file (read-only), or "" when unreadable. */
+export async function peek(path: string, max = 256 * 1024): Promise<string> {
+  let fh;
+  try {
+    fh = await open(path, "r");
+    const buf = Buffer.alloc(max);
+    const { bytesRead } = await fh.read(buf, 0, max, 0);
+    return buf.subarray(0, bytesRead).toString("utf8");
+  } catch {
+    return "";
+  } finally {
+    await fh?.close();
+  }
+}
+
+/** The first `"key":"value"` string value in a text (cheap peek without parsing the whole file). */
+export function peekField(text: string, key: string): string | undefined {
+  const m = new RegExp(`"${key}"\\s*:\\s*"([^"\\\\]{1,200})"`).exec(text);
+  return m?.[1];
+}
+
+/** Shared discovery driver: walk each root, describe the kept files, filter by globs. */
+export async function discoverWith(
+  runtime: string,
+  roots: readonly string[],
+  options: DiscoverOptions,
+  keep: (rel: string) => boolean,
+  describe: (path: string, root: string) => Promise<SourceRef | undefined>,
+): Promise<{ runtime: string; roots: string[]; sources: DiscoveredSource[]; problems: DiscoveryProblem[] }> {
+  const problems: DiscoveryProblem[] = [];
+  const sources: DiscoveredSource[] = [];
+  const filter = sourceFilter(options);
+  for (const root of roots) {
+    for (const e of await walk(root, keep, problems)) {
+      const ref = await describe(e.path, root);
+      if (!ref || !filter(ref.rel, ref.session_id)) continue;
+      sources.push({ ...ref, root, size: e.size, mtimeMs: e.mtimeMs });
+    }
+  }
+  return { runtime, roots: [...roots], sources, problems };
+}
