@@ -1,1 +1,23 @@
-export {};
+export { StoreError, isStoreError } from "./internal/errors.js";
+export type { StoreErrorCode } from "./internal/errors.js";
+export { defaultRoot, padSeq, landedName, parseLandedName, formatStamp } from "./internal/names.js";
+export type { Area } from "./internal/names.js";
+export { encodeCursor, decodeCursor, CURSOR_SCHEMA } from "./internal/cursor.js";
+export type { Cursor, AppendCursor, SnapshotCursor, CursorState } from "./internal/cursor.js";
+export { LANDED_FORMAT, LANDED_SCHEMA, parseLanded, readLandedPath } from "./internal/landed.js";
+export type { LandedHeader, LandedFile } from "./internal/landed.js";
+export { acquireLock, lockHolder } from "./internal/lock.js";
+export type { LockHandle, LockHolder } from "./internal/lock.js";
+export { openSession, SessionStore, Pass, TAIL_WINDOW, DEFAULT_MAX_DELTA_BYTES, DEFAULT_MAX_WINDOWS } from "./internal/session.js";
+export type {
+  SourceRef, SourceLine, ConvertContext, Convert, MaskUnknown, Logger, SessionOptions, SourceStatus, SourceOutcome, PassSummary,
+} from "./internal/session.js";
+export { readIndex, encodeBlock, encodeIndexHeader, decodeIndex, INDEX_SCHEMA, ENTRY_STRING_FIELDS } from "./internal/indexer.js";
+export type { SessionIndex, IndexedFile, IndexEntry, IndexUpdate, IndexBlock } from "./internal/indexer.js";
+export { verify, formatProblem } from "./internal/verify.js";
+export type { VerifyResult, VerifyProblem, VerifyCode } from "./internal/verify.js";
+export { repack } from "./internal/repack.js";
+export type { RepackOptions, RepackResult } from "./internal/repack.js";
+export { listSessions, checkLostSessions, LostSessionTracker, status } from "./internal/sessions.js";
+export type { ResolveSource, LostSessionOptions, LostSessionResult, StoreStatus } from "./internal/sessions.js";
+export { readLanded } from "./internal/read.js";

@@ -1,0 +1,489 @@
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { crc32 } from "node:zlib";
+import { StoreError, errno, ioError } from "./errors.js";
+import { replaceAtomic, type StepHook } from "./fsx.js";
+import { decodeKv, encodeKv, kvInt } from "./kv.js";
+import { checkId, isoMicros, nowNs, type Area } from "./names.js";
+import { parseLanded } from "./landed.js";
+import { scanSession, type LandedRef } from "./scan.js";
+
+/** Index schema. A different schema on disk is discarded and rebuilt, never migrated. */
+export const INDEX_SCHEMA = 1;
+const FILE_MAGIC = Buffer.from("LKIX");
+const BLOCK_MAGIC = Buffer.from("LKBK");
+const NONE = 0xffffffff;
+const FILE_HEADER_BYTES = 8;
+
+/** One landed file as the index knows it. */
+export interface IndexedFile {
+  /** Landed sequence number. */
+  readonly seq: number;
+  /** File name, `<kind>-<collected-at>-<seq>.sd`. */
+  readonly name: string;
+  readonly area: Area;
+  /** Stream (or run id): the directory the file is in. */
+  readonly stream: string;
+  /** The file's kind (transcript, meta …). */
+  readonly kind: string;
+  /** SHA-256 hex of the whole file. */
+  readonly sha256: string;
+  /** Record rows in the file. */
+  readonly records: number;
+  /** Path relative to the session directory. */
+  readonly rel: string;
+}
+
+/** One record's identifiers and roles (never its text). */
+export interface IndexEntry {
+  /** Sequence of the landed file holding the record. */
+  readonly seq: number;
+  /** 0-based record row in that file. */
+  readonly row: number;
+  readonly area: Area;
+  /** Stream (or run id) of the file. */
+  readonly stream: string;
+  /** The record's kind (user, assistant, tool_call, tool_result, system, summary, usage, meta, unknown). */
+  readonly kind: string;
+  /** The landed file's kind (transcript, meta …). */
+  readonly file_kind: string;
+  readonly record_id?: string;
+  readonly parent_id?: string;
+  readonly tool_call_id?: string;
+  readonly child_stream?: string;
+  readonly vendor_type?: string;
+  readonly message_id?: string;
+  readonly request_id?: string;
+  readonly usage_key?: string;
+  readonly tool_name?: string;
+  readonly is_sidechain?: boolean;
+  readonly replayed?: boolean;
+  readonly is_error?: boolean;
+  /** A later copy of a record id already indexed in the same stream (a re-land): assembly skips it. */
+  readonly duplicate: boolean;
+}
+
+/** The optional string fields of an entry, in their on-disk order. */
+export const ENTRY_STRING_FIELDS = ["record_id", "parent_id", "tool_call_id", "child_stream", "vendor_type", "message_id", "request_id", "usage_key", "tool_name"] as const;
+const FLAG_DUPLICATE = 1;
+const FLAG_SIDECHAIN = 2;
+const FLAG_REPLAYED = 4;
+const FLAG_ERROR = 8;
+
+/** The index of one session, as {@link readIndex} returns it. */
+export interface SessionIndex {
+  /** Highest landed sequence the index covers. Parse never reads past it. */
+  readonly indexedSeq: number;
+  /** Indexed files, in sequence order. */
+  readonly files: IndexedFile[];
+  /** Every record of every indexed file, in (seq, row) order. */
+  readonly entries: IndexEntry[];
+  /** True when index/ was missing or unusable and this was derived from the landed files in memory. */
+  readonly derived: boolean;
+}
+
+/** What `updateIndex` did. */
+export interface IndexUpdate {
+  readonly indexedSeq: number;
+  /** Files added by this update. */
+  readonly files: number;
+  /** Entries added by this update. */
+  readonly entries: number;
+  /** True when the index was rebuilt from every landed file (missing, unreadable, or another schema). */
+  readonly rebuilt: boolean;
+}
+
+/** index.state. */
+interface IndexState {
+  schema: number;
+  indexed_seq: number;
+  files: number;
+  entries: number;
+  blocks: number;
+  strings: number;
+  bytes: number;
+}
+
+class Writer {
+  private bufs: Buffer[] = [];
+  private cur = Buffer.allocUnsafe(1 << 16);
+  private pos = 0;
+  private ensure(n: number): void {
+    if (this.pos + n <= this.cur.length) return;
+    this.bufs.push(this.cur.subarray(0, this.pos));
+    this.cur = Buffer.allocUnsafe(Math.max(1 << 16, n));
+    this.pos = 0;
+  }
+  u8(v: number): void {
+    this.ensure(1);
+    this.cur[this.pos++] = v;
+  }
+  u32(v: number): void {
+    this.ensure(4);
+    this.cur.writeUInt32LE(v >>> 0, this.pos);
+    this.pos += 4;
+  }
+  bytes(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.cur.set(b, this.pos);
+    this.pos += b.length;
+  }
+  done(): Buffer {
+    this.bufs.push(this.cur.subarray(0, this.pos));
+    return Buffer.concat(this.bufs);
+  }
+}
+
+/** One block's content before encoding. */
+export interface IndexBlock {
+  readonly files: readonly IndexedFile[];
+  readonly entries: readonly IndexEntry[];
+}
+
+/** Encode one block (see README "Index format"). Entries must belong to the block's files. */
+export function encodeBlock(block: IndexBlock): { bytes: Buffer; strings: number } {
+  const strings = new Map<string, number>();
+  const sid = (s: string): number => {
+    let i = strings.get(s);
+    if (i === undefined) {
+      i = strings.size;
+      strings.set(s, i);
+    }
+    return i;
+  };
+  const fileRows = block.files.map((f) => ({ f, name: sid(f.name), stream: sid(f.stream), kind: sid(f.kind) }));
+  const entryRows = block.entries.map((e) => ({ e, kind: sid(e.kind), refs: ENTRY_STRING_FIELDS.map((k) => (e[k] === undefined ? NONE : sid(e[k]!))) }));
+  const body = new Writer();
+  const first = block.files.length ? block.files[0]!.seq : 0;
+  const last = block.files.length ? block.files[block.files.length - 1]!.seq : 0;
+  body.u32(first);
+  body.u32(last);
+  body.u32(strings.size);
+  body.u32(block.files.length);
+  body.u32(block.entries.length);
+  for (const s of strings.keys()) {
+    const b = Buffer.from(s, "utf8");
+    body.u32(b.length);
+    body.bytes(b);
+  }
+  for (const r of fileRows) {
+    body.u32(r.f.seq);
+    body.u32(r.name);
+    body.u8(r.f.area === "runs" ? 1 : 0);
+    body.u32(r.stream);
+    body.u32(r.kind);
+    body.bytes(Buffer.from(r.f.sha256, "hex"));
+    body.u32(r.f.records);
+  }
+  for (const r of entryRows) {
+    const e = r.e;
+    body.u32(e.seq);
+    body.u32(e.row);
+    body.u8((e.duplicate ? FLAG_DUPLICATE : 0) | (e.is_sidechain ? FLAG_SIDECHAIN : 0) | (e.replayed ? FLAG_REPLAYED : 0) | (e.is_error ? FLAG_ERROR : 0));
+    body.u32(r.kind);
+    for (const ref of r.refs) body.u32(ref);
+  }
+  const content = body.done();
+  const out = Buffer.allocUnsafe(8 + content.length + 4);
+  BLOCK_MAGIC.copy(out, 0);
+  out.writeUInt32LE(content.length + 4, 4);
+  content.copy(out, 8);
+  out.writeUInt32LE(crc32(content), 8 + content.length);
+  return { bytes: out, strings: strings.size };
+}
+
+/** The 8-byte header of entries.bin: `LKIX` and the schema as u32 LE. */
+export function encodeIndexHeader(): Buffer {
+  const b = Buffer.alloc(FILE_HEADER_BYTES);
+  FILE_MAGIC.copy(b, 0);
+  b.writeUInt32LE(INDEX_SCHEMA, 4);
+  return b;
+}
+
+/** Decode entries.bin (its first `length` bytes). Throws `Corrupt` naming `file`. */
+export function decodeIndex(buf: Buffer, file: string, length = buf.length): { files: IndexedFile[]; entries: IndexEntry[]; blocks: number; strings: number } {
+  const bad = (why: string) => new StoreError("Corrupt", `${file}: ${why}`, { data: { file } });
+  if (length > buf.length) throw bad(`is ${buf.length} bytes, index.state says ${length}`);
+  if (length < FILE_HEADER_BYTES || !buf.subarray(0, 4).equals(FILE_MAGIC)) throw bad("not an index file (magic LKIX missing)");
+  const schema = buf.readUInt32LE(4);
+  if (schema !== INDEX_SCHEMA) throw bad(`index schema ${schema} is not ${INDEX_SCHEMA}`);
+  const files: IndexedFile[] = [];
+  const entries: IndexEntry[] = [];
+  let blocks = 0;
+  let nstrings = 0;
+  let p = FILE_HEADER_BYTES;
+  while (p < length) {
+    if (p + 8 > length || !buf.subarray(p, p + 4).equals(BLOCK_MAGIC)) throw bad(`no block at byte ${p}`);
+    const len = buf.readUInt32LE(p + 4);
+    const start = p + 8;
+    const end = start + len;
+    if (len < 24 || end > length) throw bad(`block at byte ${p} is truncated`);
+    const content = buf.subarray(start, end - 4);
+    if (crc32(content) !== buf.readUInt32LE(end - 4)) throw bad(`block at byte ${p} fails its CRC-32`);
+    let q = 0;
+    const u32 = () => {
+      if (q + 4 > content.length) throw bad(`block at byte ${p} is shorter than its counts`);
+      const v = content.readUInt32LE(q);
+      q += 4;
+      return v;
+    };
+    u32();
+    u32();
+    const ns = u32();
+    const nf = u32();
+    const ne = u32();
+    const strings: string[] = [];
+    for (let i = 0; i < ns; i++) {
+      const l = u32();
+      if (q + l > content.length) throw bad(`block at byte ${p}: string ${i} overruns the block`);
+      strings.push(content.toString("utf8", q, q + l));
+      q += l;
+    }
+    const str = (i: number) => {
+      const s = strings[i];
+      if (s === undefined) throw bad(`block at byte ${p}: string ref ${i} out of range`);
+      return s;
+    };
+    const byseq = new Map<number, IndexedFile>();
+    for (let i = 0; i < nf; i++) {
+      const seq = u32();
+      const name = str(u32());
+      if (q + 1 > content.length) throw bad(`block at byte ${p} is shorter than its counts`);
+      const area: Area = content[q++] === 1 ? "runs" : "streams";
+      const stream = str(u32());
+      const kind = str(u32());
+      if (q + 32 > content.length) throw bad(`block at byte ${p} is shorter than its counts`);
+      const sha256 = content.toString("hex", q, q + 32);
+      q += 32;
+      const records = u32();
+      const f: IndexedFile = { seq, name, area, stream, kind, sha256, records, rel: `${area}/${stream}/${name}` };
+      files.push(f);
+      byseq.set(seq, f);
+    }
+    for (let i = 0; i < ne; i++) {
+      const seq = u32();
+      const row = u32();
+      if (q + 1 > content.length) throw bad(`block at byte ${p} is shorter than its counts`);
+      const flags = content[q++]!;
+      const kind = str(u32());
+      const f = byseq.get(seq);
+      if (!f) throw bad(`block at byte ${p}: entry ${i} names seq ${seq}, not a file of the block`);
+      const e: Record<string, unknown> = { seq, row, area: f.area, stream: f.stream, kind, file_kind: f.kind };
+      for (const k of ENTRY_STRING_FIELDS) {
+        const r = u32();
+        if (r !== NONE) e[k] = str(r);
+      }
+      if (flags & FLAG_SIDECHAIN) e.is_sidechain = true;
+      if (flags & FLAG_REPLAYED) e.replayed = true;
+      if (flags & FLAG_ERROR) e.is_error = true;
+      e.duplicate = (flags & FLAG_DUPLICATE) !== 0;
+      entries.push(e as unknown as IndexEntry);
+    }
+    if (q !== content.length) throw bad(`block at byte ${p} has ${content.length - q} stray bytes`);
+    blocks++;
+    nstrings += ns;
+    p = end;
+  }
+  return { files, entries, blocks, strings: nstrings };
+}
+
+function readState(path: string): IndexState | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    if (errno(e) === "ENOENT") return undefined;
+    throw ioError(path, "read index state", e);
+  }
+  try {
+    const m = decodeKv(text, path);
+    return {
+      schema: kvInt(m, "schema", path)!, indexed_seq: kvInt(m, "indexed_seq", path)!, files: kvInt(m, "files", path, true) ?? 0, entries: kvInt(m, "entries", path)!,
+      blocks: kvInt(m, "blocks", path)!, strings: kvInt(m, "strings", path)!, bytes: kvInt(m, "bytes", path)!,
+    };
+  } catch {
+    return undefined; // unreadable state: the index is rebuilt
+  }
+}
+
+function stateText(s: IndexState): string {
+  return encodeKv([
+    ["schema", s.schema], ["indexed_seq", s.indexed_seq], ["files", s.files], ["entries", s.entries], ["blocks", s.blocks], ["strings", s.strings],
+    ["bytes", s.bytes], ["updated_at", isoMicros(nowNs())],
+  ]);
+}
+
+const DEDUPE_SEP = "\u0000";
+
+/** Build the block content for some landed files. `seen` holds `area/stream\0record_id` keys already indexed, and is extended. */
+export function indexFiles(sessionDir: string, refs: readonly LandedRef[], seen: Set<string>): IndexBlock {
+  const files: IndexedFile[] = [];
+  const entries: IndexEntry[] = [];
+  for (const ref of refs) {
+    const path = join(sessionDir, ref.rel);
+    let buf: Buffer;
+    try {
+      buf = readFileSync(path);
+    } catch (e) {
+      if (errno(e) === "ENOENT") continue; // lost since listed: verify reports gaps
+      throw ioError(path, "read landed file", e);
+    }
+    const sha256 = createHash("sha256").update(buf).digest("hex");
+    let rows: string[] = [];
+    try {
+      rows = parseLanded(buf, path).rows;
+    } catch {
+      rows = []; // a corrupt file is indexed with no records; verify names it
+    }
+    files.push({ seq: ref.seq, name: ref.name, area: ref.area, stream: ref.stream, kind: ref.kind, sha256, records: rows.length, rel: ref.rel });
+    for (let row = 0; row < rows.length; row++) {
+      let r: Record<string, unknown> = {};
+      try {
+        const v: unknown = JSON.parse(rows[row]!);
+        if (typeof v === "object" && v !== null) r = v as Record<string, unknown>;
+      } catch {
+        /* verify names it */
+      }
+      const e: Record<string, unknown> = { seq: ref.seq, row, area: ref.area, stream: ref.stream, kind: typeof r.kind === "string" ? r.kind : "", file_kind: ref.kind };
+      for (const k of ENTRY_STRING_FIELDS) if (typeof r[k] === "string") e[k] = r[k];
+      if (r.is_sidechain === true) e.is_sidechain = true;
+      if (r.replayed === true) e.replayed = true;
+      if (r.is_error === true) e.is_error = true;
+      let dup = false;
+      if (typeof r.record_id === "string") {
+        const key = `${ref.area}/${ref.stream}${DEDUPE_SEP}${r.record_id}`;
+        if (seen.has(key)) dup = true;
+        else seen.add(key);
+      }
+      e.duplicate = dup;
+      entries.push(e as unknown as IndexEntry);
+    }
+  }
+  return { files, entries };
+}
+
+/** Per-open-session cache of the index: what it covers and the dedupe keys. */
+interface IndexCache {
+  state: IndexState;
+  seen: Set<string>;
+}
+const caches = new WeakMap<object, IndexCache>();
+
+/** The session facets the indexer needs. */
+export interface IndexTarget {
+  readonly dir: string;
+  readonly landed: readonly LandedRef[];
+  readonly opts: { readonly onStep?: StepHook };
+}
+
+function loadExisting(dir: string): { state: IndexState; seen: Set<string> } | undefined {
+  const statePath = join(dir, "index", "index.state");
+  const binPath = join(dir, "index", "entries.bin");
+  const state = readState(statePath);
+  if (!state || state.schema !== INDEX_SCHEMA) return undefined;
+  let buf: Buffer;
+  try {
+    buf = readFileSync(binPath);
+  } catch (e) {
+    if (errno(e) === "ENOENT") return undefined;
+    throw ioError(binPath, "read index", e);
+  }
+  try {
+    const d = decodeIndex(buf, binPath, state.bytes);
+    const seen = new Set<string>();
+    for (const e of d.entries) if (e.record_id !== undefined && !e.duplicate) seen.add(`${e.area}/${e.stream}${DEDUPE_SEP}${e.record_id}`);
+    return { state, seen };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Bring a session's index up to its highest landed sequence. The caller holds the session's lock. */
+export function updateIndexFor(session: IndexTarget): IndexUpdate {
+  const idxDir = join(session.dir, "index");
+  const statePath = join(idxDir, "index.state");
+  const binPath = join(idxDir, "entries.bin");
+  const step = session.opts.onStep;
+  let cache = caches.get(session);
+  if (cache) {
+    // Someone may have deleted index/ under us: check the state is still there.
+    const s = readState(statePath);
+    if (!s || s.indexed_seq !== cache.state.indexed_seq || s.bytes !== cache.state.bytes) cache = undefined;
+  }
+  if (!cache) {
+    const loaded = loadExisting(session.dir);
+    if (loaded) cache = loaded;
+  }
+  const rebuild = !cache;
+  const state: IndexState = cache ? { ...cache.state } : { schema: INDEX_SCHEMA, indexed_seq: 0, files: 0, entries: 0, blocks: 0, strings: 0, bytes: FILE_HEADER_BYTES };
+  const seen = cache ? cache.seen : new Set<string>();
+  const todo = session.landed.filter((l) => l.seq > state.indexed_seq);
+  if (!rebuild && todo.length === 0) return { indexedSeq: state.indexed_seq, files: 0, entries: 0, rebuilt: false };
+  mkdirSync(idxDir, { recursive: true });
+  const block = indexFiles(session.dir, todo, seen);
+  const enc = block.files.length ? encodeBlock(block) : undefined;
+  if (rebuild) {
+    replaceAtomic(binPath, idxDir, enc ? Buffer.concat([encodeIndexHeader(), enc.bytes]) : encodeIndexHeader(), step, "index");
+  } else if (enc) {
+    step?.("index:append");
+    let fd: number;
+    try {
+      fd = openSync(binPath, "r+");
+    } catch (e) {
+      throw ioError(binPath, "open index", e);
+    }
+    try {
+      ftruncateSync(fd, state.bytes); // drop a block a crash left past index.state
+      let off = 0;
+      while (off < enc.bytes.length) off += writeSync(fd, enc.bytes, off, enc.bytes.length - off, state.bytes + off);
+      step?.("index:fsync");
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  const maxSeq = todo.length ? todo[todo.length - 1]!.seq : state.indexed_seq;
+  if (enc) {
+    state.bytes += enc.bytes.length;
+    state.blocks++;
+    state.strings += enc.strings;
+    state.files += block.files.length;
+    state.entries += block.entries.length;
+  }
+  state.indexed_seq = Math.max(state.indexed_seq, maxSeq);
+  replaceAtomic(statePath, idxDir, stateText(state), step, "index-state");
+  caches.set(session, { state, seen });
+  return { indexedSeq: state.indexed_seq, files: block.files.length, entries: block.entries.length, rebuilt: rebuild };
+}
+
+/**
+ * Read a session's index: what index/ holds up to indexed_seq. When index/ is missing, unreadable
+ * or of another schema, the index is derived in memory from the landed files (nothing is written;
+ * the next collect rebuilds it on disk) and `derived` is true.
+ */
+export function readIndex(root: string, sessionId: string): SessionIndex {
+  checkId("session id", sessionId);
+  const dir = join(root, sessionId);
+  if (!existsSync(dir)) throw new StoreError("NotFound", `${dir}: no such session`, { data: { file: dir } });
+  const statePath = join(dir, "index", "index.state");
+  const binPath = join(dir, "index", "entries.bin");
+  const state = readState(statePath);
+  if (state && state.schema === INDEX_SCHEMA) {
+    try {
+      const buf = readFileSync(binPath);
+      const d = decodeIndex(buf, binPath, state.bytes);
+      return { indexedSeq: state.indexed_seq, files: d.files, entries: d.entries, derived: false };
+    } catch (e) {
+      if (errno(e) !== "ENOENT" && !(e instanceof StoreError)) throw ioError(binPath, "read index", e);
+    }
+  }
+  const scan = scanSession(dir);
+  const block = indexFiles(dir, scan.landed, new Set());
+  return { indexedSeq: scan.landed.length ? scan.landed[scan.landed.length - 1]!.seq : 0, files: [...block.files], entries: [...block.entries], derived: true };
+}
+
+/** @internal index.state as read, for verify. */
+export function readIndexState(dir: string): IndexState | undefined {
+  return readState(join(dir, "index", "index.state"));
+}

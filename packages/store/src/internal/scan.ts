@@ -1,0 +1,86 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { errno, ioError } from "./errors.js";
+import { CURSOR_RE, parseLandedName, type Area } from "./names.js";
+import { TEMP_PREFIX } from "./fsx.js";
+
+/** A landed file found on disk, located by its name. */
+export interface LandedRef {
+  readonly seq: number;
+  readonly name: string;
+  readonly area: Area;
+  readonly stream: string;
+  readonly kind: string;
+  readonly stamp: string;
+  /** Path relative to the session directory: `<area>/<stream>/<name>`. */
+  readonly rel: string;
+}
+
+/** A cursor file found on disk. */
+export interface CursorRef {
+  readonly area: Area;
+  readonly stream: string;
+  readonly kind: string;
+  /** Path relative to the session directory. */
+  readonly rel: string;
+}
+
+/** What a session directory holds. */
+export interface SessionScan {
+  readonly landed: LandedRef[];
+  readonly cursors: CursorRef[];
+  /** Temporary files (relative paths) a crashed writer left. */
+  readonly temps: string[];
+  readonly streams: number;
+}
+
+/** List a directory; [] when it does not exist. */
+export function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (e) {
+    if (errno(e) === "ENOENT" || errno(e) === "ENOTDIR") return [];
+    throw ioError(dir, "list directory", e);
+  }
+}
+
+/** List every landed file, cursor and leftover temporary file of a session directory. */
+export function scanSession(sessionDir: string): SessionScan {
+  const landed: LandedRef[] = [];
+  const cursors: CursorRef[] = [];
+  const temps: string[] = [];
+  let streams = 0;
+  for (const area of ["streams", "runs"] as const) {
+    for (const stream of listDir(join(sessionDir, area))) {
+      if (stream.startsWith(".")) continue;
+      streams++;
+      for (const name of listDir(join(sessionDir, area, stream))) {
+        const rel = `${area}/${stream}/${name}`;
+        const l = parseLandedName(name);
+        if (l) {
+          landed.push({ ...l, name, area, stream, rel });
+          continue;
+        }
+        const c = CURSOR_RE.exec(name);
+        if (c) cursors.push({ area, stream, kind: c[1]!, rel });
+        else if (name.startsWith(TEMP_PREFIX)) temps.push(rel);
+      }
+    }
+  }
+  for (const name of listDir(sessionDir)) if (name.startsWith(TEMP_PREFIX)) temps.push(name);
+  for (const name of listDir(join(sessionDir, "index"))) if (name.startsWith(TEMP_PREFIX)) temps.push(`index/${name}`);
+  landed.sort((a, b) => a.seq - b.seq);
+  return { landed, cursors, temps, streams };
+}
+
+/** Session ids in a storage root: directories whose names do not start with `_` or `.`. */
+export function listSessionIds(root: string): string[] {
+  let ents;
+  try {
+    ents = readdirSync(root, { withFileTypes: true });
+  } catch (e) {
+    if (errno(e) === "ENOENT") return [];
+    throw ioError(root, "list storage root", e);
+  }
+  return ents.filter((d) => d.isDirectory() && !d.name.startsWith("_") && !d.name.startsWith(".")).map((d) => d.name).sort();
+}

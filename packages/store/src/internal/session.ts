@@ -1,0 +1,734 @@
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, type Stats } from "node:fs";
+import { join } from "node:path";
+import { canonicalize, type CanonicalRecord } from "@lake/events";
+import { StoreError, errno, ioError } from "./errors.js";
+import { replaceAtomic, landNoReplace, type StepHook } from "./fsx.js";
+import { decodeKv, encodeKv, kvInt } from "./kv.js";
+import { acquireLock, type LockHandle } from "./lock.js";
+import { checkId, checkKind, formatStamp, isoMicros, landedName, nowNs, type Area } from "./names.js";
+import { CURSOR_SCHEMA, encodeCursor, readCursorFile, type AppendCursor, type Cursor, type SnapshotCursor } from "./cursor.js";
+import { buildLanded } from "./landed.js";
+import { scanSession, type LandedRef } from "./scan.js";
+import { updateIndexFor, type IndexUpdate } from "./indexer.js";
+
+/** The tail window: the bytes before offset that must still match tail_sha256. */
+export const TAIL_WINDOW = 1024 * 1024;
+/** Default read budget per window (max_delta_bytes). */
+export const DEFAULT_MAX_DELTA_BYTES = 2 * 1024 * 1024;
+/** Default windows per source per pass. */
+export const DEFAULT_MAX_WINDOWS = 65;
+
+/** One source the collector discovered, as the store needs to know it. */
+export interface SourceRef {
+  /** Absolute path of the source file to read. */
+  readonly path: string;
+  /** The source as the cursor records it: the path relative to the adapter's source root. */
+  readonly source: string;
+  /** `streams` (default) for a stream (`main`, an agent id), `runs` for a workflow run. */
+  readonly area?: Area;
+  /** The stream or run id: the directory its files and cursor live in. */
+  readonly stream: string;
+  /** The file kind: `transcript`, `meta`, `journal`, `manifest`, `script`, `changes` … */
+  readonly kind: string;
+  /** Runtime id, for the unknown records the store makes of lines that are not JSON. */
+  readonly runtime: string;
+  /** Adapter name and version, written to every landed file's header. */
+  readonly adapter: string;
+  readonly adapterVersion: string;
+}
+
+/** One complete source line (or, for a snapshot, the whole trimmed content). */
+export interface SourceLine {
+  /** The line's bytes without its newline. */
+  readonly bytes: Buffer;
+  /** The bytes decoded as UTF-8. */
+  readonly text: string;
+  /** The parsed JSON value (lines that are not JSON never reach convert). */
+  readonly value: unknown;
+  /** Byte offset of the line's first byte in the source. */
+  readonly offset: number;
+  /** 1-based line number in the source. */
+  readonly line: number;
+}
+
+/** What convert is told besides the lines. */
+export interface ConvertContext {
+  readonly sessionId: string;
+  readonly source: SourceRef;
+}
+
+/**
+ * The caller's converter: complete, valid-JSON source lines → canonical records (already masked),
+ * in source order. The store calls it once per run of consecutive JSON lines in a window; it may
+ * return fewer or more records than lines. The store holds no adapter code.
+ */
+export type Convert = (lines: readonly SourceLine[], ctx: ConvertContext) => readonly CanonicalRecord[] | Promise<readonly CanonicalRecord[]>;
+
+/**
+ * Masks the text of a line that is not JSON before it lands as an unknown record (the collector
+ * composes redaction here). Returns the masked text and the rule ids that fired.
+ */
+export type MaskUnknown = (text: string, ctx: ConvertContext) => { text: string; rules: readonly string[] };
+
+/** A line the store writes to report a problem (default: standard error). */
+export type Logger = (line: string) => void;
+
+/** Options of {@link openSession}. */
+export interface SessionOptions {
+  /** How long to wait for the session's lock (ms). 0 (default): fail at once with `Locked`. */
+  readonly waitMs?: number;
+  /** max_delta_bytes: read budget per window (default 2 MiB). */
+  readonly maxDeltaBytes?: number;
+  /** Windows per source per pass before the source is pending (default 65). */
+  readonly maxWindows?: number;
+  /** Where conflicts found by a pass are named (default: standard error). */
+  readonly logger?: Logger;
+  /** Masks non-JSON lines before they land as unknown records (default: identity). */
+  readonly maskUnknown?: MaskUnknown;
+  /** Test hook, called before every durable step with its name. */
+  readonly onStep?: StepHook;
+}
+
+/** What happened to one source in a pass. */
+export type SourceStatus =
+  | "landed" // something landed and the source is drained up to its last complete line
+  | "pending" // the window limit was hit with complete lines left
+  | "unchanged" // nothing new
+  | "waiting" // only an unterminated last line is new
+  | "conflict" // found in conflict by this pass (named on the logger)
+  | "in_conflict" // already in conflict: skipped, only counted
+  | "gone"; // the file is gone: cursor set to source_gone (or there was nothing to track)
+
+/** The outcome of collecting one source. */
+export interface SourceOutcome {
+  readonly status: SourceStatus;
+  /** Landed files, in order. */
+  readonly landed: ReadonlyArray<{ readonly seq: number; readonly rel: string; readonly records: number; readonly bytes: number }>;
+  /** Source bytes consumed in this pass. */
+  readonly bytesRead: number;
+  /** For `conflict`: why. */
+  readonly reason?: string;
+  /** True when a source_gone cursor was set back to active. */
+  readonly reactivated?: boolean;
+}
+
+/** Summary of a finished pass. */
+export interface PassSummary {
+  readonly stamp: string;
+  /** Files landed by the pass. */
+  readonly landed: number;
+  readonly records: number;
+  /** Sources with complete lines left after the window limit. */
+  readonly pending: number;
+  /** Sources in conflict that this pass met (found now or before). */
+  readonly conflicts: number;
+  /** Conflicts this pass found, with file and reason. */
+  readonly newConflicts: ReadonlyArray<{ readonly file: string; readonly reason: string }>;
+  /** Cursors set to source_gone by this pass. */
+  readonly gone: number;
+  /** The index update, when the pass updated it. */
+  readonly index?: IndexUpdate;
+  /** Non-zero exit semantics of a single pass: true when pending > 0 or conflicts > 0. */
+  readonly failed: boolean;
+}
+
+function sha256(b: Uint8Array): string {
+  return createHash("sha256").update(b).digest("hex");
+}
+
+function readAt(fd: number, pos: number, len: number, file: string): Buffer {
+  const buf = Buffer.allocUnsafe(len);
+  let got = 0;
+  while (got < len) {
+    const n = readSync(fd, buf, got, len - got, pos + got);
+    if (n === 0) break;
+    got += n;
+  }
+  if (got < len) throw new StoreError("Io", `${file}: short read at ${pos + got} (file shrank while read)`, { data: { file } });
+  return buf;
+}
+
+function tailDigest(fd: number, offset: number, file: string): string {
+  const start = Math.max(0, offset - TAIL_WINDOW);
+  return sha256(readAt(fd, start, offset - start, file));
+}
+
+const utf8Fatal = new TextDecoder("utf-8", { fatal: true });
+
+function mtimeSec(st: Stats): number {
+  return Math.floor(st.mtimeMs / 1000);
+}
+
+/**
+ * A session opened under its lock. One collector per session: the lock is held until `close()`.
+ * Opening raises the sequence counter above the highest sequence on disk and removes temporary
+ * files a crashed writer left.
+ */
+export class SessionStore {
+  /** Storage root. */
+  readonly root: string;
+  readonly sessionId: string;
+  /** `<root>/<session-id>`. */
+  readonly dir: string;
+  /** Landed files on disk, in sequence order (kept current as the session lands files). */
+  readonly landed: LandedRef[];
+  /** Cursor files on disk, relative to the session directory. */
+  readonly cursorFiles: Set<string>;
+  /** @internal */ readonly opts: SessionOptions;
+  /** @internal */ readonly cursors = new Map<string, Cursor>();
+  private lock: LockHandle | undefined;
+  private seq: number;
+  private stateSeq: number;
+  private madeDirs = new Set<string>();
+  /** Sources in conflict noticed so far by this open session (so a watcher names each once). */
+  readonly knownConflicts = new Set<string>();
+
+  /** @internal use {@link openSession}. */
+  constructor(root: string, sessionId: string, lock: LockHandle, opts: SessionOptions) {
+    this.root = root;
+    this.sessionId = sessionId;
+    this.dir = join(root, sessionId);
+    this.lock = lock;
+    this.opts = opts;
+    const scan = scanSession(this.dir);
+    for (const t of scan.temps) {
+      try {
+        unlinkSync(join(this.dir, t));
+      } catch (e) {
+        if (errno(e) !== "ENOENT") throw ioError(join(this.dir, t), "remove temporary file", e);
+      }
+    }
+    this.landed = scan.landed;
+    this.cursorFiles = new Set(scan.cursors.map((c) => c.rel));
+    const maxOnDisk = scan.landed.length ? scan.landed[scan.landed.length - 1]!.seq : 0;
+    const st = this.readState();
+    this.stateSeq = st;
+    this.seq = Math.max(st, maxOnDisk + 1);
+  }
+
+  private readState(): number {
+    const p = join(this.dir, "session.state");
+    let text: string;
+    try {
+      text = readFileSync(p, "utf8");
+    } catch (e) {
+      if (errno(e) === "ENOENT") return 1;
+      throw ioError(p, "read session state", e);
+    }
+    return kvInt(decodeKv(text, p), "next_seq", p) ?? 1;
+  }
+
+  /** The next sequence number the session will issue. */
+  get nextSeq(): number {
+    return this.seq;
+  }
+
+  /** True while the lock is held. */
+  get isOpen(): boolean {
+    return this.lock !== undefined;
+  }
+
+  /** @internal */
+  assertOpen(): void {
+    if (!this.lock) throw new StoreError("Closed", `${this.dir}: session is closed`, { data: { file: this.dir } });
+  }
+
+  /** @internal issue the next sequence number. */
+  issueSeq(): number {
+    return this.seq++;
+  }
+
+  /** @internal make a directory once. */
+  ensureDir(dir: string): void {
+    if (this.madeDirs.has(dir)) return;
+    mkdirSync(dir, { recursive: true });
+    this.madeDirs.add(dir);
+  }
+
+  /** @internal read a cursor (cached). */
+  loadCursor(rel: string): Cursor | undefined {
+    const c = this.cursors.get(rel);
+    if (c) return c;
+    if (!this.cursorFiles.has(rel)) return undefined;
+    const r = readCursorFile(join(this.dir, rel));
+    if (r) this.cursors.set(rel, r);
+    return r;
+  }
+
+  /** @internal save a cursor atomically. */
+  saveCursor(rel: string, c: Cursor): void {
+    const p = join(this.dir, rel);
+    const d = p.slice(0, p.lastIndexOf("/"));
+    this.ensureDir(d);
+    replaceAtomic(p, d, encodeCursor(c), this.opts.onStep, "cursor");
+    this.cursors.set(rel, c);
+    this.cursorFiles.add(rel);
+  }
+
+  /** Write session.state (next_seq, liveness unknown, last scan) when the counter moved. */
+  saveState(force = false): void {
+    this.assertOpen();
+    if (!force && this.seq === this.stateSeq) return;
+    this.ensureDir(this.dir);
+    const text = encodeKv([
+      ["schema", 1], ["session", this.sessionId], ["next_seq", this.seq], ["liveness", "unknown"], ["last_scan", isoMicros(nowNs())],
+    ]);
+    replaceAtomic(join(this.dir, "session.state"), this.dir, text, this.opts.onStep, "state");
+    this.stateSeq = this.seq;
+  }
+
+  /** Start a pass: every file it lands carries the pass's UTC stamp. */
+  beginPass(): Pass {
+    this.assertOpen();
+    return new Pass(this, formatStamp(nowNs()));
+  }
+
+  /** Bring index/ up to the highest landed sequence (rebuild when missing or of another schema). */
+  updateIndex(): IndexUpdate {
+    this.assertOpen();
+    return updateIndexFor(this);
+  }
+
+  /** Save state and release the lock. Safe to call twice. */
+  close(): void {
+    if (!this.lock) return;
+    try {
+      this.saveState();
+    } finally {
+      this.lock.release();
+      this.lock = undefined;
+    }
+  }
+}
+
+/**
+ * Open a session under its lock (creating its directory). Throws `Locked` when another live
+ * process holds it and `waitMs` runs out.
+ */
+export async function openSession(root: string, sessionId: string, options: SessionOptions = {}): Promise<SessionStore> {
+  checkId("session id", sessionId);
+  if (options.maxDeltaBytes !== undefined && !(Number.isInteger(options.maxDeltaBytes) && options.maxDeltaBytes > 0)) {
+    throw new StoreError("InvalidArgument", `maxDeltaBytes must be a positive integer, got ${options.maxDeltaBytes}`);
+  }
+  if (options.maxWindows !== undefined && !(Number.isInteger(options.maxWindows) && options.maxWindows > 0)) {
+    throw new StoreError("InvalidArgument", `maxWindows must be a positive integer, got ${options.maxWindows}`);
+  }
+  const dir = join(root, sessionId);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw ioError(dir, "create session directory", e);
+  }
+  const lockOpts: { waitMs?: number; step?: StepHook } = { waitMs: options.waitMs ?? 0 };
+  if (options.onStep) lockOpts.step = options.onStep;
+  const lock = await acquireLock(dir, lockOpts);
+  try {
+    return new SessionStore(root, sessionId, lock, options);
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** One pass over a session's sources. */
+export class Pass {
+  readonly session: SessionStore;
+  /** The pass's UTC stamp, `20260831T091204.481523000Z`. */
+  readonly stamp: string;
+  private visited = new Set<string>();
+  private landedFiles = 0;
+  private records = 0;
+  private pending = 0;
+  private conflicts = 0;
+  private gone = 0;
+  private newConflicts: Array<{ file: string; reason: string }> = [];
+
+  /** @internal use SessionStore.beginPass. */
+  constructor(session: SessionStore, stamp: string) {
+    this.session = session;
+    this.stamp = stamp;
+  }
+
+  private log(line: string): void {
+    (this.session.opts.logger ?? ((l: string) => process.stderr.write(l + "\n")))(line);
+  }
+
+  private place(src: SourceRef): { area: Area; dirRel: string; cursorRel: string } {
+    checkId("stream", src.stream);
+    checkKind(src.kind);
+    const area = src.area ?? "streams";
+    if (area !== "streams" && area !== "runs") throw new StoreError("InvalidArgument", `invalid area ${JSON.stringify(area)}`);
+    const dirRel = `${area}/${src.stream}`;
+    const cursorRel = `${dirRel}/${src.kind}.cursor`;
+    if (this.visited.has(cursorRel)) throw new StoreError("InvalidArgument", `${cursorRel}: two sources share one cursor in one pass (${src.source})`, { data: { file: cursorRel } });
+    this.visited.add(cursorRel);
+    return { area, dirRel, cursorRel };
+  }
+
+  private conflict(src: SourceRef, cursorRel: string, cur: Cursor, reason: string, st: Stats | undefined): SourceOutcome {
+    const c = { ...cur, state: "conflict" as const, updated_at: isoMicros(nowNs()) };
+    this.session.saveCursor(cursorRel, c);
+    this.session.knownConflicts.add(cursorRel);
+    this.conflicts++;
+    this.newConflicts.push({ file: src.path, reason });
+    this.log(`lake-store: conflict: ${src.path}: ${reason}`);
+    void st;
+    return { status: "conflict", landed: [], bytesRead: 0, reason };
+  }
+
+  private async toRecords(src: SourceRef, lines: SourceLine[], invalid: boolean[], convert: Convert): Promise<string[]> {
+    const ctx: ConvertContext = { sessionId: this.session.sessionId, source: src };
+    const out: string[] = [];
+    let i = 0;
+    while (i < lines.length) {
+      if (invalid[i]) {
+        out.push(JSON.stringify(this.unknownRecord(src, lines[i]!, ctx)));
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j < lines.length && !invalid[j]) j++;
+      const recs = await convert(lines.slice(i, j), ctx);
+      if (!Array.isArray(recs)) throw new StoreError("InvalidArgument", `${src.path}: convert did not return an array`, { data: { file: src.path } });
+      for (const r of recs) {
+        if (typeof r !== "object" || r === null) throw new StoreError("InvalidArgument", `${src.path}: convert returned a non-object record`, { data: { file: src.path } });
+        out.push(JSON.stringify(r));
+      }
+      i = j;
+    }
+    return out;
+  }
+
+  private unknownRecord(src: SourceRef, l: SourceLine, ctx: ConvertContext): CanonicalRecord {
+    let text: string;
+    let attrs: string | undefined;
+    try {
+      text = utf8Fatal.decode(l.bytes);
+    } catch {
+      text = l.bytes.toString("base64");
+      attrs = JSON.stringify({ raw_encoding: "base64" });
+    }
+    const masked = this.session.opts.maskUnknown ? this.session.opts.maskUnknown(text, ctx) : { text, rules: [] };
+    return canonicalize(
+      {
+        runtime: src.runtime, session_id: this.session.sessionId, stream: src.stream, kind: "unknown", raw: masked.text,
+        ...(attrs ? { attrs } : {}), source_path: src.source, source_offset: l.offset, source_line: l.line, adapter: src.adapter, adapter_version: src.adapterVersion,
+      },
+      masked.rules,
+    );
+  }
+
+  private splitLines(buf: Buffer, offset: number, ord: number): { lines: SourceLine[]; invalid: boolean[] } {
+    const lines: SourceLine[] = [];
+    const invalid: boolean[] = [];
+    let pos = 0;
+    let n = ord;
+    while (pos < buf.length) {
+      const nl = buf.indexOf(10, pos);
+      const end = nl < 0 ? buf.length : nl;
+      const bytes = buf.subarray(pos, end);
+      const text = bytes.toString("utf8");
+      let value: unknown;
+      let bad = false;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        bad = true;
+      }
+      n++;
+      lines.push({ bytes, text, value, offset: offset + pos, line: n });
+      invalid.push(bad);
+      pos = end + 1;
+    }
+    return { lines, invalid };
+  }
+
+  private land(src: SourceRef, area: Area, dirRel: string, cursor: "append" | "snapshot", range: { first_offset: number; end_offset: number; first_line: number; last_line: number }, rows: string[], contentSha?: string): { seq: number; rel: string; records: number; bytes: number } {
+    const s = this.session;
+    const seq = s.issueSeq();
+    const name = landedName(src.kind, this.stamp, seq);
+    const built = buildLanded(
+      {
+        session: s.sessionId, area, stream: src.stream, kind: src.kind, cursor, source: src.source, seq, collected_at: this.stamp, ...range,
+        ...(contentSha !== undefined ? { content_sha256: contentSha } : {}), adapter: src.adapter, adapter_version: src.adapterVersion,
+      },
+      rows,
+    );
+    const dir = join(s.dir, dirRel);
+    s.ensureDir(dir);
+    landNoReplace(dir, name, built.chunks, s.opts.onStep);
+    const rel = `${dirRel}/${name}`;
+    s.landed.push({ seq, name, area, stream: src.stream, kind: src.kind, stamp: this.stamp, rel });
+    this.landedFiles++;
+    this.records += rows.length;
+    return { seq, rel, records: rows.length, bytes: built.bytes };
+  }
+
+  /** Read one window starting at offset: up to the budget, cut at the last complete newline; a longer single line is read whole. null: nothing complete. */
+  private readWindow(fd: number, offset: number, size: number, budget: number, file: string): Buffer | null {
+    if (size <= offset) return null;
+    const want = Math.min(budget, size - offset);
+    const buf = readAt(fd, offset, want, file);
+    const nl = buf.lastIndexOf(10);
+    if (nl >= 0) return buf.subarray(0, nl + 1);
+    if (offset + want >= size) return null;
+    const chunks: Buffer[] = [buf];
+    let pos = offset + want;
+    while (pos < size) {
+      const chunk = readAt(fd, pos, Math.min(budget, size - pos), file);
+      const idx = chunk.indexOf(10);
+      if (idx >= 0) {
+        chunks.push(chunk.subarray(0, idx + 1));
+        return Buffer.concat(chunks);
+      }
+      chunks.push(chunk);
+      pos += chunk.length;
+    }
+    return null;
+  }
+
+  /**
+   * Take an append source through the eight steps: gone → source_gone; shorter than offset →
+   * conflict; same size and inode → nothing read; the 1 MiB before offset must match
+   * tail_sha256; read windows of up to max_delta_bytes cut at the last complete newline; convert;
+   * land, then save the cursor; at most `maxWindows` windows, then the source is pending.
+   */
+  async collectAppend(src: SourceRef, convert: Convert): Promise<SourceOutcome> {
+    const s = this.session;
+    s.assertOpen();
+    const { area, dirRel, cursorRel } = this.place(src);
+    const existing = s.loadCursor(cursorRel);
+    if (existing && existing.kind !== "append") throw new StoreError("InvalidArgument", `${join(s.dir, cursorRel)}: is a ${existing.kind} cursor, source ${src.source} collected as append`, { data: { file: cursorRel } });
+    let cur = existing as AppendCursor | undefined;
+    if (cur?.state === "conflict") {
+      this.conflicts++;
+      return { status: "in_conflict", landed: [], bytesRead: 0 };
+    }
+    let fd: number;
+    try {
+      fd = openSync(src.path, "r");
+    } catch (e) {
+      if (errno(e) === "ENOENT" || errno(e) === "ENOTDIR") {
+        // Step 1: discovery listed it, but it is gone.
+        if (cur && cur.state === "active") {
+          s.saveCursor(cursorRel, { ...cur, state: "source_gone", updated_at: isoMicros(nowNs()) });
+          this.gone++;
+        }
+        return { status: "gone", landed: [], bytesRead: 0 };
+      }
+      throw ioError(src.path, "open source", e);
+    }
+    try {
+      let reactivated = false;
+      if (cur && cur.state === "source_gone") {
+        cur = { ...cur, state: "active", updated_at: isoMicros(nowNs()) };
+        s.saveCursor(cursorRel, cur);
+        reactivated = true;
+      }
+      const budget = s.opts.maxDeltaBytes ?? DEFAULT_MAX_DELTA_BYTES;
+      const maxWindows = s.opts.maxWindows ?? DEFAULT_MAX_WINDOWS;
+      let st = fstatSync(fd);
+      const landed: Array<{ seq: number; rel: string; records: number; bytes: number }> = [];
+      let bytesRead = 0;
+      let dirty = false;
+      let c: Mutable<AppendCursor> = cur
+        ? { ...cur }
+        : { schema: CURSOR_SCHEMA, kind: "append", source: src.source, dev: st.dev, ino: st.ino, offset: 0, ord: 0, tail_sha256: sha256(Buffer.alloc(0)), size: 0, mtime: 0, last_seq: 0, updated_at: "", state: "active" };
+      if (c.source !== src.source) {
+        // The same cursor slot now names another source path: the bytes still decide.
+        c.source = src.source;
+        dirty = true;
+      }
+      // Step 2: shorter than offset.
+      if (st.size < c.offset) return { ...this.conflict(src, cursorRel, c, `source is shorter than the cursor's offset (size ${st.size} < offset ${c.offset})`, st), reactivated };
+      const sameIdentity = st.ino === c.ino;
+      // Step 3: same size and identity — nothing new, nothing read.
+      if (st.size === c.offset && sameIdentity) return { status: "unchanged", landed, bytesRead, ...(reactivated ? { reactivated } : {}) };
+      // Step 4: the 1 MiB before offset must still match.
+      if (!c.tail_sha256) {
+        if (!sameIdentity) return { ...this.conflict(src, cursorRel, c, `inode changed (${c.ino} → ${st.ino}) and the cursor has no tail digest to check the bytes`, st), reactivated };
+      } else if (c.offset > 0 || !sameIdentity) {
+        const d = tailDigest(fd, c.offset, src.path);
+        if (d !== c.tail_sha256) return { ...this.conflict(src, cursorRel, c, `the ${Math.min(c.offset, TAIL_WINDOW)} bytes before offset ${c.offset} changed (tail_sha256 mismatch)`, st), reactivated };
+      }
+      if (!sameIdentity) {
+        c.dev = st.dev;
+        c.ino = st.ino;
+        dirty = true;
+      }
+      let status: SourceStatus = "unchanged";
+      for (let w = 0; ; w++) {
+        if (w > 0) st = fstatSync(fd);
+        const win = st.size > c.offset ? this.readWindow(fd, c.offset, st.size, budget, src.path) : null;
+        if (!win) {
+          if (w === 0 && st.size > c.offset) status = "waiting";
+          break;
+        }
+        if (w >= maxWindows) {
+          status = "pending";
+          this.pending++;
+          break;
+        }
+        // Steps 5–6: split into complete lines and convert.
+        const { lines, invalid } = this.splitLines(win.subarray(0, win.length - 1), c.offset, c.ord);
+        const rows = await this.toRecords(src, lines, invalid, convert);
+        const newOffset = c.offset + win.length;
+        // Step 7: land, then save the cursor.
+        const f = this.land(src, area, dirRel, "append", { first_offset: c.offset, end_offset: newOffset, first_line: c.ord + 1, last_line: c.ord + lines.length }, rows);
+        landed.push(f);
+        bytesRead += win.length;
+        let lastUuid = c.last_uuid;
+        for (let i = rows.length - 1; i >= 0; i--) {
+          const m = /"record_id":"((?:[^"\\]|\\.)*)"/.exec(rows[i]!);
+          if (m) {
+            lastUuid = JSON.parse(`"${m[1]!}"`) as string;
+            break;
+          }
+        }
+        c = {
+          ...c, offset: newOffset, ord: c.ord + lines.length, tail_sha256: tailDigest(fd, newOffset, src.path), size: st.size, mtime: mtimeSec(st),
+          dev: st.dev, ino: st.ino, last_seq: f.seq, updated_at: isoMicros(nowNs()), state: "active",
+        };
+        if (lastUuid !== undefined) c.last_uuid = lastUuid;
+        s.saveCursor(cursorRel, c);
+        dirty = false;
+        status = "landed";
+      }
+      if (dirty) {
+        c.updated_at = isoMicros(nowNs());
+        s.saveCursor(cursorRel, c);
+      }
+      return { status, landed, bytesRead, ...(reactivated ? { reactivated } : {}) };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * Take a snapshot source through its pass: read it whole, trim trailing newlines, digest; when the
+   * digest differs from content_sha256 the content lands as a new file of one record. An empty
+   * file lands nothing. `convert` must return exactly one record for the content.
+   */
+  async collectSnapshot(src: SourceRef, convert: Convert): Promise<SourceOutcome> {
+    const s = this.session;
+    s.assertOpen();
+    const { area, dirRel, cursorRel } = this.place(src);
+    const existing = s.loadCursor(cursorRel);
+    if (existing && existing.kind !== "snapshot") throw new StoreError("InvalidArgument", `${join(s.dir, cursorRel)}: is an ${existing.kind} cursor, source ${src.source} collected as snapshot`, { data: { file: cursorRel } });
+    let cur = existing as SnapshotCursor | undefined;
+    if (cur?.state === "conflict") {
+      this.conflicts++;
+      return { status: "in_conflict", landed: [], bytesRead: 0 };
+    }
+    let content: Buffer;
+    let st: Stats;
+    try {
+      const fd = openSync(src.path, "r");
+      try {
+        st = fstatSync(fd);
+        content = readAt(fd, 0, st.size, src.path);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (e) {
+      if (errno(e) === "ENOENT" || errno(e) === "ENOTDIR") {
+        if (cur && cur.state === "active") {
+          s.saveCursor(cursorRel, { ...cur, state: "source_gone", updated_at: isoMicros(nowNs()) });
+          this.gone++;
+        }
+        return { status: "gone", landed: [], bytesRead: 0 };
+      }
+      throw ioError(src.path, "read source", e);
+    }
+    let reactivated = false;
+    if (cur && cur.state === "source_gone") {
+      cur = { ...cur, state: "active", updated_at: isoMicros(nowNs()) };
+      s.saveCursor(cursorRel, cur);
+      reactivated = true;
+    }
+    let end = content.length;
+    while (end > 0 && (content[end - 1] === 10 || content[end - 1] === 13)) end--;
+    const trimmed = content.subarray(0, end);
+    const extra = reactivated ? { reactivated } : {};
+    if (trimmed.length === 0) return { status: "unchanged", landed: [], bytesRead: 0, ...extra };
+    const digest = sha256(trimmed);
+    if (cur && cur.content_sha256 === digest) return { status: "unchanged", landed: [], bytesRead: 0, ...extra };
+    // The whole content is one record (a snapshot may be multi-line JSON), given to convert as one line.
+    const text = trimmed.toString("utf8");
+    let value: unknown;
+    let bad = false;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      bad = true;
+    }
+    const one: SourceLine = { bytes: trimmed, text, value, offset: 0, line: 1 };
+    const rows = await this.toRecords(src, [one], [bad], convert);
+    if (rows.length !== 1) throw new StoreError("InvalidArgument", `${src.path}: convert returned ${rows.length} records for a snapshot source (expected exactly 1)`, { data: { file: src.path } });
+    let nlines = 1;
+    for (const b of trimmed) if (b === 10) nlines++;
+    const f = this.land(src, area, dirRel, "snapshot", { first_offset: 0, end_offset: trimmed.length, first_line: 1, last_line: nlines }, rows, digest);
+    const c: SnapshotCursor = {
+      schema: CURSOR_SCHEMA, kind: "snapshot", source: src.source, dev: st.dev, ino: st.ino, content_sha256: digest, size: st.size, mtime: mtimeSec(st),
+      last_seq: f.seq, updated_at: isoMicros(nowNs()), state: "active",
+    };
+    s.saveCursor(cursorRel, c);
+    return { status: "landed", landed: [f], bytesRead: content.length, ...extra };
+  }
+
+  /**
+   * Pruned sources: after the session's discovered sources, look at every other cursor of the session.
+   * An `active` cursor whose file no longer exists becomes `source_gone`. `resolve` maps a cursor's
+   * source to the absolute path this adapter would read, or undefined for a path it does not produce
+   * (left alone). A permission or other error leaves the cursor as it is.
+   * @returns the number of cursors set to source_gone.
+   */
+  pruneUnseen(resolve: (source: string, where: { area: Area; stream: string; kind: string }) => string | undefined): number {
+    const s = this.session;
+    s.assertOpen();
+    let n = 0;
+    for (const rel of [...s.cursorFiles].sort()) {
+      if (this.visited.has(rel)) continue;
+      let cur: Cursor | undefined;
+      try {
+        cur = s.loadCursor(rel);
+      } catch {
+        continue; // a corrupt cursor is verify's to report
+      }
+      if (!cur || cur.state !== "active") continue;
+      const [area, stream, file] = rel.split("/") as [Area, string, string];
+      const p = resolve(cur.source, { area, stream, kind: file.slice(0, -".cursor".length) });
+      if (p === undefined) continue;
+      try {
+        lstatSync(p);
+        continue;
+      } catch (e) {
+        if (errno(e) !== "ENOENT" && errno(e) !== "ENOTDIR") continue;
+      }
+      s.saveCursor(rel, { ...cur, state: "source_gone", updated_at: isoMicros(nowNs()) });
+      n++;
+    }
+    this.gone += n;
+    return n;
+  }
+
+  /**
+   * End the pass: save session.state and (unless `index: false`) bring the index up to date.
+   * `failed` carries a single pass's non-zero exit semantics (pending or conflicts).
+   */
+  finish(options: { index?: boolean } = {}): PassSummary {
+    const s = this.session;
+    s.assertOpen();
+    s.saveState();
+    const index = options.index === false ? undefined : s.updateIndex();
+    const out: Mutable<PassSummary> = {
+      stamp: this.stamp, landed: this.landedFiles, records: this.records, pending: this.pending, conflicts: this.conflicts,
+      newConflicts: this.newConflicts, gone: this.gone, failed: this.pending > 0 || this.conflicts > 0,
+    };
+    if (index) out.index = index;
+    return out;
+  }
+}

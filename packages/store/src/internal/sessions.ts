@@ -1,0 +1,145 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { isStoreError } from "./errors.js";
+import { readCursorFile } from "./cursor.js";
+import { lockHolder } from "./lock.js";
+import type { Area } from "./names.js";
+import { listSessionIds, scanSession } from "./scan.js";
+import { openSession, type SessionOptions } from "./session.js";
+
+/** List the session ids of a storage root (names starting with `_` or `.` are not sessions). */
+export function listSessions(root: string): string[] {
+  return listSessionIds(root);
+}
+
+/** Resolve a cursor's source to the absolute path the adapter would read, or undefined for a path it does not produce. */
+export type ResolveSource = (sessionId: string, source: string, where: { area: Area; stream: string; kind: string }) => string | undefined;
+
+/**
+ * Remembers which sessions discovery no longer finds have been checked, so each is checked once,
+ * and again only after discovery has found it in between. A watching collector keeps one.
+ */
+export class LostSessionTracker {
+  private checked = new Set<string>();
+  /** Tell the tracker which sessions discovery found in this rediscovery. */
+  noteFound(ids: Iterable<string>): void {
+    for (const id of ids) this.checked.delete(id);
+  }
+  /** @internal */
+  isChecked(id: string): boolean {
+    return this.checked.has(id);
+  }
+  /** @internal */
+  markChecked(id: string): void {
+    this.checked.add(id);
+  }
+}
+
+/** Options of {@link checkLostSessions}. */
+export interface LostSessionOptions {
+  /** Sessions discovery found in this rediscovery (they are checked by their own pass's `pruneUnseen`). */
+  readonly found: ReadonlySet<string>;
+  readonly resolve: ResolveSource;
+  /** The adapter's include/exclude: sessions it keeps out are left alone. */
+  readonly include?: (sessionId: string) => boolean;
+  /** Discovery reported a project directory it could not read: check nothing (it may hide files). */
+  readonly discoveryProblem?: boolean;
+  /** Remembers checked sessions across passes (a watcher keeps one); without it every call checks all. */
+  readonly tracker?: LostSessionTracker;
+  /** Session options for the lock (waitMs etc.). */
+  readonly session?: SessionOptions;
+}
+
+/** What {@link checkLostSessions} did. */
+export interface LostSessionResult {
+  readonly checked: string[];
+  /** Cursors set to source_gone. */
+  readonly gone: number;
+  /** Sessions skipped because another process held the lock or the check failed (retried later). */
+  readonly retry: string[];
+  /** True when nothing was checked because discovery reported an unreadable directory. */
+  readonly skipped: boolean;
+}
+
+/**
+ * Pruned sources of sessions discovery no longer finds: list the storage root and, under each such
+ * session's lock, set source_gone on every active cursor whose file no longer exists.
+ */
+export async function checkLostSessions(root: string, options: LostSessionOptions): Promise<LostSessionResult> {
+  if (options.discoveryProblem) return { checked: [], gone: 0, retry: [], skipped: true };
+  const checked: string[] = [];
+  const retry: string[] = [];
+  let gone = 0;
+  for (const id of listSessionIds(root)) {
+    if (options.found.has(id)) continue;
+    if (options.include && !options.include(id)) continue;
+    if (options.tracker?.isChecked(id)) continue;
+    try {
+      const s = await openSession(root, id, { waitMs: 0, ...options.session });
+      try {
+        gone += s.beginPass().pruneUnseen((source, where) => options.resolve(id, source, where));
+      } finally {
+        s.close();
+      }
+      checked.push(id);
+      options.tracker?.markChecked(id);
+    } catch (e) {
+      if (!isStoreError(e)) throw e;
+      retry.push(id);
+    }
+  }
+  return { checked, gone, retry, skipped: false };
+}
+
+/** Counts over a storage root. */
+export interface StoreStatus {
+  readonly sessions: number;
+  readonly streams: number;
+  readonly landedFiles: number;
+  readonly cursors: { readonly active: number; readonly conflict: number; readonly source_gone: number; readonly unreadable: number };
+  /** Active append cursors whose source (via `resolve`) is longer than their offset; 0 without `resolve`. */
+  readonly pending: number;
+  /** Cursors in conflict (same as cursors.conflict). */
+  readonly conflicts: number;
+  /** Sessions whose lock a live process holds. */
+  readonly locked: number;
+}
+
+/** Count sessions, streams, landed files and cursors by state; with `resolve`, also sources with bytes not yet read. */
+export function status(root: string, options: { resolve?: ResolveSource } = {}): StoreStatus {
+  let streams = 0;
+  let landedFiles = 0;
+  let pending = 0;
+  let locked = 0;
+  const cursors = { active: 0, conflict: 0, source_gone: 0, unreadable: 0 };
+  const ids = listSessionIds(root);
+  for (const id of ids) {
+    const dir = join(root, id);
+    const scan = scanSession(dir);
+    streams += scan.streams;
+    landedFiles += scan.landed.length;
+    const h = lockHolder(dir);
+    if (h && h.liveness !== "dead") locked++;
+    for (const c of scan.cursors) {
+      let cur;
+      try {
+        cur = readCursorFile(join(dir, c.rel));
+      } catch {
+        cursors.unreadable++;
+        continue;
+      }
+      if (!cur) continue;
+      cursors[cur.state]++;
+      if (options.resolve && cur.kind === "append" && cur.state === "active") {
+        const p = options.resolve(id, cur.source, { area: c.area, stream: c.stream, kind: c.kind });
+        if (p === undefined) continue;
+        try {
+          if (statSync(p).size > cur.offset) pending++;
+        } catch {
+          /* gone or unreadable: not pending */
+        }
+      }
+    }
+  }
+  return { sessions: ids.length, streams, landedFiles, cursors, pending, conflicts: cursors.conflict, locked };
+}
