@@ -1,0 +1,411 @@
+// The chain on disk: listing, head recovery, no-replace publish under `.lock`, parse from the session index.
+import { randomBytes } from "node:crypto";
+import { promises as fsp } from "node:fs";
+import { join } from "node:path";
+import { ChainError, errnoCode, isChainError } from "./errors.js";
+import { ChainState, foldState, type Conversation, type RoundSummary } from "./conversation.js";
+import { buildRoundBody } from "./build.js";
+import { acquireLock, linkUnsupported, releaseLock, RESERVATION_MAX_AGE_MS, type InstallMode } from "./lock.js";
+import { DEFAULT_POLICY, type ChainPolicy } from "./policy.js";
+import { decodeRound, encodeRound, parseRoundFileName, type EncodedRound } from "./round.js";
+import type { Round, RoundBody, SessionIndex } from "./types.js";
+import { defaultReadIndex } from "./store-bridge.js";
+
+/** The directory of conversation `id`'s chain: `<root>/_conversations/<id>`. */
+export function chainDir(root: string, conversationId: string): string {
+  checkId(conversationId);
+  return join(root, "_conversations", conversationId);
+}
+
+function checkId(id: string): void {
+  if (id === "" || id === "." || id === ".." || id.includes("/") || id.includes("\\") || id.includes("\0") || id.startsWith("_")) {
+    throw new ChainError("InvalidInput", `conversation id ${JSON.stringify(id)} is not a valid directory name`, { data: { id } });
+  }
+}
+
+/** A step of a publication, reported to `onStep` as it is reached (crash tests stop the writer there). */
+export type PublishStep =
+  | "locked"
+  | "temp-written"
+  | "temp-synced"
+  | "temp-readonly"
+  | "reserved"
+  | "installed"
+  | "temp-removed"
+  | "dir-synced"
+  | "state-written"
+  | "unlocked";
+
+/** Options of `publishRound` and `parse`. */
+export interface PublishOptions {
+  /**
+   * How the round gets its final name without replacing: `link` (hard link + unlink; default, and it falls back to
+   * `reserve` where links are unsupported) or `reserve` (an empty O_EXCL reservation, then a rename over it).
+   */
+  installMode?: InstallMode;
+  /** Called at each step a publication reaches; a test hook may throw or kill the process there. */
+  onStep?: (step: PublishStep) => void | Promise<void>;
+}
+
+/** Options of `parse`. */
+export interface ParseOptions extends PublishOptions {
+  /** Classification policy (default `DEFAULT_POLICY`). */
+  policy?: ChainPolicy;
+  /** Where the session index comes from (default: @lake/store's `readIndex`). */
+  readIndex?: (root: string, sessionId: string) => SessionIndex | Promise<SessionIndex>;
+}
+
+/** A round file as listed. */
+interface Listed {
+  name: string;
+  round: number;
+  digest12: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** What a rounds directory holds. */
+export interface ChainListing {
+  /** Complete (non-empty) round files, by round number then name. */
+  rounds: { name: string; round: number; digest12: string }[];
+  /** Empty round files: reservations, not rounds. */
+  reservations: { name: string; ageMs: number }[];
+  /** Leftover temporary files of interrupted writers. */
+  temps: string[];
+}
+
+/** List `<chain>/rounds/`: rounds, reservations (empty round files) and leftover temporary files. */
+export async function listChain(root: string, conversationId: string): Promise<ChainListing> {
+  const dir = join(chainDir(root, conversationId), "rounds");
+  let names: string[];
+  try {
+    names = await fsp.readdir(dir);
+  } catch (e) {
+    if (errnoCode(e) === "ENOENT") return { rounds: [], reservations: [], temps: [] };
+    throw new ChainError("Io", `${dir}: cannot list rounds: ${String(e)}`, { data: { file: dir }, cause: e });
+  }
+  const listed: Listed[] = [];
+  const temps: string[] = [];
+  const now = Date.now();
+  for (const name of names.sort()) {
+    if (name.startsWith(".") && name.includes(".tmp-")) {
+      temps.push(name);
+      continue;
+    }
+    const p = parseRoundFileName(name);
+    if (!p) continue;
+    const st = await fsp.stat(join(dir, name)).catch((e: unknown) => {
+      if (errnoCode(e) === "ENOENT") return null;
+      throw new ChainError("Io", `${join(dir, name)}: cannot stat: ${String(e)}`, { data: { file: join(dir, name) }, cause: e });
+    });
+    if (st) listed.push({ name, ...p, size: st.size, mtimeMs: st.mtimeMs });
+  }
+  return {
+    rounds: listed.filter((l) => l.size > 0).sort((a, b) => a.round - b.round || (a.name < b.name ? -1 : 1)).map(({ name, round, digest12 }) => ({ name, round, digest12 })),
+    reservations: listed.filter((l) => l.size === 0).map((l) => ({ name: l.name, ageMs: now - l.mtimeMs })),
+    temps,
+  };
+}
+
+/** A chain read from disk: its rounds, decoded and checked, in order. */
+export interface ChainRead {
+  rounds: Round[];
+  files: string[];
+}
+
+/**
+ * Read and check every round of a chain: each file decodes, its commit digest matches, its name matches its number and
+ * digest, and the numbers run 1..N with no fork. Throws ChainError `Corrupt` or `Fork` naming the file.
+ */
+export async function readChain(root: string, conversationId: string): Promise<ChainRead> {
+  const dir = join(chainDir(root, conversationId), "rounds");
+  const listing = await listChain(root, conversationId);
+  const rounds: Round[] = [];
+  const files: string[] = [];
+  for (const l of listing.rounds) {
+    const path = join(dir, l.name);
+    const prev = rounds[rounds.length - 1];
+    if (prev && prev.round === l.round) {
+      throw new ChainError("Fork", `${path}: round ${l.round} is also ${files[files.length - 1]}: the chain forks`, { data: { file: path, round: l.round } });
+    }
+    if (l.round !== rounds.length + 1) {
+      throw new ChainError("Corrupt", `${path}: round ${l.round} where round ${rounds.length + 1} was expected`, { data: { file: path, round: l.round } });
+    }
+    const bytes = await fsp.readFile(path).catch((e: unknown) => {
+      throw new ChainError("Io", `${path}: cannot read: ${String(e)}`, { data: { file: path }, cause: e });
+    });
+    const r = decodeRound(bytes, path);
+    if (r.round !== l.round || r.commit.slice(0, 12) !== l.digest12) {
+      throw new ChainError("Corrupt", `${path}: name does not match round ${r.round} with commit ${r.commit.slice(0, 12)}`, { data: { file: path } });
+    }
+    rounds.push(r);
+    files.push(l.name);
+  }
+  return { rounds, files };
+}
+
+/** Fold a chain read from disk into its conversation (the fold of every round, nothing else). */
+export async function foldChain(root: string, conversationId: string): Promise<Conversation> {
+  return (await readState(root, conversationId)).toConversation();
+}
+
+async function readState(root: string, conversationId: string): Promise<ChainState> {
+  const { rounds, files } = await readChain(root, conversationId);
+  const dir = join(chainDir(root, conversationId), "rounds");
+  return foldState(conversationId, rounds, files.map((f) => join(dir, f)));
+}
+
+/** The head as `conversation.state` caches it. */
+export interface HeadState {
+  round: number;
+  commit: string;
+  file: string;
+  throughSeq: number;
+}
+
+/** Recover the head by listing and reading the rounds directory (never from `conversation.state`), and rewrite the cache. */
+export async function recoverHead(root: string, conversationId: string): Promise<HeadState | null> {
+  const st = await readState(root, conversationId);
+  const head = headOf(st.head, st.throughSeq);
+  if (head) await writeStateFile(chainDir(root, conversationId), head);
+  return head;
+}
+
+function headOf(h: RoundSummary | null, throughSeq: number): HeadState | null {
+  return h ? { round: h.round, commit: h.commit, file: h.file.split(/[\\/]/).pop() as string, throughSeq } : null;
+}
+
+/** Read the `conversation.state` cache; null when absent. It may lag the rounds directory: `recoverHead` is the authority. */
+export async function readConversationState(root: string, conversationId: string): Promise<HeadState | null> {
+  const path = join(chainDir(root, conversationId), "conversation.state");
+  let text: string;
+  try {
+    text = await fsp.readFile(path, "utf8");
+  } catch (e) {
+    if (errnoCode(e) === "ENOENT") return null;
+    throw new ChainError("Io", `${path}: cannot read: ${String(e)}`, { data: { file: path }, cause: e });
+  }
+  const kv = new Map(text.split("\n").filter(Boolean).map((l) => [l.slice(0, l.indexOf(" ")), l.slice(l.indexOf(" ") + 1)] as const));
+  const round = Number(kv.get("round"));
+  const throughSeq = Number(kv.get("through_seq"));
+  const commit = kv.get("commit") ?? "";
+  const file = kv.get("file") ?? "";
+  if (kv.get("schema") !== "1" || !Number.isSafeInteger(round) || !Number.isSafeInteger(throughSeq) || !/^[0-9a-f]{64}$/.test(commit)) {
+    throw new ChainError("Corrupt", `${path}: not a conversation.state (schema 1)`, { data: { file: path } });
+  }
+  return { round, commit, file, throughSeq };
+}
+
+async function writeStateFile(dir: string, head: HeadState): Promise<void> {
+  const path = join(dir, "conversation.state");
+  const tmp = join(dir, `.conversation.state.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
+  const text = `schema 1\nround ${head.round}\ncommit ${head.commit}\nfile ${head.file}\nthrough_seq ${head.throughSeq}\n`;
+  await fsp.writeFile(tmp, text);
+  await fsp.rename(tmp, path);
+}
+
+/** What a publication did. */
+export interface Published {
+  round: number;
+  commit: string;
+  /** The round's file name under `rounds/`. */
+  file: string;
+  bytes: number;
+  range: { from: number; to: number };
+}
+
+/**
+ * Publish a prepared round under the chain's `.lock`. The round must follow the head (number N+1, `prev` = the head's
+ * commit, range starting past the head's), else ChainError `NotHead` and nothing is written. A second publisher gets
+ * `Locked`. The round is written to a temporary file, synced, made read-only, then installed under its final name
+ * without replacing; an interrupted publication leaves no partial round.
+ */
+export async function publishRound(root: string, body: RoundBody, options: PublishOptions = {}): Promise<Published> {
+  const dir = chainDir(root, body.conversation);
+  await fsp.mkdir(join(dir, "rounds"), { recursive: true });
+  return withLock(dir, options, async () => {
+    const st = await readState(root, body.conversation);
+    return publishLocked(root, dir, st, body, options);
+  });
+}
+
+async function withLock<T>(dir: string, options: PublishOptions, fn: () => Promise<T>): Promise<T> {
+  const lock = await acquireLock(dir, options.installMode ?? "link");
+  try {
+    await options.onStep?.("locked");
+    return await fn();
+  } finally {
+    await releaseLock(lock);
+    await options.onStep?.("unlocked");
+  }
+}
+
+async function publishLocked(root: string, dir: string, st: ChainState, body: RoundBody, options: PublishOptions): Promise<Published> {
+  const head = st.head;
+  if (body.round !== st.rounds.length + 1 || body.prev !== (head?.commit ?? null) || body.range.from !== st.throughSeq + 1) {
+    throw new ChainError(
+      "NotHead",
+      `${join(dir, "rounds")}: round ${body.round} (prev ${body.prev?.slice(0, 12) ?? "null"}) does not follow the head (round ${head?.round ?? 0}, ${head?.commit.slice(0, 12) ?? "no commit"})`,
+      { data: { file: join(dir, "rounds"), round: body.round, head: head?.round ?? 0 } },
+    );
+  }
+  if (body.conversation !== st.id) throw new ChainError("InvalidInput", `round names conversation ${body.conversation}, not ${st.id}`);
+  const enc = encodeRound(body);
+  try {
+    st.apply(enc.round, enc.fileName);
+  } catch (e) {
+    throw new ChainError("InvalidInput", `round ${body.round} does not fold onto the chain: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  await cleanLeftovers(root, st.id);
+  await install(join(dir, "rounds"), enc, options);
+  const published: Published = { round: enc.round.round, commit: enc.commit, file: enc.fileName, bytes: enc.bytes.length, range: { ...body.range } };
+  await writeStateFile(dir, { round: published.round, commit: published.commit, file: published.file, throughSeq: body.range.to });
+  await options.onStep?.("state-written");
+  return published;
+}
+
+/** Under the lock: remove temporary files of interrupted writers and reservations older than a minute. */
+async function cleanLeftovers(root: string, id: string): Promise<void> {
+  const dir = join(chainDir(root, id), "rounds");
+  const listing = await listChain(root, id);
+  for (const t of listing.temps) await fsp.unlink(join(dir, t)).catch(() => undefined);
+  for (const r of listing.reservations) if (r.ageMs > RESERVATION_MAX_AGE_MS) await fsp.unlink(join(dir, r.name)).catch(() => undefined);
+}
+
+async function install(dir: string, enc: EncodedRound, options: PublishOptions): Promise<void> {
+  const step = async (s: PublishStep): Promise<void> => {
+    await options.onStep?.(s);
+  };
+  const final = join(dir, enc.fileName);
+  const tmp = join(dir, `.${enc.fileName}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
+  const fh = await fsp.open(tmp, "wx", 0o644);
+  try {
+    await fh.writeFile(enc.bytes);
+    await step("temp-written");
+    await fh.sync();
+    await step("temp-synced");
+  } finally {
+    await fh.close();
+  }
+  await fsp.chmod(tmp, 0o444);
+  await step("temp-readonly");
+  try {
+    let mode = options.installMode ?? "link";
+    if (mode === "link") {
+      try {
+        await fsp.link(tmp, final);
+        await step("installed");
+        await fsp.unlink(tmp);
+        await step("temp-removed");
+      } catch (e) {
+        if (errnoCode(e) === "EEXIST") await existing(final);
+        else if (linkUnsupported(e)) mode = "reserve";
+        else throw e;
+      }
+    }
+    if (mode === "reserve") {
+      let reservation: fsp.FileHandle;
+      try {
+        reservation = await fsp.open(final, "wx", 0o444);
+      } catch (e) {
+        if (errnoCode(e) === "EEXIST") await existing(final);
+        throw e;
+      }
+      await reservation.close();
+      await step("reserved");
+      await fsp.rename(tmp, final);
+      await step("installed");
+    }
+  } catch (e) {
+    await fsp.unlink(tmp).catch(() => undefined);
+    if (isChainError(e)) throw e;
+    throw new ChainError("Io", `${final}: cannot install the round: ${String(e)}`, { data: { file: final }, cause: e });
+  }
+  await syncDir(dir);
+  await step("dir-synced");
+}
+
+/** The final name exists: a reservation (too young to remove) or a round. Never returns. */
+async function existing(final: string): Promise<never> {
+  const st = await fsp.stat(final).catch(() => null);
+  if (st && st.size === 0) {
+    throw new ChainError("Reserved", `${final}: an empty reservation younger than a minute holds this name; try again later`, { data: { file: final } });
+  }
+  throw new ChainError("NotHead", `${final}: a round with this name already exists`, { data: { file: final } });
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const fh = await fsp.open(dir, "r");
+  try {
+    await fh.sync();
+  } catch (e) {
+    if (errnoCode(e) !== "EINVAL" && errnoCode(e) !== "EISDIR" && errnoCode(e) !== "EPERM") throw e;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** What a parse did. */
+export interface ParseResult {
+  /** The round published, or null when the index held nothing new (or the session has nothing landed). */
+  published: Published | null;
+  /** The head after the parse, or null when the chain has no rounds. */
+  head: HeadState | null;
+}
+
+/**
+ * Parse a session into its conversation's chain: take the chain's `.lock`, read the head from the rounds directory, then
+ * read the session index (never past indexed_seq) and publish the next round when the index holds landed files past
+ * the head or files the chain cites are gone. A session with no landed file and no round publishes nothing and leaves
+ * no chain directory behind. The conversation id is the session id.
+ */
+export async function parse(root: string, sessionId: string, options: ParseOptions = {}): Promise<ParseResult> {
+  const dir = chainDir(root, sessionId);
+  const sessionDir = join(root, sessionId);
+  const convRoot = join(root, "_conversations");
+  const hadConv = await exists(convRoot);
+  const hadDir = await exists(dir);
+  if (!hadDir && !(await exists(sessionDir))) return { published: null, head: null };
+  await fsp.mkdir(join(dir, "rounds"), { recursive: true });
+  let result: ParseResult;
+  try {
+    result = await withLock(dir, options, async () => {
+      const st = await readState(root, sessionId);
+      const current = headOf(st.head, st.throughSeq);
+      if (!(await exists(sessionDir))) return { published: null, head: current };
+      const read = options.readIndex ?? defaultReadIndex;
+      const index = await read(root, sessionId);
+      const body = buildRoundBody(st, index, options.policy ?? DEFAULT_POLICY);
+      if (!body) {
+        if (current) await writeStateFile(dir, current);
+        return { published: null, head: current };
+      }
+      const published = await publishLocked(root, dir, st, body, options);
+      return { published, head: { round: published.round, commit: published.commit, file: published.file, throughSeq: body.range.to } };
+    });
+  } finally {
+    if (!hadDir) await removeIfEmpty(root, sessionId, dir, hadConv ? null : convRoot);
+  }
+  return result;
+}
+
+/** Undo a chain directory this parse created when it holds no round. */
+async function removeIfEmpty(root: string, id: string, dir: string, convRoot: string | null): Promise<void> {
+  const listing = await listChain(root, id).catch(() => null);
+  if (!listing || listing.rounds.length > 0 || listing.reservations.length > 0) return;
+  const rest = await fsp.readdir(dir).catch(() => ["?"]);
+  if (rest.some((n) => n !== "rounds")) return;
+  await fsp.rmdir(join(dir, "rounds")).catch(() => undefined);
+  await fsp.rmdir(dir).catch(() => undefined);
+  if (convRoot) await fsp.rmdir(convRoot).catch(() => undefined);
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await fsp.stat(path);
+    return true;
+  } catch (e) {
+    if (errnoCode(e) === "ENOENT") return false;
+    throw new ChainError("Io", `${path}: cannot stat: ${String(e)}`, { data: { file: path }, cause: e });
+  }
+}

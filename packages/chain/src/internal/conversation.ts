@@ -1,0 +1,338 @@
+// The fold: every round, in order, into one typed conversation. Pure: no filesystem.
+import { MAIN_STREAM } from "@lake/events";
+import { ChainError } from "./errors.js";
+import type { RefTuple, Round } from "./types.js";
+
+/** A record address: landed file sequence and 0-based row. */
+export interface RecordRef {
+  seq: number;
+  row: number;
+}
+
+/** A landed file the chain is bound to, with the round that bound it and whether a later round tombstoned it. */
+export interface FileBinding {
+  seq: number;
+  stream: string;
+  kind: string;
+  sha256: string;
+  records: number;
+  round: number;
+  gone: boolean;
+}
+
+/** A round as the fold saw it. */
+export interface RoundSummary {
+  round: number;
+  commit: string;
+  /** The round's file name under `rounds/`. */
+  file: string;
+  range: { from: number; to: number };
+  parser: { name: string; version: number };
+  policy: { id: string; version: number };
+}
+
+/**
+ * A child agent launch: the call that launched the child (`callId`), or a record that names the child without a call,
+ * or an anchor (the record the child's first parent link points at, when no record names the launch).
+ */
+export interface Launch {
+  child: string;
+  callId: string | null;
+  at: RecordRef;
+  anchor: boolean;
+}
+
+/** @internal Launch precedence: a call beats a record naming the child, which beats an anchor. */
+export function launchRank(l: { call?: string | null; callId?: string | null; anchor: boolean }): number {
+  if ((l.call ?? l.callId ?? null) !== null) return 2;
+  return l.anchor ? 0 : 1;
+}
+
+/** A tool call with its result and the child streams it launched. */
+export interface ToolCall {
+  id: string;
+  stream: string;
+  turn: number;
+  /** The call record, or null when only its result or fragments are known. */
+  call: RecordRef | null;
+  /** The result record, or null while the call is open. */
+  result: RecordRef | null;
+  /** Other records carrying this call id (progress, extra copies). */
+  fragments: RecordRef[];
+  /** Child streams this call launched, each with its own turns. */
+  children: StreamNode[];
+}
+
+/** A steering or queued message. */
+export interface Message {
+  type: "steering" | "queued";
+  op: string | null;
+  stream: string;
+  turn: number;
+  at: RecordRef;
+}
+
+/** A compaction boundary, closing part of `turn` of `stream`. */
+export interface Compaction {
+  stream: string;
+  turn: number;
+  at: RecordRef;
+}
+
+/** A landed file that is gone, named by the round that said so. */
+export interface Tombstone {
+  seq: number;
+  rows: number;
+  round: number;
+}
+
+/** One turn of a stream: its records in order and what happened in it. */
+export interface Turn {
+  stream: string;
+  index: number;
+  records: RecordRef[];
+  calls: ToolCall[];
+  messages: Message[];
+  compactions: Compaction[];
+}
+
+/** A stream (main, or a child agent) with its turns and how it was launched. */
+export interface StreamNode {
+  name: string;
+  launch: Launch | null;
+  turns: Turn[];
+}
+
+/** The conversation: the fold of every round of a chain, nothing else. */
+export interface Conversation {
+  id: string;
+  /** The last round, or null for a chain with no rounds. */
+  head: RoundSummary | null;
+  rounds: RoundSummary[];
+  /** The landed sequence the chain reaches (0 with no rounds). */
+  throughSeq: number;
+  files: FileBinding[];
+  /** The main stream; child streams hang under the calls that launched them. */
+  main: StreamNode;
+  /** Child streams no call of the tree launched (anchors only, or no launch at all), with their own children. */
+  detached: StreamNode[];
+  /** Every stream by name (the same objects as in the tree). */
+  streams: Record<string, StreamNode>;
+  /** Every tool call, in order of first appearance. */
+  calls: ToolCall[];
+  messages: Message[];
+  compactions: Compaction[];
+  tombstones: Tombstone[];
+}
+
+// ---- the mutable fold state (shared with the round builder) ------------------------------------------------------
+
+/** @internal Accumulated state of a chain. */
+export interface CallState {
+  id: string;
+  stream: string;
+  turn: number;
+  call: RecordRef | null;
+  result: RecordRef | null;
+  fragments: RecordRef[];
+}
+
+/** @internal */
+export interface StreamState {
+  turns: RecordRef[][];
+  lastCompaction: RecordRef | null;
+}
+
+/** @internal Fold accumulator. */
+export class ChainState {
+  readonly rounds: RoundSummary[] = [];
+  throughSeq = 0;
+  readonly files = new Map<number, FileBinding>();
+  /** Rows cited per landed seq. */
+  readonly cited = new Map<number, number>();
+  readonly tombstones = new Map<number, Tombstone>();
+  readonly streams = new Map<string, StreamState>();
+  readonly calls = new Map<string, CallState>();
+  readonly launches = new Map<string, Launch>();
+  readonly messages: Message[] = [];
+  readonly compactions: Compaction[] = [];
+
+  constructor(readonly id: string) {}
+
+  get head(): RoundSummary | null {
+    return this.rounds[this.rounds.length - 1] ?? null;
+  }
+
+  stream(name: string): StreamState {
+    let s = this.streams.get(name);
+    if (!s) {
+      s = { turns: [], lastCompaction: null };
+      this.streams.set(name, s);
+    }
+    return s;
+  }
+
+  /** Calls of `stream` open in its current turn: a call record, no result, after the last compaction. */
+  openCalls(stream: string): Set<string> {
+    const s = this.streams.get(stream);
+    const open = new Set<string>();
+    if (!s || s.turns.length === 0) return open;
+    const turn = s.turns.length - 1;
+    for (const c of this.calls.values()) {
+      if (c.stream !== stream || c.turn !== turn || c.call === null || c.result !== null) continue;
+      if (s.lastCompaction && compareRef(c.call, s.lastCompaction) < 0) continue;
+      open.add(c.id);
+    }
+    return open;
+  }
+
+  /** Fold one round in (rounds must come in order; `file` names it in errors). */
+  apply(r: Round, file: string): void {
+    const expectRound = this.rounds.length + 1;
+    const bad = (why: string): never => {
+      throw new ChainError("Corrupt", `${file}: ${why}`, { data: { file, round: r.round } });
+    };
+    if (r.round !== expectRound) bad(`round ${r.round} where round ${expectRound} was expected`);
+    if (r.conversation !== this.id) bad(`belongs to conversation ${JSON.stringify(r.conversation)}, not ${JSON.stringify(this.id)}`);
+    const prev = this.head?.commit ?? null;
+    if (r.prev !== prev) bad(`prev ${r.prev?.slice(0, 12) ?? "null"} does not match the previous round's commit ${prev?.slice(0, 12) ?? "null"}`);
+    if (r.range.from !== this.throughSeq + 1) bad(`range starts at ${r.range.from}, the chain reaches ${this.throughSeq}`);
+    for (const f of r.files) {
+      this.files.set(f.seq, { seq: f.seq, stream: f.stream, kind: f.kind, sha256: f.sha256, records: f.records, round: r.round, gone: false });
+    }
+    for (const t of r.tombstones) {
+      if (!this.files.has(t.seq) && !this.cited.has(t.seq)) bad(`tombstone for seq ${t.seq}, which no earlier round cites`);
+      this.tombstones.set(t.seq, { seq: t.seq, rows: t.rows, round: r.round });
+      const f = this.files.get(t.seq);
+      if (f) f.gone = true;
+    }
+    for (const t of r.turns) {
+      const s = this.stream(t.stream);
+      if (t.turn === s.turns.length) s.turns.push([]);
+      else if (t.turn !== s.turns.length - 1) bad(`turn ${t.turn} of stream ${t.stream} skips ahead (the stream has ${s.turns.length})`);
+      const records = s.turns[t.turn] as RecordRef[];
+      for (const ref of t.records) {
+        records.push(toRef(ref));
+        this.cited.set(ref[0], (this.cited.get(ref[0]) ?? 0) + 1);
+      }
+    }
+    for (const c of r.calls) {
+      const cur = this.calls.get(c.id);
+      if (!cur) {
+        this.calls.set(c.id, { id: c.id, stream: c.stream, turn: c.turn, call: c.call && toRef(c.call), result: c.result && toRef(c.result), fragments: c.fragments.map(toRef) });
+      } else {
+        cur.stream = c.stream;
+        cur.turn = c.turn;
+        if (cur.call === null && c.call) cur.call = toRef(c.call);
+        if (cur.result === null && c.result) cur.result = toRef(c.result);
+        for (const f of c.fragments) cur.fragments.push(toRef(f));
+      }
+    }
+    for (const l of r.launches) {
+      const cur = this.launches.get(l.child);
+      if (!cur || launchRank(l) > launchRank(cur)) this.launches.set(l.child, { child: l.child, callId: l.call, at: toRef(l.at), anchor: l.anchor });
+    }
+    for (const m of r.messages) this.messages.push({ type: m.type, op: m.op, stream: m.stream, turn: m.turn, at: toRef(m.at) });
+    for (const c of r.compactions) {
+      this.compactions.push({ stream: c.stream, turn: c.turn, at: toRef(c.at) });
+      this.stream(c.stream).lastCompaction = toRef(c.at);
+    }
+    this.throughSeq = r.range.to;
+    this.rounds.push({ round: r.round, commit: r.commit, file, range: { ...r.range }, parser: { ...r.parser }, policy: { ...r.policy } });
+  }
+
+  /** Render the typed conversation tree. */
+  toConversation(): Conversation {
+    const nodes = new Map<string, StreamNode>();
+    const turnsOf = new Map<string, Turn[]>();
+    const names = new Set<string>([MAIN_STREAM, ...this.streams.keys(), ...this.launches.keys()]);
+    for (const name of [...names].sort()) {
+      const s = this.streams.get(name);
+      const turns: Turn[] = (s?.turns ?? []).map((records, index) => ({ stream: name, index, records: records.map((r) => ({ ...r })), calls: [], messages: [], compactions: [] }));
+      turnsOf.set(name, turns);
+      nodes.set(name, { name, launch: this.launches.get(name) ?? null, turns });
+    }
+    const turnFor = (stream: string, turn: number): Turn | undefined => turnsOf.get(stream)?.[turn];
+    const calls: ToolCall[] = [];
+    const callById = new Map<string, ToolCall>();
+    for (const c of this.calls.values()) {
+      const tc: ToolCall = { id: c.id, stream: c.stream, turn: c.turn, call: c.call, result: c.result, fragments: [...c.fragments], children: [] };
+      calls.push(tc);
+      callById.set(c.id, tc);
+      turnFor(c.stream, c.turn)?.calls.push(tc);
+    }
+    for (const m of this.messages) turnFor(m.stream, m.turn)?.messages.push(m);
+    for (const c of this.compactions) turnFor(c.stream, c.turn)?.compactions.push(c);
+    // Nest each child under its launching call; anything not reachable from main is detached.
+    const attached = new Set<string>([MAIN_STREAM]);
+    const parentOf = new Map<string, ToolCall>();
+    for (const [child, l] of this.launches) {
+      if (child === MAIN_STREAM || l.callId === null) continue;
+      const tc = callById.get(l.callId);
+      if (tc && tc.stream !== child) parentOf.set(child, tc);
+    }
+    const reach = (stream: string, seen: Set<string>): void => {
+      for (const [child, tc] of parentOf) {
+        if (tc.stream !== stream || seen.has(child)) continue;
+        seen.add(child);
+        tc.children.push(nodes.get(child) as StreamNode);
+        reach(child, seen);
+      }
+    };
+    reach(MAIN_STREAM, attached);
+    const detached: StreamNode[] = [];
+    for (const name of [...nodes.keys()].sort()) {
+      if (attached.has(name)) continue;
+      attached.add(name);
+      detached.push(nodes.get(name) as StreamNode);
+      reach(name, attached);
+    }
+    for (const tc of calls) tc.children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const streams: Record<string, StreamNode> = {};
+    for (const [name, node] of nodes) streams[name] = node;
+    return {
+      id: this.id,
+      head: this.head,
+      rounds: [...this.rounds],
+      throughSeq: this.throughSeq,
+      files: [...this.files.values()].sort((a, b) => a.seq - b.seq).map((f) => ({ ...f })),
+      main: nodes.get(MAIN_STREAM) as StreamNode,
+      detached,
+      streams,
+      calls,
+      messages: [...this.messages],
+      compactions: [...this.compactions],
+      tombstones: [...this.tombstones.values()].sort((a, b) => a.seq - b.seq),
+    };
+  }
+}
+
+/** @internal */
+export function toRef(t: RefTuple): RecordRef {
+  return { seq: t[0], row: t[1] };
+}
+
+/** @internal */
+export function toTuple(r: RecordRef): RefTuple {
+  return [r.seq, r.row];
+}
+
+/** Order two record addresses by (seq, row). */
+export function compareRef(a: RecordRef, b: RecordRef): number {
+  return a.seq - b.seq || a.row - b.row;
+}
+
+/**
+ * Fold decoded rounds (in round order; `files[i]` names round i in errors) into a conversation. Throws ChainError
+ * `Corrupt` when a round does not follow the one before it.
+ */
+export function foldRounds(conversationId: string, rounds: readonly Round[], files?: readonly string[]): Conversation {
+  return foldState(conversationId, rounds, files).toConversation();
+}
+
+/** @internal */
+export function foldState(conversationId: string, rounds: readonly Round[], files?: readonly string[]): ChainState {
+  const st = new ChainState(conversationId);
+  rounds.forEach((r, i) => st.apply(r, files?.[i] ?? `round ${r.round}`));
+  return st;
+}
