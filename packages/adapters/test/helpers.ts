@@ -49,3 +49,8 @@ export function jsonLines(runtime: string, rel: string): unknown[] {
       }
     });
 }
+
+/** A whole-file JSON fixture, parsed. */
+export function jsonDoc(runtime: string, rel: string): Record<string, any> {
+  return JSON.parse(readFileSync(join(FIXTURES, runtime, rel), "utf8")) as Record<string, any>;
+}

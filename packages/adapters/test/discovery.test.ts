@@ -1,0 +1,116 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { cpSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { AdaptersError, claudeCodeAdapter, codexAdapter, geminiAdapter, getAdapter, globToRegExp, hookAdapter, isAdaptersError, parseFile, readSession } from "../src/index.js";
+import { FIXTURES } from "./helpers.js";
+
+afterAll(cleanupTempDirs);
+
+function fakeHome(): string {
+  const home = tempDir("adapters-home");
+  const projects = join(home, ".claude", "projects");
+  cpSync(join(FIXTURES, "claude-code", "marot-spotter"), join(projects, "-home-marot"), { recursive: true });
+  cpSync(join(FIXTURES, "claude-code", "codemie-code", "-tmp-private"), join(projects, "-tmp-private"), { recursive: true });
+  const codexFile = "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl";
+  mkdirSync(join(home, ".codex", "sessions", "2026", "02", "23"), { recursive: true });
+  mkdirSync(join(home, ".codex", "archived_sessions"), { recursive: true });
+  cpSync(join(FIXTURES, "codex", "madshn-localpush", "raw", "sessions", codexFile), join(home, ".codex", "sessions", "2026", "02", "23", codexFile));
+  cpSync(join(FIXTURES, "codex", "madshn-localpush", "raw", "sessions", codexFile), join(home, ".codex", "archived_sessions", codexFile));
+  mkdirSync(join(home, ".gemini", "tmp", "abc", "chats"), { recursive: true });
+  cpSync(join(FIXTURES, "gemini", "codemie-code", "session-2025-12-01T21-45-5b959dae.json"), join(home, ".gemini", "tmp", "abc", "chats", "session-2025-12-01T21-45-5b959dae.json"));
+  return home;
+}
+
+describe("discovery", () => {
+  const home = fakeHome();
+  it("lists Claude Code sessions in both subagent layouts with streams, kinds and modes", async () => {
+    const d = await claudeCodeAdapter.discover({ home, env: {} });
+    expect(d.roots).toEqual([join(home, ".claude", "projects")]);
+    const by = (rel: string) => d.sources.find((s) => s.rel === rel)!;
+    expect(by("-home-marot/258c7280-ae70-4798-800f-63464d01a85d/subagents/agent-a881341.jsonl")).toMatchObject({ session_id: "258c7280-ae70-4798-800f-63464d01a85d", stream: "a881341", kind: "transcript", mode: "append" });
+    expect(by("-home-marot/258c7280-ae70-4798-800f-63464d01a85d/subagents/agent-acompact-fffbd0.jsonl").stream).toBe("acompact-fffbd0");
+    expect(by("-tmp-private/agent-36541525.jsonl")).toMatchObject({ session_id: "4c2ddfdc-b619-4525-8d03-1950fb1b0257", stream: "36541525" });
+    expect(by("-home-marot/258c7280-ae70-4798-800f-63464d01a85d.jsonl")).toMatchObject({ stream: "main", mode: "append" });
+    expect(by("-home-marot/short.jsonl").session_id).toBe("55604662-cf2a-4331-851a-ec234028f8ca");
+    expect(d.problems).toEqual([]);
+  });
+
+  it("include/exclude globs match the relative path or the session id", async () => {
+    const only = await claudeCodeAdapter.discover({ home, env: {}, include: ["-tmp-private/**"] });
+    expect(only.sources.map((s) => s.rel).sort()).toEqual(["-tmp-private/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", "-tmp-private/agent-36541525.jsonl", "-tmp-private/agent-50243ee8.jsonl"]);
+    const ex = await claudeCodeAdapter.discover({ home, env: {}, exclude: ["258c7280-*", "**/agent-*"] });
+    expect(ex.sources.some((s) => s.session_id.startsWith("258c7280") || s.rel.includes("agent-"))).toBe(false);
+    expect(globToRegExp("a/{b,c}/*.jsonl").test("a/c/x.jsonl")).toBe(true);
+    expect(() => globToRegExp("a{b")).toThrow(/unclosed/);
+  });
+
+  it("a Codex file in sessions/ and archived_sessions/ is one session read once", async () => {
+    const d = await codexAdapter.discover({ home, env: {} });
+    expect(d.sources.map((s) => s.session_id)).toEqual(["019c8bfe-ec25-79e0-97d7-bda6a9c575ff", "019c8bfe-ec25-79e0-97d7-bda6a9c575ff"]);
+    const s = await readSession("codex", "019c8bfe-ec25-79e0-97d7-bda6a9c575ff", { home, env: {} });
+    expect(s.sources).toHaveLength(2);
+    const { usageBySession } = await import("@lake/events");
+    expect(usageBySession(s.records).get("019c8bfe-ec25-79e0-97d7-bda6a9c575ff")?.usage).toEqual({ input_tokens: 59525, cached_input_tokens: 238848, output_tokens: 1123, reasoning_tokens: 483 });
+  });
+
+  it("Gemini legacy JSON is a snapshot source; an unreadable root is a problem, not a failure", async () => {
+    const d = await geminiAdapter.discover({ home, env: {} });
+    expect(d.sources.map((s) => [s.rel, s.session_id, s.mode])).toEqual([["abc/chats/session-2025-12-01T21-45-5b959dae.json", "5b959dae-8655-4cd1-b10f-720b8c336ea2", "snapshot"]]);
+    const notDir = join(home, "file");
+    writeFileSync(notDir, "x");
+    const bad = await geminiAdapter.discover({ roots: [notDir] });
+    expect(bad.problems.length).toBe(1);
+    expect(bad.problems[0]!.path).toBe(notDir);
+    const missing = await geminiAdapter.discover({ roots: [join(home, "nope")] });
+    expect(missing).toMatchObject({ sources: [], problems: [] });
+  });
+
+  it("reading never changes a vendor file", async () => {
+    const f = join(home, ".claude", "projects", "-home-marot", "short.jsonl");
+    const before = { text: readFileSync(f), mtime: statSync(f).mtimeMs, mode: statSync(f).mode };
+    await claudeCodeAdapter.discover({ home, env: {} });
+    for await (const _ of parseFile(f)) void _;
+    expect(readFileSync(f).equals(before.text)).toBe(true);
+    expect(statSync(f).mtimeMs).toBe(before.mtime);
+    expect(statSync(f).mode).toBe(before.mode);
+  });
+
+  it("default roots follow the environment", () => {
+    expect(claudeCodeAdapter.defaultRoots({ CLAUDE_CONFIG_DIR: "/c" }, "/h")).toEqual(["/c/projects"]);
+    expect(codexAdapter.defaultRoots({}, "/h")).toEqual(["/h/.codex"]);
+    expect(geminiAdapter.defaultRoots({}, "/h")).toEqual(["/h/.gemini/tmp"]);
+    expect(hookAdapter.defaultRoots({ LAKE_ROOT: "/l" }, "/h")).toEqual(["/l/_hooks"]);
+    expect(hookAdapter.defaultRoots({}, "/h")).toEqual(["/h/.local/share/lake/_hooks"]);
+  });
+});
+
+describe("errors", () => {
+  it("unknown runtime: one line, typed code, brand guard works on a structural copy", async () => {
+    let err: unknown;
+    try {
+      getAdapter("nope");
+    } catch (e) {
+      err = e;
+    }
+    expect(isAdaptersError(err)).toBe(true);
+    expect((err as AdaptersError).code).toBe("UnknownRuntime");
+    expect((err as Error).message).not.toContain("\n");
+    // A second copy of the package makes its own class; the brand is a global symbol.
+    const other = Object.defineProperty(new Error("x"), Symbol.for("@lake/adapters/AdaptersError"), { value: true });
+    expect(isAdaptersError(other)).toBe(true);
+    expect(isAdaptersError(new Error("x"))).toBe(false);
+  });
+
+  it("an unreadable file names the path", async () => {
+    const p = join(tempDir("adapters-missing"), "gone.jsonl");
+    await expect(async () => {
+      for await (const _ of parseFile(p, { runtime: "claude-code" })) void _;
+    }).rejects.toThrow(p);
+  });
+
+  it("a foreign state is refused", () => {
+    const src = { runtime: "codex", path: "/x.jsonl", rel: "x.jsonl", session_id: "s", stream: "main", kind: "transcript", mode: "append" as const };
+    expect(() => codexAdapter.parseLines(src, [], {})).toThrow(/not a Codex adapter state/);
+  });
+});
