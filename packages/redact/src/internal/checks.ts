@@ -39,6 +39,14 @@ export const PLACEHOLDER_WORDS = [
   "replaceme", "insert_", "put_your", "todo", "notreal", "not_real", "fake_",
 ];
 
+/** Published documentation keys (AWS, Stripe, jwt.io), assembled from parts; a value containing one is an example. */
+export const DOC_EXAMPLE_KEYS = [
+  ["AKIA", "IOSFODNN7EXAMPLE"].join(""),
+  ["wJalrXUtnFEMI", "/K7MDENG/bPxRfiCYEXAMPLEKEY"].join(""),
+  ["sk_test_", "4eC39HqLyjWDarjtT1zdp7dc"].join(""),
+  ["SflKxwRJSMeKKF2QT4fwpMeJf36", "POk6yJV_adQssw5c"].join(""),
+];
+
 /** Whole values that are placeholders (compared lower-case). */
 export const PLACEHOLDER_VALUES = new Set([
   "password", "passwd", "pass", "pwd", "pw", "p", "secret", "token", "user", "username", "admin", "root", "guest",
@@ -61,14 +69,23 @@ export function isPlaceholder(v: string): boolean {
   const l = v.toLowerCase();
   if (PLACEHOLDER_VALUES.has(l)) return true;
   for (const w of PLACEHOLDER_WORDS) if (l.includes(w)) return true;
+  for (const d of DOC_EXAMPLE_KEYS) if (v.includes(d)) return true;
   return false;
+}
+
+const IDENT_SEGMENT = /^(?:[a-z_$][a-z0-9_$]*(?:[A-Z][a-z0-9_$]*)*|[A-Z][A-Z0-9_]*|(?:[A-Z][a-z0-9]+)+)$/;
+
+/** `a.b.c` / `obj?.field` / `Cls.CONST` / `a.b()`: every segment an identifier in a usual case style. */
+function isMemberChain(v: string): boolean {
+  const body = v.replace(/\(\)?$/, "");
+  if (!/^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+$/.test(body)) return false;
+  return body.split(/\??\./).every((seg) => IDENT_SEGMENT.test(seg));
 }
 
 /** True when `v` reads like code rather than a literal: `a.b.c`, `env.X`, `os.environ[...]`, `getX()`. */
 export function isCodeReference(v: string): boolean {
-  const digits = v.replace(/[^0-9]/g, "").length;
   return (
-    (digits < 3 && /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+(?:\(\)?)?$/.test(v)) ||
+    isMemberChain(v) ||
     /^(?:process\.env|os\.environ|os\.getenv|env\.|ENV\[|getenv|System\.getenv|config\.|settings\.|self\.|this\.)/.test(v) ||
     /^[A-Za-z_$][\w$]*\(/.test(v)
   );

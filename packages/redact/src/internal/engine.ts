@@ -7,7 +7,7 @@ import { KeywordMatcher } from "./keywords.js";
 import { keyBytes, type RedactKey } from "./key.js";
 import { MASK_PREFIX, charClasses, shannon } from "./checks.js";
 import { isSecretName, plausibleValue, type Rule } from "./rules.js";
-import { buildView, needsView } from "./view.js";
+import { buildView, needsView, viewText } from "./view.js";
 
 /** Rule id used for a whole string masked because its object key names a secret. */
 export const GENERIC_RULE_ID = "generic-secret";
@@ -29,6 +29,7 @@ export interface Span {
   readonly secret: string;
 }
 
+const MASK_RE = /\[REDACTED:[a-z0-9][a-z0-9-]{0,63}:[0-9a-f]{8}\]/g;
 const RULE_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const ESCAPE_HINT = /\\u[0-9a-fA-F]{4}|\\\/|\\\r?\n/;
 
@@ -77,14 +78,13 @@ export class Engine {
     let any = this.matcher.scan(input, hits) > 0;
     const escaped = needsView(input);
     if (!any && !(escaped && ESCAPE_HINT.test(input))) return [];
-    const view = escaped ? buildView(input) : { text: input, start: undefined, end: undefined };
-    if (view.text !== input) {
+    const text = escaped ? viewText(input) : input;
+    if (text !== input) {
       hits.fill(0);
-      any = this.matcher.scan(view.text, hits) > 0;
+      any = this.matcher.scan(text, hits) > 0;
       if (!any) return [];
     }
-    const text = view.text;
-    const cands: { rule: number; start: number; end: number; secret: string }[] = [];
+    let cands: { rule: number; start: number; end: number; secret: string }[] = [];
     for (const cr of this.rules) {
       if (hits[cr.index] === 0) continue;
       const re = cr.re;
@@ -113,6 +113,12 @@ export class Engine {
       }
     }
     if (cands.length === 0) return [];
+    if (text.includes(MASK_PREFIX)) {
+      // Text already masked is never masked again, nor is any part of a mask.
+      const masks = [...text.matchAll(MASK_RE)].map((mm) => [mm.index, mm.index + mm[0].length] as const);
+      cands = cands.filter((c) => !masks.some(([a, b]) => c.start < b && a < c.end));
+      if (cands.length === 0) return [];
+    }
     // Priority resolution: earlier rules first, then leftmost; an overlapping later candidate is dropped.
     cands.sort((a, b) => a.rule - b.rule || a.start - b.start);
     const kept: typeof cands = [];
@@ -127,6 +133,8 @@ export class Engine {
       if (!overlaps) kept.push(c);
     }
     kept.sort((a, b) => a.start - b.start);
+    const view = text === input ? { start: undefined, end: undefined } : buildView(input);
+    if (view.start && view.start.length !== text.length) throw new Error("redact: view maps disagree with view text");
     return kept.map((c) => ({
       rule: this.rules[c.rule]!.rule.id,
       start: view.start ? view.start[c.start]! : c.start,

@@ -145,6 +145,7 @@ export function createRedactor(options: RedactorOptions): Redactor {
   const qset = new Set(quarantineRules);
 
   const maskString = (s: string, path: readonly (string | number)[], inKey: boolean, acc: Acc): string => {
+    path = [...path];
     const spans = engine.scan(s);
     if (spans.length === 0) return s;
     let out = "";
@@ -184,12 +185,15 @@ export function createRedactor(options: RedactorOptions): Redactor {
         if (child === undefined) continue; // JSON.stringify drops it too
         let nk = k;
         if (redactKeys) {
-          nk = maskString(k, [...path, k], true, acc);
+          const first = acc.findings.length;
+          nk = maskString(k, path, true, acc);
           if (nk !== k) {
             // Two masked keys can collide only if they were different secrets with a hash clash; keep both.
             let n = 2;
             const base = nk;
             while (Object.prototype.hasOwnProperty.call(out, nk)) nk = `${base}#${n++}`;
+            // A finding's path names the masked key, never the raw one.
+            for (let i = first; i < acc.findings.length; i++) acc.findings[i] = { ...acc.findings[i]!, path: [...path, nk] };
           }
         }
         path.push(nk);

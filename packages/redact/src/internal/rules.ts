@@ -51,6 +51,8 @@ export function plausibleValue(v: string, minLen = 8): boolean {
   if (isPlaceholder(v) || isCodeReference(v)) return false;
   const classes = charClasses(v);
   if (classes < 2) return false;
+  // Words joined by separators (`proxy-handled`, `Not_Set`, `USE_KEYCHAIN`) are settings, not secrets.
+  if (/^[A-Za-z]+(?:[-_. ][A-Za-z]+)*$/.test(v) && v.split(/[-_. ]/).every((w) => /^(?:[a-z]+|[A-Z][a-z]*|[A-Z]+)$/.test(w))) return false;
   if (shannon(v) < 2.8) return false;
   return true;
 }

@@ -119,6 +119,24 @@ function codesToString(codes: number[]): string {
   return s;
 }
 
+const ESCAPE = /\\(u[0-9a-fA-F]{4}|["\\/'nrtbf])/g;
+const CONTINUATION = /\\\r?\n[ \t]*/g;
+const SIMPLE: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", "'": "'", n: "\n", r: "\r", t: "\t", b: "\b", f: "\f" };
+
+/**
+ * The view text alone (no position map), computed with native regex replacement: the same
+ * decoding as {@link buildView}, cheap enough to run on every string that holds a backslash.
+ */
+export function viewText(s: string): string {
+  let text = s;
+  for (let level = 0; level < MAX_LEVELS && text.indexOf("\\") !== -1; level++) {
+    const next = text.replace(ESCAPE, (_m, e: string) => (e.length === 5 ? String.fromCharCode(parseInt(e.slice(1), 16)) : SIMPLE[e]!));
+    if (next === text) break;
+    text = next;
+  }
+  return text.indexOf("\\") === -1 ? text : text.replace(CONTINUATION, "");
+}
+
 /** True when building a view could change the text (the string holds a backslash). */
 export function needsView(s: string): boolean {
   return s.indexOf("\\") !== -1;
