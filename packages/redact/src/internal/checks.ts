@@ -73,12 +73,13 @@ export function isPlaceholder(v: string): boolean {
   return false;
 }
 
-const IDENT_SEGMENT = /^(?:[a-z_$][a-z0-9_$]*(?:[A-Z][a-z0-9_$]*)*|[A-Z][A-Z0-9_]*|(?:[A-Z][a-z0-9]+)+)$/;
+const IDENT_SEGMENT = /^(?:[a-z_$][a-z0-9_$]*(?:[A-Z][a-z0-9_$]+)*[A-Z]?|[A-Z][A-Z0-9_]*|(?:[A-Z][a-z0-9]+)+)$/;
 
 /** `a.b.c` / `obj?.field` / `Cls.CONST` / `a.b()`: every segment an identifier in a usual case style. */
 function isMemberChain(v: string): boolean {
   const body = v.replace(/\(\)?$/, "");
   if (!/^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+$/.test(body)) return false;
+  if (body.replace(/[^0-9]/g, "").length > 3) return false;
   return body.split(/\??\./).every((seg) => IDENT_SEGMENT.test(seg));
 }
 
