@@ -1,0 +1,49 @@
+// Land the Claude Code fixture through the real @lake/store (cursors, landed files, index).
+import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openSession, type SourceRef } from "@lake/store";
+import { claudeTestConvert } from "./claude-test-converter.js";
+
+export const SESSION = "258c7280-ae70-4798-800f-63464d01a85d";
+/** The fixture directory (inside this package). */
+export const FIXTURE = new URL("../fixtures/marot-spotter/", import.meta.url).pathname;
+
+/** The fixture's source files: main transcript and each subagent transcript, with their streams. */
+export function fixtureSources(dir = FIXTURE): { path: string; stream: string; rel: string }[] {
+  const subDir = join(dir, SESSION, "subagents");
+  const subs = readdirSync(subDir).filter((n) => n.startsWith("agent-") && n.endsWith(".jsonl")).sort();
+  return [
+    { path: join(dir, `${SESSION}.jsonl`), stream: "main", rel: `${SESSION}.jsonl` },
+    ...subs.map((n) => ({ path: join(subDir, n), stream: n.slice("agent-".length, -".jsonl".length), rel: `${SESSION}/subagents/${n}` })),
+  ];
+}
+
+function ref(s: { path: string; stream: string; rel: string }): SourceRef {
+  return { path: s.path, source: s.rel, stream: s.stream, kind: "transcript", runtime: "claude-code", adapter: "chain-test-converter", adapterVersion: "0" };
+}
+
+/** One collect pass of every source in `sourceDir` into `root`, indexing at the end. */
+export async function collect(root: string, sourceDir = FIXTURE, maxDeltaBytes = 512 * 1024): Promise<void> {
+  const s = await openSession(root, SESSION, { maxDeltaBytes });
+  try {
+    const pass = s.beginPass();
+    for (const src of fixtureSources(sourceDir)) await pass.collectAppend(ref(src), claudeTestConvert);
+    pass.finish({ index: true });
+  } finally {
+    s.close();
+  }
+}
+
+/** A copy of the fixture tree in `dir` where the main transcript holds only its first `lines` lines. */
+export function partialSource(dir: string, lines: number): void {
+  mkdirSync(join(dir, SESSION, "subagents"), { recursive: true });
+  const all = readFileSync(join(FIXTURE, `${SESSION}.jsonl`), "utf8").split(/(?<=\n)/);
+  writeFileSync(join(dir, `${SESSION}.jsonl`), all.slice(0, lines).join(""));
+  for (const s of fixtureSources().slice(1)) copyFileSync(s.path, join(dir, s.rel));
+}
+
+/** Append the rest of the main transcript to a partial copy. */
+export function completeSource(dir: string, lines: number): void {
+  const all = readFileSync(join(FIXTURE, `${SESSION}.jsonl`), "utf8").split(/(?<=\n)/);
+  appendFileSync(join(dir, `${SESSION}.jsonl`), all.slice(lines).join(""));
+}
