@@ -1,1 +1,74 @@
-export {};
+export { LayoutError, isLayoutError } from "./internal/errors.js";
+export type { LayoutErrorCode, LayoutErrorData } from "./internal/errors.js";
+
+export type {
+  ConditionalResult,
+  ListOptions,
+  ListPage,
+  ObjectInfo,
+  ObjectStore,
+  StoredObject,
+  UploadOptions,
+  UploadSource,
+} from "./internal/types.js";
+
+export { defaultLocalRoot, defaultStoreUrl, openStore, parseStoreUrl } from "./internal/url.js";
+export type { OpenStoreOptions, StoreLocation } from "./internal/url.js";
+export type { LocalStoreOptions } from "./internal/local.js";
+export { classifyS3Error, defaultS3Client, unquoteEtag } from "./internal/s3.js";
+export type { S3StoreOptions } from "./internal/s3.js";
+export { validateObjectKey } from "./internal/util.js";
+
+export {
+  FLEET_KEY,
+  PREFIXES,
+  SNAPSHOT_LATEST_KEY,
+  agentKey,
+  claimEventKey,
+  compactedMarkerKey,
+  compactedPartKey,
+  compactedPrefix,
+  digestKey,
+  fleetClaimKey,
+  intentKey,
+  leaseKey,
+  parseKey,
+  quarantineKey,
+  resourceKey,
+  sealedKey,
+  segmentKey,
+  sessionPrefix,
+  snapshotBlobKey,
+  utcDate,
+  validateDate,
+  validatePartitionValue,
+} from "./internal/keys.js";
+export type { CompactedPartition, ParsedKey, SessionPartition } from "./internal/keys.js";
+export { isUlid, ulid, ulidTime } from "./internal/ulid.js";
+
+export { NONCE_HISTORY, casUpdate, decodeJsonObject, encodeJsonObject, readJson } from "./internal/cas.js";
+export type { CasFields, CasOptions, CasOutcome, JsonObject } from "./internal/cas.js";
+
+export { DEFAULT_SKEW_MS, MAX_TTL_SECONDS, acquireLease, isLive, listLeases, readLease, releaseLease, renewLease } from "./internal/lease.js";
+export type {
+  ClockOptions,
+  LeaseAcquireResult,
+  LeaseListEntry,
+  LeaseRecord,
+  LeaseReleaseResult,
+  LeaseRenewResult,
+  LeaseTarget,
+} from "./internal/lease.js";
+
+export { clearIntent, declareIntent, heartbeat, leaveRoster, listIntents, listRoster } from "./internal/roster.js";
+export type { IntentItem, IntentRecord, RosterEntry } from "./internal/roster.js";
+
+export {
+  FLEET_SCHEMA_VERSION,
+  initFleet,
+  publishSnapshot,
+  readFleet,
+  readSnapshotPointer,
+  syncSnapshotCache,
+} from "./internal/snapshot.js";
+export type { FleetManifest, SnapshotPointer } from "./internal/snapshot.js";

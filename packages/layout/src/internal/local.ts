@@ -1,0 +1,459 @@
+// The local-directory backend: one file per key under the root, with S3's guarantees.
+//  - put:          temp file (fsync) → rename over the key (under the key's lock) → fsync the directory.
+//  - putIfAbsent:  temp file (fsync) → link(temp, key), which never replaces → fsync the directory.
+//  - putIfMatch:   temp file (fsync) → take the key's lock → compare the current content hash with the
+//                  expected etag → rename → fsync the directory → drop the lock.
+//  - etag:         SHA-256 hex of the content, so it needs no side file and survives crashes.
+// Locks are files created with O_EXCL under <root>/.lake-store/locks/; a lock whose holder died (same
+// host, pid gone) or that is older than staleLockMs is broken with a rename, so a crash never wedges a key.
+import { createHash, randomBytes } from "node:crypto";
+import { constants as fsc, createReadStream, createWriteStream } from "node:fs";
+import * as fs from "node:fs/promises";
+import { hostname } from "node:os";
+import { dirname, join, sep } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { LayoutError } from "./errors.js";
+import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
+import { LOCAL_INTERNAL_DIR, compareUtf8, pageSize, sha256Hex, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
+
+/** Options of the local backend. */
+export interface LocalStoreOptions {
+  /** How long to wait for a key's lock before failing with `Locked` (ms, default 30 000). */
+  readonly lockTimeoutMs?: number;
+  /** Age after which a lock is considered abandoned even if its holder's pid cannot be checked (ms, default 30 000). */
+  readonly staleLockMs?: number;
+}
+
+interface LockInfo {
+  readonly pid: number;
+  readonly host: string;
+  readonly nonce: string;
+  readonly t: number;
+}
+
+function errno(e: unknown): string | undefined {
+  return typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : undefined;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return errno(e) === "EPERM";
+  }
+}
+
+async function fsyncPath(path: string): Promise<void> {
+  let h: fs.FileHandle | undefined;
+  try {
+    h = await fs.open(path, "r");
+    await h.sync();
+  } catch (e) {
+    // Some filesystems refuse fsync on a directory; the rename is still atomic there.
+    if (!["EISDIR", "EINVAL", "EPERM", "EBADF"].includes(errno(e) ?? "")) throw e;
+  } finally {
+    await h?.close();
+  }
+}
+
+export class LocalStore implements ObjectStore {
+  readonly url: string;
+  readonly root: string;
+  private readonly lockTimeoutMs: number;
+  private readonly staleLockMs: number;
+  private readonly host = hostname();
+
+  constructor(root: string, url: string, options: LocalStoreOptions = {}) {
+    this.root = root;
+    this.url = url;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
+    this.staleLockMs = options.staleLockMs ?? 30_000;
+  }
+
+  private path(key: string): string {
+    validateObjectKey(key, this.url);
+    return join(this.root, ...key.split("/"));
+  }
+
+  private io(op: string, key: string, e: unknown): LayoutError {
+    return new LayoutError("Io", `${op} ${key} in ${this.url}: ${e instanceof Error ? e.message : String(e)}`, { key, store: this.url }, { cause: e });
+  }
+
+  async get(key: string): Promise<StoredObject | undefined> {
+    const p = this.path(key);
+    try {
+      const body = await fs.readFile(p);
+      return { body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength), etag: sha256Hex(body) };
+    } catch (e) {
+      if (["ENOENT", "ENOTDIR", "EISDIR"].includes(errno(e) ?? "")) return undefined;
+      throw this.io("read", key, e);
+    }
+  }
+
+  async head(key: string): Promise<ObjectInfo | undefined> {
+    const p = this.path(key);
+    try {
+      const h = await fs.open(p, "r");
+      try {
+        const st = await h.stat();
+        if (!st.isFile()) return undefined;
+        const hash = createHash("sha256");
+        for await (const chunk of h.createReadStream({ autoClose: false, highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+        return { key, etag: hash.digest("hex"), size: st.size, lastModified: st.mtime };
+      } finally {
+        await h.close();
+      }
+    } catch (e) {
+      if (["ENOENT", "ENOTDIR", "EISDIR"].includes(errno(e) ?? "")) return undefined;
+      throw this.io("head", key, e);
+    }
+  }
+
+  // ---- temp files, directories, locks ----
+
+  private async tempPath(): Promise<string> {
+    const dir = join(this.root, LOCAL_INTERNAL_DIR, "tmp");
+    await fs.mkdir(dir, { recursive: true });
+    return join(dir, `${process.pid}-${randomBytes(8).toString("hex")}`);
+  }
+
+  /** Write chunks to a fresh temp file and fsync it; returns its path, hash and size. */
+  private async writeTemp(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ tmp: string; etag: string; size: number }> {
+    const tmp = await this.tempPath();
+    const h = await fs.open(tmp, fsc.O_CREAT | fsc.O_EXCL | fsc.O_WRONLY, 0o644);
+    const hash = createHash("sha256");
+    let size = 0;
+    try {
+      for await (const c of chunks) {
+        hash.update(c);
+        size += c.byteLength;
+        let off = 0;
+        while (off < c.byteLength) off += (await h.write(c, off, c.byteLength - off)).bytesWritten;
+      }
+      await h.sync();
+    } catch (e) {
+      await h.close();
+      await fs.rm(tmp, { force: true });
+      throw e;
+    }
+    await h.close();
+    return { tmp, etag: hash.digest("hex"), size };
+  }
+
+  /** mkdir -p the key's parent; fsync the parents of directories this created. */
+  private async ensureParent(p: string): Promise<void> {
+    const dir = dirname(p);
+    const first = await fs.mkdir(dir, { recursive: true });
+    if (first === undefined) return;
+    // fsync every new directory's parent, deepest first, so the new entries survive a crash.
+    let d = dir;
+    while (d.length >= first.length) {
+      await fsyncPath(dirname(d));
+      if (d === first) break;
+      d = dirname(d);
+    }
+  }
+
+  private lockPath(key: string): string {
+    return join(this.root, LOCAL_INTERNAL_DIR, "locks", `${sha256Hex(key).slice(0, 40)}.lock`);
+  }
+
+  private async readLock(path: string): Promise<LockInfo | undefined> {
+    try {
+      const v = JSON.parse(await fs.readFile(path, "utf8")) as LockInfo;
+      return typeof v.nonce === "string" ? v : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async lock(key: string): Promise<{ path: string; nonce: string }> {
+    const path = this.lockPath(key);
+    const nonce = randomBytes(12).toString("hex");
+    const info: LockInfo = { pid: process.pid, host: this.host, nonce, t: Date.now() };
+    const deadline = Date.now() + this.lockTimeoutMs;
+    let wait = 1;
+    for (;;) {
+      try {
+        await fs.writeFile(path, JSON.stringify(info), { flag: "wx" });
+        return { path, nonce };
+      } catch (e) {
+        const code = errno(e);
+        if (code === "ENOENT") {
+          await fs.mkdir(dirname(path), { recursive: true });
+          continue;
+        }
+        if (code !== "EEXIST") throw this.io("lock", key, e);
+      }
+      await this.breakIfStale(path);
+      if (Date.now() > deadline) {
+        throw new LayoutError("Locked", `lock for ${key} in ${this.url} still held after ${this.lockTimeoutMs} ms (${path})`, { key, store: this.url });
+      }
+      await sleep(Math.random() * wait);
+      wait = Math.min(wait * 2, 20);
+    }
+  }
+
+  /** Break a lock whose holder is gone: same host and dead pid, or older than staleLockMs. */
+  private async breakIfStale(path: string): Promise<void> {
+    let held: LockInfo | undefined;
+    let age: number;
+    try {
+      const st = await fs.stat(path);
+      held = await this.readLock(path);
+      age = Date.now() - (held?.t ?? st.mtimeMs);
+    } catch {
+      return; // gone already
+    }
+    const dead = held !== undefined && held.host === this.host && held.pid !== process.pid && !pidAlive(held.pid);
+    if (!dead && age < this.staleLockMs) return;
+    // Move the stale lock aside atomically, then make sure it was the one judged stale; a fresh lock
+    // taken in between is put back with link (which never replaces).
+    const aside = `${path}.broken-${randomBytes(6).toString("hex")}`;
+    try {
+      await fs.rename(path, aside);
+    } catch {
+      return;
+    }
+    const moved = await this.readLock(aside);
+    if (held !== undefined && moved?.nonce !== held.nonce) {
+      await fs.link(aside, path).catch(() => undefined);
+    }
+    await fs.rm(aside, { force: true });
+  }
+
+  private async unlock(l: { path: string; nonce: string }): Promise<void> {
+    const cur = await this.readLock(l.path);
+    if (cur?.nonce === l.nonce) await fs.rm(l.path, { force: true });
+  }
+
+  private async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const l = await this.lock(key);
+    try {
+      return await fn();
+    } finally {
+      await this.unlock(l);
+    }
+  }
+
+  /** rename(tmp, p) creating parents as needed, then fsync the directory. */
+  private async publish(tmp: string, p: string): Promise<void> {
+    for (let i = 0; ; i++) {
+      try {
+        await fs.rename(tmp, p);
+        break;
+      } catch (e) {
+        if (errno(e) === "ENOENT" && i < 3) {
+          await this.ensureParent(p);
+          continue;
+        }
+        if (errno(e) === "EISDIR" || errno(e) === "ENOTDIR") throw this.collision(p, e);
+        throw e;
+      }
+    }
+    await fsyncPath(dirname(p));
+  }
+
+  private collision(p: string, e: unknown): LayoutError {
+    const key = p.slice(this.root.length + 1).split(sep).join("/");
+    return new LayoutError("InvalidKey", `key ${key} in ${this.url} collides with a prefix of another key (a local store cannot hold both "a" and "a/b")`, { key, store: this.url }, { cause: e });
+  }
+
+  // ---- writes ----
+
+  async put(key: string, body: Uint8Array): Promise<{ etag: string }> {
+    const p = this.path(key);
+    const { tmp, etag } = await this.writeTemp([body]);
+    try {
+      await this.withLock(key, () => this.publish(tmp, p));
+      return { etag };
+    } catch (e) {
+      throw e instanceof LayoutError ? e : this.io("put", key, e);
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+  }
+
+  async putIfAbsent(key: string, body: Uint8Array): Promise<ConditionalResult> {
+    const p = this.path(key);
+    const { tmp, etag } = await this.writeTemp([body]);
+    try {
+      return await this.linkIfAbsent(key, tmp, p, etag);
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+  }
+
+  private async linkIfAbsent(key: string, tmp: string, p: string, etag: string): Promise<ConditionalResult> {
+    for (let i = 0; ; i++) {
+      try {
+        await fs.link(tmp, p);
+        await fsyncPath(dirname(p));
+        return { status: "written", etag };
+      } catch (e) {
+        const code = errno(e);
+        if (code === "ENOENT" && i < 3) {
+          await this.ensureParent(p);
+          continue;
+        }
+        if (code === "EEXIST") {
+          const current = await this.get(key);
+          if (current === undefined && (await fs.stat(p).catch(() => undefined))?.isDirectory()) throw this.collision(p, e);
+          return { status: "conflict", current };
+        }
+        if (code === "ENOTDIR") throw this.collision(p, e);
+        throw this.io("create", key, e);
+      }
+    }
+  }
+
+  async putIfMatch(key: string, body: Uint8Array, etag: string): Promise<ConditionalResult> {
+    const p = this.path(key);
+    const { tmp, etag: newEtag } = await this.writeTemp([body]);
+    try {
+      return await this.withLock(key, async () => {
+        const current = await this.get(key);
+        if (current === undefined || current.etag !== etag) return { status: "conflict", current } as const;
+        await this.publish(tmp, p);
+        return { status: "written", etag: newEtag } as const;
+      });
+    } catch (e) {
+      throw e instanceof LayoutError ? e : this.io("compare-and-swap", key, e);
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    const p = this.path(key);
+    await this.withLock(key, async () => {
+      try {
+        await fs.unlink(p);
+        await fsyncPath(dirname(p));
+      } catch (e) {
+        if (!["ENOENT", "ENOTDIR", "EISDIR"].includes(errno(e) ?? "")) throw this.io("delete", key, e);
+      }
+    });
+  }
+
+  async upload(key: string, source: UploadSource, options: UploadOptions = {}): Promise<ConditionalResult> {
+    const p = this.path(key);
+    const { tmp, etag } = await this.writeTemp(sourceChunks(source));
+    try {
+      if (options.ifAbsent) return await this.linkIfAbsent(key, tmp, p, etag);
+      await this.withLock(key, () => this.publish(tmp, p));
+      return { status: "written", etag };
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+  }
+
+  async download(key: string, file: string): Promise<{ etag: string; size: number }> {
+    const p = this.path(key);
+    const tmp = `${file}.tmp-${randomBytes(6).toString("hex")}`;
+    const hash = createHash("sha256");
+    let size = 0;
+    try {
+      await fs.mkdir(dirname(file), { recursive: true });
+      const src = createReadStream(p);
+      src.on("data", (c) => {
+        hash.update(c as Buffer);
+        size += (c as Buffer).byteLength;
+      });
+      await pipeline(src, createWriteStream(tmp, { flags: "wx" }));
+      await fsyncPath(tmp);
+      await fs.rename(tmp, file);
+      await fsyncPath(dirname(file));
+      return { etag: hash.digest("hex"), size };
+    } catch (e) {
+      await fs.rm(tmp, { force: true });
+      if (["ENOENT", "EISDIR", "ENOTDIR"].includes(errno(e) ?? "") && !(await this.head(key))) {
+        throw new LayoutError("NotFound", `no object ${key} in ${this.url}`, { key, store: this.url }, { cause: e });
+      }
+      throw this.io("download", key, e);
+    }
+  }
+
+  // ---- listing ----
+
+  /** Every key under `prefix`, sorted by UTF-8 bytes. */
+  private async scan(prefix: string): Promise<string[]> {
+    validatePrefix(prefix, this.url);
+    const cut = prefix.lastIndexOf("/");
+    const baseKey = cut < 0 ? "" : prefix.slice(0, cut);
+    const out: string[] = [];
+    const walk = async (dirKey: string): Promise<void> => {
+      const dir = dirKey === "" ? this.root : join(this.root, ...dirKey.split("/"));
+      let entries: import("node:fs").Dirent[];
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch (e) {
+        if (["ENOENT", "ENOTDIR"].includes(errno(e) ?? "")) return;
+        throw this.io("list", dirKey, e);
+      }
+      for (const ent of entries) {
+        const key = dirKey === "" ? ent.name : `${dirKey}/${ent.name}`;
+        if (dirKey === "" && ent.name === LOCAL_INTERNAL_DIR) continue;
+        if (ent.isDirectory()) {
+          // Descend only where keys under this directory can start with the prefix.
+          const k = key + "/";
+          if (k.startsWith(prefix) || prefix.startsWith(k)) await walk(key);
+        } else if (ent.isFile() && key.startsWith(prefix)) {
+          out.push(key);
+        }
+      }
+    };
+    await walk(baseKey);
+    out.sort(compareUtf8);
+    return out;
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListPage> {
+    const max = pageSize(options.maxKeys);
+    const all = await this.scan(prefix);
+    const { delimiter, cursor } = options;
+    const keys: string[] = [];
+    const prefixes: string[] = [];
+    let last: string | undefined;
+    let more = false;
+    for (const key of all) {
+      if (cursor !== undefined) {
+        if (compareUtf8(key, cursor) <= 0) continue;
+        if (delimiter && cursor.endsWith(delimiter) && key.startsWith(cursor)) continue;
+      }
+      let common: string | undefined;
+      if (delimiter) {
+        const i = key.indexOf(delimiter, prefix.length);
+        if (i >= 0) common = key.slice(0, i + delimiter.length);
+      }
+      if (common !== undefined && common === last) continue;
+      if (keys.length + prefixes.length === max) {
+        more = true;
+        break;
+      }
+      if (common !== undefined) prefixes.push(common);
+      else keys.push(key);
+      last = common ?? key;
+    }
+    // Sizes only for the keys of this page; a key deleted meanwhile is left out.
+    const stats = await Promise.all(keys.map((k) => fs.stat(join(this.root, ...k.split("/"))).catch(() => undefined)));
+    const objects: ObjectInfo[] = [];
+    keys.forEach((key, i) => {
+      const st = stats[i];
+      if (st?.isFile()) objects.push({ key, size: st.size, lastModified: st.mtime });
+    });
+    return more ? { objects, prefixes, cursor: last! } : { objects, prefixes };
+  }
+
+  async *listAll(prefix: string, options: Omit<ListOptions, "cursor"> = {}): AsyncIterable<ObjectInfo> {
+    let cursor: string | undefined;
+    do {
+      const page: ListPage = await this.list(prefix, cursor === undefined ? options : { ...options, cursor });
+      yield* page.objects;
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+  }
+
+  close(): void {}
+}
