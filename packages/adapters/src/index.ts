@@ -23,6 +23,7 @@ export { codexAdapter, codexUsage } from "./internal/codex.js";
 export type { CodexState } from "./internal/codex.js";
 export { geminiAdapter, geminiUsage, geminiUsageKey, dropRewound } from "./internal/gemini.js";
 export type { GeminiState } from "./internal/gemini.js";
+export { brocaAdapter, parseWal, defaultBrocaRoot } from "./internal/broca.js";
 export { hookAdapter, defaultHookSpool } from "./internal/hook.js";
 export { getAdapter, listAdapters, registerAdapter, guessRuntime, parseFile, readSession } from "./internal/read.js";
 export type { ParseFileOptions, ReadSessionOptions, SessionRead } from "./internal/read.js";

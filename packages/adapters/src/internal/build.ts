@@ -7,7 +7,8 @@ const decoder = new TextDecoder("utf-8", { fatal: false });
 
 /** The text of a line without its trailing CR. */
 export function lineText(line: SourceLine): string {
-  const s = typeof line.bytes === "string" ? line.bytes : decoder.decode(line.bytes);
+  const b = line.bytes;
+  const s = typeof b === "string" ? b : Buffer.isBuffer(b) ? b.toString("utf8") : decoder.decode(b);
   return s.endsWith("\r") ? s.slice(0, -1) : s;
 }
 

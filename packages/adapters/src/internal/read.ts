@@ -2,6 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events";
+import { brocaAdapter, readBrocaSource } from "./broca.js";
 import { claudeCodeAdapter } from "./claude.js";
 import { codexAdapter } from "./codex.js";
 import { AdaptersError } from "./errors.js";
@@ -11,7 +12,7 @@ import { readLines } from "./lines.js";
 import type { Adapter, DiscoverOptions, SourceLine, SourceRef } from "./types.js";
 
 const registry = new Map<string, Adapter>();
-for (const a of [claudeCodeAdapter, codexAdapter, geminiAdapter, hookAdapter]) registry.set(a.runtime, a);
+for (const a of [claudeCodeAdapter, codexAdapter, geminiAdapter, hookAdapter, brocaAdapter]) registry.set(a.runtime, a);
 
 /** Register an adapter (the broca adapter registers itself; tests may add their own). */
 export function registerAdapter(adapter: Adapter): void {
@@ -59,6 +60,11 @@ export interface ParseFileOptions {
 export async function* parseFile(path: string, options: ParseFileOptions = {}): AsyncGenerator<RawRecord> {
   const adapter = getAdapter(options.source?.runtime ?? options.runtime ?? guessRuntime(path));
   const source = options.source ?? (await adapter.describe(path, options.root));
+  if (source.runtime === "broca") {
+    // Framed WAL (live file or archived member): decoded whole, as broca's own reader does (1 GiB pass limit).
+    yield* adapter.parseSnapshot(source, await readBrocaSource(source));
+    return;
+  }
   if (source.mode === "snapshot") {
     let content: Buffer;
     try {

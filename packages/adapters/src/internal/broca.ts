@@ -1,0 +1,152 @@
+// broca: WALs through @lake/wal. One session per address; live-first resolution (a live WAL in
+// wal/, wal-durable/ or wal-ephemeral/ wins over an archived member); usage from
+// model_step_finished (already in broca's meaning). WALs are framed, not lines: the collector reads
+// them with `parseWal` (records after a sequence number), not `parseLines`.
+import { readFile, readdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { RawRecord } from "@lake/events";
+import { MAIN_STREAM } from "@lake/events";
+import { decodeWal, isWalFileName, listArchive, listArchiveContainers, readArchiveMember, LIVE_DIRS, type WalRecordEntry } from "@lake/wal";
+import { LineRecords, attrsText, contentText, count, isoTs, jsonText, obj, str, usageOf, type Obj } from "./build.js";
+import { relPath, sourceFilter } from "./discover.js";
+import { AdaptersError } from "./errors.js";
+import type { Adapter, DiscoveredSource, DiscoverOptions, DiscoveryProblem, SourceRef } from "./types.js";
+
+const ADAPTER = { name: "broca", version: "1.0.0" };
+
+/** Records of a WAL's bytes; only records with seq > `afterSeq` (default 0) are returned. */
+export function parseWal(source: SourceRef, bytes: Uint8Array, options: { afterSeq?: number } = {}): RawRecord[] {
+  let decoded;
+  try {
+    decoded = decodeWal(bytes, { file: source.path });
+  } catch (e) {
+    throw new AdaptersError("InvalidSource", `${source.path}: ${(e as Error).message}`, { data: { path: source.path }, cause: e });
+  }
+  const after = options.afterSeq ?? 0;
+  const out: RawRecord[] = [];
+  let model: string | undefined;
+  let runId: string | undefined;
+  const entries = [...decoded.records.map((r) => ({ ...r, skippedType: undefined as string | undefined })), ...decoded.skipped.map((s) => ({ ...s, record: { type: s.type } as unknown as WalRecordEntry["record"], skippedType: s.type }))].sort((a, b) => a.seq - b.seq);
+  for (const e of entries) {
+    const rec = e.record as unknown as Obj;
+    const type = str(rec.type) ?? "?";
+    if (type === "run_started") {
+      model = str(obj(obj(rec.config)?.model)?.model_id);
+      runId = str(rec.run_id);
+    }
+    if (e.seq <= after) continue;
+    const b = new LineRecords(source, { bytes: "", offset: e.offset, line: e.seq }, ADAPTER, `wal-${e.seq}`);
+    const common = { ts: isoTs(rec.ts_ms), model, vendor_type: type };
+    const attrs = (x: Obj = {}) => attrsText({ run_id: runId, gated: e.gated || undefined, requires: e.requires.length ? e.requires : undefined, skipped: e.skippedType ? true : undefined, ...x });
+    switch (type) {
+      case "run_started": {
+        const session = obj(rec.session);
+        b.add({ ...common, kind: "meta", cwd: str(session?.project_root), attrs: attrs({ title: str(rec.title), origin: str(obj(rec.origin)?.kind), harness: str(session?.harness), session: str(session?.session), provider: str(obj(obj(rec.config)?.model)?.provider_module_id) }) });
+        const text = contentText(rec.input) ?? (Array.isArray(rec.input) ? rec.input.map((m) => contentText(obj(m)?.content) ?? "").filter((s) => s).join("\n") : undefined);
+        if (text) b.add({ ...common, kind: "user", role: "user", text });
+        break;
+      }
+      case "model_step_finished": {
+        const u = obj(rec.usage);
+        const usage = u ? usageOf({ input_tokens: count(u.input_tokens), cached_input_tokens: count(u.cached_input_tokens), cache_write_tokens: count(u.cache_write_tokens), output_tokens: count(u.output_tokens), reasoning_tokens: count(u.reasoning_tokens) }) : undefined;
+        const msg = obj(rec.assistant_message);
+        b.add({ ...common, kind: "assistant", role: "assistant", text: contentText(msg?.content) ?? str(msg?.text), usage, usage_mode: usage ? "delta" : undefined, attrs: attrs({ step_id: rec.step_id, finish_reason: str(rec.finish_reason) }) });
+        break;
+      }
+      case "tool_dispatch_intent":
+        b.add({ ...common, kind: "tool_call", tool_name: str(rec.tool_name), tool_call_id: str(rec.tool_call_id), tool_input: jsonText(rec.args), attrs: attrs({ batch_id: str(rec.batch_id) }) });
+        break;
+      case "tool_result": {
+        const r = obj(rec.result);
+        b.add({ ...common, kind: "tool_result", tool_call_id: str(r?.tool_call_id) ?? str(rec.tool_call_id), text: typeof rec.result === "string" ? rec.result : contentText(r?.content) ?? jsonText(rec.result), is_error: str(rec.outcome) === undefined ? undefined : str(rec.outcome) !== "ok" && str(rec.outcome) !== "success", attrs: attrs({ outcome: str(rec.outcome), batch_id: str(rec.batch_id) }) });
+        break;
+      }
+      case "run_finished":
+      case "run_paused":
+        // run_finished carries the run's summed usage: kept in attrs only (model_step_finished counts).
+        b.add({ ...common, kind: "meta", is_error: rec.error ? true : undefined, attrs: attrs({ reason: str(rec.reason), run_usage: rec.usage, error: rec.error }) });
+        break;
+      default:
+        b.add({ ...common, kind: "meta", attrs: attrs() });
+    }
+    out.push(...b.out);
+  }
+  return out;
+}
+
+/** The default broca state root: $BROCA_STATE_ROOT, else beside $SUBC_CONNECTION_FILE; none otherwise. */
+export function defaultBrocaRoot(env: Readonly<Record<string, string | undefined>> = process.env): string[] {
+  if (env.BROCA_STATE_ROOT) return [env.BROCA_STATE_ROOT];
+  if (env.SUBC_CONNECTION_FILE) return [join(dirname(env.SUBC_CONNECTION_FILE), "broca-state")];
+  return [];
+}
+
+/** The broca adapter. A live source is `<root>/<live dir>/<addr>.wal`; an archived one is `<container>#<addr>`. */
+export const brocaAdapter: Adapter & { parseWal: typeof parseWal } = {
+  runtime: "broca",
+  name: ADAPTER.name,
+  version: ADAPTER.version,
+  parseWal,
+  defaultRoots: (env = process.env) => defaultBrocaRoot(env),
+  async discover(options: DiscoverOptions = {}) {
+    const roots = [...(options.roots ?? defaultBrocaRoot(options.env ?? process.env))];
+    const problems: DiscoveryProblem[] = [];
+    const sources: DiscoveredSource[] = [];
+    const filter = sourceFilter(options);
+    for (const root of roots) {
+      const live = new Set<string>();
+      for (const d of LIVE_DIRS) {
+        let names: string[] = [];
+        try {
+          names = (await readdir(join(root, d))).sort();
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== "ENOENT") problems.push({ path: join(root, d), reason: (e as Error).message });
+        }
+        for (const n of names) {
+          if (!isWalFileName(n)) continue;
+          const addr = n.slice(0, 16);
+          const path = join(root, d, n);
+          const rel = relPath(root, path);
+          live.add(addr);
+          if (filter(rel, addr)) sources.push({ runtime: "broca", path, rel, root, session_id: addr, stream: MAIN_STREAM, kind: "wal", mode: "append", size: 0, mtimeMs: 0 });
+        }
+      }
+      try {
+        for (const c of await listArchiveContainers(root)) {
+          try {
+            for (const m of (await listArchive(c.path)).members) {
+              if (live.has(m.addr)) continue; // live-first
+              live.add(m.addr); // newest container first: the first holding the address wins
+              const rel = `${c.rel}#${m.addr}`;
+              if (filter(rel, m.addr)) sources.push({ runtime: "broca", path: c.path, rel, root, session_id: m.addr, stream: MAIN_STREAM, kind: "wal", mode: "snapshot", size: m.payloadLen, mtimeMs: 0 });
+            }
+          } catch (e) {
+            problems.push({ path: c.path, reason: (e as Error).message });
+          }
+        }
+      } catch (e) {
+        problems.push({ path: root, reason: (e as Error).message });
+      }
+    }
+    return { runtime: "broca", roots, sources, problems };
+  },
+  async describe(path: string, root?: string): Promise<SourceRef> {
+    const name = path.split("/").pop() ?? path;
+    if (!isWalFileName(name)) throw new AdaptersError("InvalidSource", `${path}: not a WAL file name (16 hex digits + .wal)`, { data: { path } });
+    return { runtime: "broca", path, rel: root ? relPath(root, path) : path, session_id: name.slice(0, 16), stream: MAIN_STREAM, kind: "wal", mode: "append" };
+  },
+  initialState: () => ({}),
+  parseLines(source) {
+    throw new AdaptersError("InvalidSource", `${source.path}: a WAL is framed, not line-based: read it with parseWal`, { data: { path: source.path } });
+  },
+  parseSnapshot(source, content) {
+    return parseWal(source, typeof content === "string" ? Buffer.from(content) : content);
+  },
+};
+
+/** Read one broca source whole (a live WAL file or an archived member, live-first already applied by discovery). */
+export async function readBrocaSource(source: SourceRef): Promise<Uint8Array> {
+  const hash = source.rel.lastIndexOf("#");
+  if (hash >= 0) return readArchiveMember(source.path, source.rel.slice(hash + 1));
+  return readFile(source.path);
+}
