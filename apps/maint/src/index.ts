@@ -1,1 +1,11 @@
-export { main } from "./cli.js";
+export { main, describeError } from "./cli.js";
+export { MaintError, isMaintError, EXIT } from "./internal/errors.js";
+export type { MaintErrorCode, MaintErrorData } from "./internal/errors.js";
+export { computeDigest, commandHead, DIGEST_THRESHOLDS, DIGEST_VERSION } from "./internal/digest.js";
+export type { Digest, DigestCommand, DigestFile, FrictionSignal } from "./internal/digest.js";
+export { generationOf, COMPACTION_FORMAT } from "./internal/compact.js";
+export type { CompactedMarker, CompactedPart, CompactedSession, CompactReport } from "./internal/compact.js";
+export { derivedClaimId, validateClaim } from "./internal/claims.js";
+export type { ClaimEvent, FleetClaim, PromoteReport } from "./internal/claims.js";
+export { SNAPSHOT_DDL, SNAPSHOT_SCHEMA_VERSION, buildSnapshotFile } from "./internal/snapshot.js";
+export type { SnapshotReport } from "./internal/snapshot.js";

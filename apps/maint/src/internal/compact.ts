@@ -1,0 +1,253 @@
+// `compact`: per (dt, fleet) partition, the sealed sessions' bronze segments → one deduplicated
+// generation of compacted parts under gen=<hash of the sealed-session set>/, then _COMPACTED swapped
+// by compare-and-swap to name it. Bronze is only read; a live generation's files are never written.
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { COMPACTED_COLUMNS, duckdbCreateTable } from "@lake/events";
+import { casUpdate, compactedMarkerKey, compactedPartKey, readJson, sealedKey, type CasFields, type ObjectStore } from "@lake/layout";
+import { sha256File, sqlString } from "@lake/segments";
+import { createHash } from "node:crypto";
+import { statSync } from "node:fs";
+import { scratch, testHook, withLease, type MaintContext } from "./context.js";
+import { MaintError } from "./errors.js";
+import { canonicalJson } from "./json.js";
+import { downloadSegments, readSealed, scanSessions, sealedMismatch, type SessionDir } from "./scan.js";
+import { byPartition, type PartitionFilter } from "./sessions.js";
+
+/** Version of the _COMPACTED format and of the compaction rules (part of every gen hash). */
+export const COMPACTION_FORMAT = 1;
+
+/** Default rows per compacted part. */
+export const DEFAULT_PART_ROWS = 1_000_000;
+
+/** One sealed session a generation reflects. */
+export interface CompactedSession {
+  readonly runtime: string;
+  readonly agent: string;
+  readonly session: string;
+  readonly segments: number;
+  readonly rows: number;
+}
+
+/** One part file of a generation. */
+export interface CompactedPart {
+  readonly key: string;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/** `sessions/compacted/dt=/fleet=/_COMPACTED` (plus casUpdate's nonce fields). */
+export interface CompactedMarker {
+  readonly format: number;
+  readonly dt: string;
+  readonly fleet: string;
+  /** The current generation: hash of the sealed-session set. */
+  readonly gen: string;
+  readonly sessions: CompactedSession[];
+  readonly parts: CompactedPart[];
+  /** Rows in the parts (after dedupe). */
+  readonly rows: number;
+  /** Rows read from bronze (the sealed sessions' `rows` sum). */
+  readonly source_rows: number;
+  /** Fencing epoch of the lease the writer held. */
+  readonly epoch: number;
+  readonly lease_owner: string;
+  readonly compacted_at: string;
+}
+
+/** The generation name of a sealed-session set: 32 hex digits of SHA-256 over its canonical JSON. */
+export function generationOf(dt: string, fleet: string, sessions: readonly CompactedSession[]): string {
+  const sorted = [...sessions].sort((a, b) => cmp(`${a.runtime}/${a.agent}/${a.session}`, `${b.runtime}/${b.agent}/${b.session}`));
+  return createHash("sha256").update(canonicalJson({ format: COMPACTION_FORMAT, dt, fleet, sessions: sorted })).digest("hex").slice(0, 32);
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Read and check a _COMPACTED marker; Corrupt when it is not one. */
+export async function readMarker(store: ObjectStore, dt: string, fleet: string): Promise<{ value: CompactedMarker & Partial<CasFields>; etag: string } | undefined> {
+  const key = compactedMarkerKey({ dt, fleet });
+  let r;
+  try {
+    r = await readJson<CompactedMarker & CasFields>(store, key);
+  } catch (e) {
+    throw new MaintError("Corrupt", `${key}: ${e instanceof Error ? e.message : String(e)}`, { key, store: store.url }, { cause: e });
+  }
+  if (r === undefined) return undefined;
+  const v = r.value;
+  if (typeof v.gen !== "string" || !Array.isArray(v.parts) || !Array.isArray(v.sessions) || typeof v.rows !== "number") {
+    throw new MaintError("Corrupt", `${key}: not a _COMPACTED marker (needs gen, sessions, parts, rows)`, { key, store: store.url });
+  }
+  return r;
+}
+
+/** What compact did to one partition. */
+export interface CompactReport {
+  readonly dt: string;
+  readonly fleet: string;
+  /** compacted: a new generation is live; unchanged: the marker already names this set; held: another run holds the lease; empty: no sealed session. */
+  readonly status: "compacted" | "unchanged" | "held" | "empty";
+  readonly gen?: string;
+  readonly previous_gen?: string | undefined;
+  readonly rows?: number;
+  readonly source_rows?: number;
+  readonly parts?: number;
+  readonly epoch?: number;
+  readonly held_by?: string;
+  readonly skipped: { key: string; reason: string }[];
+}
+
+/** Options of {@link runCompact}. */
+export interface CompactOptions extends PartitionFilter {
+  readonly partRows?: number;
+}
+
+/** `compact` over every (dt, fleet) partition (or the filtered ones). */
+export async function runCompact(ctx: MaintContext, options: CompactOptions = {}): Promise<CompactReport[]> {
+  const scan = await scanSessions(ctx.store, options);
+  const out: CompactReport[] = [];
+  for (const g of byPartition(scan.sessions).values()) out.push(await compactPartition(ctx, g.dt, g.fleet, g.sessions, options.partRows ?? DEFAULT_PART_ROWS));
+  return out;
+}
+
+async function sealedSet(ctx: MaintContext, sessions: readonly SessionDir[]): Promise<{ sessions: { dir: SessionDir; meta: CompactedSession }[]; skipped: { key: string; reason: string }[] }> {
+  const ok: { dir: SessionDir; meta: CompactedSession }[] = [];
+  const skipped: { key: string; reason: string }[] = [];
+  for (const s of sessions) {
+    if (!s.sealed) continue;
+    let sealed;
+    try {
+      sealed = await readSealed(ctx.store, s.part);
+    } catch (e) {
+      skipped.push({ key: sealedKey(s.part), reason: e instanceof Error ? e.message : String(e) });
+      continue;
+    }
+    const bad = sealedMismatch(s, sealed);
+    if (bad !== undefined) skipped.push({ key: sealedKey(s.part), reason: bad });
+    else ok.push({ dir: s, meta: { runtime: s.part.runtime, agent: s.part.agent, session: s.part.session, segments: sealed.segments, rows: sealed.rows } });
+  }
+  return { sessions: ok, skipped };
+}
+
+async function compactPartition(ctx: MaintContext, dt: string, fleet: string, sessions: readonly SessionDir[], partRows: number): Promise<CompactReport> {
+  const set = await sealedSet(ctx, sessions);
+  if (set.sessions.length === 0) return { dt, fleet, status: "empty", skipped: set.skipped };
+  const gen = generationOf(dt, fleet, set.sessions.map((s) => s.meta));
+  const before = await readMarker(ctx.store, dt, fleet);
+  if (before?.value.gen === gen) return { dt, fleet, status: "unchanged", gen, skipped: set.skipped };
+  const r = await withLease(ctx, `compact/dt=${dt}/fleet=${fleet}`, async (lease): Promise<CompactReport> => {
+    // Re-read under the lease: another run may have compacted this set meanwhile.
+    const cur = await readMarker(ctx.store, dt, fleet);
+    if (cur?.value.gen === gen) return { dt, fleet, status: "unchanged", gen, skipped: set.skipped };
+    const prevGen = cur?.value.gen;
+    const tmp = scratch("compact");
+    try {
+      const built = await buildGeneration(ctx.store, dt, fleet, gen, set.sessions.map((s) => s.dir), tmp.dir, partRows);
+      const parts: CompactedPart[] = [];
+      for (const p of built.parts) {
+        // gen != the live generation (checked above, under the lease): these keys are not live.
+        await lease.check();
+        const w = await ctx.store.upload(p.key, { path: p.path });
+        if (w.status !== "written") throw new MaintError("Io", `${p.key}: upload did not complete (${w.status})`, { key: p.key, store: ctx.store.url });
+        parts.push({ key: p.key, rows: p.rows, bytes: p.bytes, sha256: p.sha256 });
+      }
+      await testHook(ctx, "compact:after-parts");
+      const sourceRows = set.sessions.reduce((n, s) => n + s.meta.rows, 0);
+      const marker: CompactedMarker = {
+        format: COMPACTION_FORMAT,
+        dt,
+        fleet,
+        gen,
+        sessions: set.sessions.map((s) => s.meta),
+        parts,
+        rows: built.rows,
+        source_rows: sourceRows,
+        epoch: lease.epoch,
+        lease_owner: ctx.owner,
+        compacted_at: new Date(ctx.now()).toISOString(),
+      };
+      await lease.check();
+      const key = compactedMarkerKey({ dt, fleet });
+      const swapped = await casUpdate<CompactedMarker & Record<string, unknown>>(ctx.store, key, (m) => {
+        if ((m?.gen ?? undefined) !== prevGen) return undefined; // changed under us: refuse
+        if (m !== undefined && typeof m.epoch === "number" && m.epoch > lease.epoch) return undefined; // a newer lease holder wrote it
+        return marker as CompactedMarker & Record<string, unknown>;
+      });
+      if (!swapped.changed) {
+        throw new MaintError("Refused", `${key}: changed by another writer (now gen ${String(swapped.value?.gen)}, epoch ${String(swapped.value?.epoch)}); generation ${gen} not published`, { key, store: ctx.store.url });
+      }
+      ctx.log(`compact dt=${dt}/fleet=${fleet}: gen ${gen}, ${built.rows} rows in ${parts.length} parts`);
+      return { dt, fleet, status: "compacted", gen, previous_gen: prevGen, rows: built.rows, source_rows: sourceRows, parts: parts.length, epoch: lease.epoch, skipped: set.skipped };
+    } finally {
+      tmp.done();
+    }
+  });
+  if (!r.held) return { dt, fleet, status: "held", held_by: r.owner, skipped: set.skipped };
+  return r.value;
+}
+
+const COLS = COMPACTED_COLUMNS.map((c) => `"${c.name}"`).join(", ");
+
+/**
+ * Build a generation's part files locally: read the sessions' segments (runtime and agent from their
+ * paths become columns), keep the first row per (session_id, content_hash) in segment order — rows
+ * whose content_hash is "" (no content) are all kept — and write parts of `partRows` rows in that order.
+ */
+export async function buildGeneration(
+  store: ObjectStore,
+  dt: string,
+  fleet: string,
+  gen: string,
+  sessions: readonly SessionDir[],
+  dir: string,
+  partRows: number,
+): Promise<{ rows: number; parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[] }> {
+  const files: { path: string; ord: number; runtime: string; agent: string; key: string }[] = [];
+  let ord = 0;
+  for (let i = 0; i < sessions.length; i++) {
+    const s = sessions[i]!;
+    const paths = await downloadSegments(store, s, dir, `s${i}`);
+    paths.forEach((p, j) => files.push({ path: p, ord: ord++, runtime: s.part.runtime, agent: s.part.agent, key: s.segments[j]!.key }));
+  }
+  const db = await DuckDBInstance.create(":memory:", { temp_directory: join(dir, "duckdb.tmp") });
+  const conn = await db.connect();
+  try {
+    await conn.run(`CREATE TABLE files (path VARCHAR, ord INTEGER, runtime VARCHAR, agent VARCHAR)`);
+    for (let i = 0; i < files.length; i += 500) {
+      const chunk = files.slice(i, i + 500);
+      await conn.run(`INSERT INTO files VALUES ${chunk.map((f) => `(${sqlString(f.path)}, ${f.ord}, ${sqlString(f.runtime)}, ${sqlString(f.agent)})`).join(", ")}`);
+    }
+    const list = files.map((f) => sqlString(f.path)).join(", ");
+    try {
+      await conn.run(
+        `CREATE TABLE src AS SELECT s.* EXCLUDE (filename), f.ord AS _ord, f.runtime AS runtime, f.agent AS agent ` +
+          `FROM read_parquet([${list}], filename = true, file_row_number = true, hive_partitioning = false, union_by_name = true) s JOIN files f ON s.filename = f.path`,
+      );
+    } catch (e) {
+      throw new MaintError("Corrupt", `sessions/dt=${dt}/fleet=${fleet}: unreadable segment (${e instanceof Error ? e.message : String(e)})`, { store: store.url }, { cause: e });
+    }
+    await conn.run(duckdbCreateTable("out", [{ name: "_o", type: "BIGINT" }], COMPACTED_COLUMNS));
+    await conn.run(
+      `INSERT INTO out SELECT ${COLS}, row_number() OVER (ORDER BY _ord, file_row_number) - 1 FROM (` +
+        `SELECT *, row_number() OVER (PARTITION BY session_id, CASE WHEN content_hash = '' THEN '#' || _ord || ':' || file_row_number ELSE content_hash END ORDER BY _ord, file_row_number) AS _rn FROM src` +
+        `) WHERE _rn = 1`,
+    );
+    await conn.run(`DROP TABLE src`);
+    const total = Number((await conn.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM out`)).getRowObjectsJS()[0]!.n);
+    const parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[] = [];
+    const nParts = Math.max(1, Math.ceil(total / partRows));
+    for (let p = 0; p < nParts; p++) {
+      const path = join(dir, `part-${p}.parquet`);
+      const lo = p * partRows;
+      const hi = Math.min(total, lo + partRows);
+      await conn.run(`COPY (SELECT ${COLS} FROM out WHERE _o >= ${lo} AND _o < ${hi} ORDER BY _o) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd)`);
+      parts.push({ key: compactedPartKey({ dt, fleet }, gen, p), path, rows: hi - lo, bytes: statSync(path).size, sha256: await sha256File(path) });
+    }
+    return { rows: total, parts };
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}

@@ -1,0 +1,115 @@
+// One pass over sessions/: every session directory with its segments, _SEALED and digest.json.
+import { join } from "node:path";
+import { PREFIXES, parseKey, sealedKey, type ObjectInfo, type ObjectStore, type SessionPartition } from "@lake/layout";
+import { MaintError } from "./errors.js";
+import { parseObject } from "./json.js";
+
+/** One bronze segment object. */
+export interface SegmentObject {
+  readonly key: string;
+  readonly seq: number;
+  readonly size: number;
+  readonly lastModified?: Date;
+}
+
+/** A session directory as listed. */
+export interface SessionDir {
+  readonly part: SessionPartition;
+  /** Segments in seq order. */
+  readonly segments: SegmentObject[];
+  sealed: boolean;
+  digest: boolean;
+}
+
+/** The content of a session's `_SEALED` marker (written by the collector, or by `lake-maint seal`). */
+export interface SealedMarker {
+  readonly sealed_at: string;
+  readonly segments: number;
+  readonly rows: number;
+}
+
+/** The result of {@link scanSessions}. */
+export interface SessionScan {
+  readonly sessions: SessionDir[];
+  /** Keys under sessions/ (outside compacted/) that the layout does not define. */
+  readonly strays: ObjectInfo[];
+}
+
+/** Sort key of a session directory: dt, fleet, runtime, agent, session. */
+export function sessionId(p: SessionPartition): string {
+  return `dt=${p.dt}/fleet=${p.fleet}/runtime=${p.runtime}/agent=${p.agent}/session=${p.session}`;
+}
+
+/** List every session directory (optionally of one dt and/or fleet), sorted. */
+export async function scanSessions(store: ObjectStore, filter: { readonly dt?: string | undefined; readonly fleet?: string | undefined } = {}): Promise<SessionScan> {
+  const prefix = filter.dt !== undefined ? `${PREFIXES.sessions}dt=${filter.dt}/` : PREFIXES.sessions;
+  const dirs = new Map<string, SessionDir>();
+  const strays: ObjectInfo[] = [];
+  const dirOf = (p: SessionPartition): SessionDir => {
+    const id = sessionId(p);
+    let d = dirs.get(id);
+    if (!d) dirs.set(id, (d = { part: { dt: p.dt, fleet: p.fleet, runtime: p.runtime, agent: p.agent, session: p.session }, segments: [], sealed: false, digest: false }));
+    return d;
+  };
+  for await (const o of store.listAll(prefix)) {
+    if (o.key.startsWith(PREFIXES.compacted)) continue;
+    const k = parseKey(o.key);
+    if (k === undefined || (k.kind !== "segment" && k.kind !== "sealed" && k.kind !== "digest")) {
+      strays.push(o);
+      continue;
+    }
+    if (filter.fleet !== undefined && k.fleet !== filter.fleet) continue;
+    const d = dirOf(k);
+    if (k.kind === "segment") d.segments.push(o.lastModified === undefined ? { key: o.key, seq: k.seq, size: o.size } : { key: o.key, seq: k.seq, size: o.size, lastModified: o.lastModified });
+    else if (k.kind === "sealed") d.sealed = true;
+    else d.digest = true;
+  }
+  const sessions = [...dirs.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, d]) => d);
+  for (const d of sessions) d.segments.sort((a, b) => a.seq - b.seq);
+  return { sessions, strays };
+}
+
+/** Parse a `_SEALED` body; a string is the reason it is not valid. */
+export function parseSealed(body: Uint8Array): SealedMarker | string {
+  const v = parseObject(body);
+  if (typeof v === "string") return v;
+  if (typeof v.sealed_at !== "string" || !Number.isFinite(Date.parse(v.sealed_at))) return "sealed_at is not an ISO time";
+  if (!Number.isInteger(v.segments) || (v.segments as number) < 0) return "segments is not a non-negative integer";
+  if (!Number.isInteger(v.rows) || (v.rows as number) < 0) return "rows is not a non-negative integer";
+  return { sealed_at: v.sealed_at, segments: v.segments as number, rows: v.rows as number };
+}
+
+/** Read a session's `_SEALED`; Corrupt when it is not valid, NotFound when missing. */
+export async function readSealed(store: ObjectStore, p: SessionPartition): Promise<SealedMarker> {
+  const key = sealedKey(p);
+  const o = await store.get(key);
+  if (o === undefined) throw new MaintError("NotFound", `${key}: not found`, { key, store: store.url });
+  const s = parseSealed(o.body);
+  if (typeof s === "string") throw new MaintError("Corrupt", `${key}: ${s}`, { key, store: store.url });
+  return s;
+}
+
+/**
+ * Why a sealed session cannot be processed, or undefined when its segments are exactly
+ * seg-000000 … seg-(n-1) with n = the marker's `segments`.
+ */
+export function sealedMismatch(d: SessionDir, sealed: SealedMarker): string | undefined {
+  if (d.segments.length !== sealed.segments) return `_SEALED says ${sealed.segments} segments, found ${d.segments.length}`;
+  for (let i = 0; i < d.segments.length; i++) if (d.segments[i]!.seq !== i) return `segment seq ${i} missing (found seg-${String(d.segments[i]!.seq).padStart(6, "0")})`;
+  return undefined;
+}
+
+/** Download a session's segments into `dir` (`<n>.parquet`), returning the local paths in seq order. */
+export async function downloadSegments(store: ObjectStore, d: SessionDir, dir: string, tag: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const s of d.segments) {
+    const path = join(dir, `${tag}-${String(s.seq).padStart(6, "0")}.parquet`);
+    try {
+      await store.download(s.key, path);
+    } catch (e) {
+      throw new MaintError("Io", `${s.key}: cannot download (${e instanceof Error ? e.message : String(e)})`, { key: s.key, store: store.url }, { cause: e });
+    }
+    out.push(path);
+  }
+  return out;
+}

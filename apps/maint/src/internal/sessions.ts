@@ -1,0 +1,160 @@
+// `digest` and `seal`: per (dt, fleet) partition, under that partition's lease.
+import { digestKey, sealedKey, type ObjectStore } from "@lake/layout";
+import { readSegment, type FleetRow } from "@lake/segments";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { sqlString } from "@lake/segments";
+import { withLease, scratch, testHook, type MaintContext } from "./context.js";
+import { computeDigest } from "./digest.js";
+import { MaintError } from "./errors.js";
+import { canonicalBytes } from "./json.js";
+import { downloadSegments, readSealed, scanSessions, sealedMismatch, sessionId, type SessionDir } from "./scan.js";
+
+/** Partition filter of the session commands. */
+export interface PartitionFilter {
+  readonly dt?: string | undefined;
+  readonly fleet?: string | undefined;
+}
+
+/** What a per-partition run did. */
+export interface PartitionReport {
+  readonly dt: string;
+  readonly fleet: string;
+  /** done: processed under the lease; held: another run holds the lease (nothing written). */
+  readonly status: "done" | "held";
+  readonly epoch?: number;
+  readonly held_by?: string;
+  readonly written: string[];
+  readonly skipped: { key: string; reason: string }[];
+}
+
+/** Group session dirs by (dt, fleet). */
+export function byPartition(sessions: readonly SessionDir[]): Map<string, { dt: string; fleet: string; sessions: SessionDir[] }> {
+  const m = new Map<string, { dt: string; fleet: string; sessions: SessionDir[] }>();
+  for (const s of sessions) {
+    const k = `dt=${s.part.dt}/fleet=${s.part.fleet}`;
+    let g = m.get(k);
+    if (!g) m.set(k, (g = { dt: s.part.dt, fleet: s.part.fleet, sessions: [] }));
+    g.sessions.push(s);
+  }
+  return m;
+}
+
+/** Read all rows of a session's segments (downloaded into `dir`), in segment order. */
+export async function readSessionRows(store: ObjectStore, d: SessionDir, dir: string): Promise<FleetRow[]> {
+  const paths = await downloadSegments(store, d, dir, "s");
+  const rows: FleetRow[] = [];
+  for (let i = 0; i < paths.length; i++) {
+    try {
+      rows.push(...(await readSegment(paths[i]!, "bronze", { runtime: d.part.runtime, agent: d.part.agent })));
+    } catch (e) {
+      throw new MaintError("Corrupt", `${d.segments[i]!.key}: unreadable segment (${e instanceof Error ? e.message : String(e)})`, { key: d.segments[i]!.key, store: store.url }, { cause: e });
+    }
+  }
+  return rows;
+}
+
+/**
+ * `digest`: write digest.json (create-only) for every sealed session that has none, computed from
+ * that session's own sealed segments only.
+ */
+export async function runDigest(ctx: MaintContext, filter: PartitionFilter = {}): Promise<PartitionReport[]> {
+  const scan = await scanSessions(ctx.store, filter);
+  const out: PartitionReport[] = [];
+  for (const g of byPartition(scan.sessions).values()) {
+    const todo = g.sessions.filter((s) => s.sealed && !s.digest);
+    if (todo.length === 0) continue;
+    const r = await withLease(ctx, `digest/dt=${g.dt}/fleet=${g.fleet}`, async (lease) => {
+      const written: string[] = [];
+      const skipped: { key: string; reason: string }[] = [];
+      for (const s of todo) {
+        const key = digestKey(s.part);
+        const sealed = await readSealed(ctx.store, s.part);
+        const bad = sealedMismatch(s, sealed);
+        if (bad !== undefined) {
+          skipped.push({ key: sealedKey(s.part), reason: bad });
+          continue;
+        }
+        const tmp = scratch("digest");
+        try {
+          const rows = await readSessionRows(ctx.store, s, tmp.dir);
+          const body = canonicalBytes(computeDigest(s.part, s.segments.length, rows));
+          await lease.check();
+          const w = await ctx.store.putIfAbsent(key, body);
+          if (w.status === "written") written.push(key);
+          else if (w.status !== "conflict") throw new MaintError("Io", `${key}: write outcome unknown`, { key, store: ctx.store.url });
+          ctx.log(`digest ${sessionId(s.part)}: ${rows.length} rows`);
+        } finally {
+          tmp.done();
+        }
+      }
+      return { written, skipped, epoch: lease.epoch };
+    });
+    out.push(
+      r.held
+        ? { dt: g.dt, fleet: g.fleet, status: "done", epoch: r.value.epoch, written: r.value.written, skipped: r.value.skipped }
+        : { dt: g.dt, fleet: g.fleet, status: "held", held_by: r.owner, written: [], skipped: [] },
+    );
+  }
+  return out;
+}
+
+/** Total rows of local Parquet files (from their footers). */
+export async function parquetRows(paths: readonly string[]): Promise<number> {
+  if (paths.length === 0) return 0;
+  const db = await DuckDBInstance.create(":memory:");
+  const conn = await db.connect();
+  try {
+    const r = await conn.runAndReadAll(`SELECT coalesce(sum(num_rows), 0)::BIGINT AS n FROM parquet_file_metadata([${paths.map(sqlString).join(", ")}])`);
+    return Number(r.getRowObjectsJS()[0]!.n);
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
+/**
+ * `seal`: a fallback for sessions whose collector never sealed them. A session directory without
+ * `_SEALED` whose segments are contiguous from seg-000000 and whose newest segment is older than
+ * `idleSeconds` gets `_SEALED` (create-only) with the segment and row counts and `"sealed_by": "lake-maint"`.
+ */
+export async function runSeal(ctx: MaintContext, idleSeconds: number, filter: PartitionFilter = {}): Promise<PartitionReport[]> {
+  const scan = await scanSessions(ctx.store, filter);
+  const out: PartitionReport[] = [];
+  const now = ctx.now();
+  for (const g of byPartition(scan.sessions).values()) {
+    const todo = g.sessions.filter((s) => !s.sealed && s.segments.length > 0);
+    if (todo.length === 0) continue;
+    const r = await withLease(ctx, `seal/dt=${g.dt}/fleet=${g.fleet}`, async (lease) => {
+      const written: string[] = [];
+      const skipped: { key: string; reason: string }[] = [];
+      for (const s of todo) {
+        const key = sealedKey(s.part);
+        const newest = Math.max(...s.segments.map((x) => x.lastModified?.getTime() ?? Number.POSITIVE_INFINITY));
+        if (!(now - newest >= idleSeconds * 1000)) continue; // still possibly appending
+        const gap = s.segments.findIndex((x, i) => x.seq !== i);
+        if (gap >= 0) {
+          skipped.push({ key, reason: `segment seq ${gap} missing` });
+          continue;
+        }
+        const tmp = scratch("seal");
+        try {
+          const rows = await parquetRows(await downloadSegments(ctx.store, s, tmp.dir, "s"));
+          await testHook(ctx, "seal:before-write");
+          await lease.check();
+          const w = await ctx.store.putIfAbsent(key, canonicalBytes({ sealed_at: new Date(ctx.now()).toISOString(), segments: s.segments.length, rows, sealed_by: "lake-maint" }));
+          if (w.status === "written") written.push(key);
+          else if (w.status === "unknown") skipped.push({ key, reason: "write outcome unknown" });
+        } finally {
+          tmp.done();
+        }
+      }
+      return { written, skipped, epoch: lease.epoch };
+    });
+    out.push(
+      r.held
+        ? { dt: g.dt, fleet: g.fleet, status: "done", epoch: r.value.epoch, written: r.value.written, skipped: r.value.skipped }
+        : { dt: g.dt, fleet: g.fleet, status: "held", held_by: r.owner, written: [], skipped: [] },
+    );
+  }
+  return out;
+}

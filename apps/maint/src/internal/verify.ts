@@ -1,0 +1,205 @@
+// `verify`: every key where the layout says, segments readable, markers consistent. One problem per line.
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { sqlString } from "@lake/segments";
+import { PREFIXES, SNAPSHOT_LATEST_KEY, parseKey, readFleet, snapshotBlobKey, type ObjectStore } from "@lake/layout";
+import { scratch } from "./context.js";
+import { generationOf, readMarker } from "./compact.js";
+import { parseFleetClaim, validateClaim } from "./claims.js";
+import { parseObject } from "./json.js";
+import { parseSealed, sessionId } from "./scan.js";
+import type { SessionPartition } from "@lake/layout";
+
+/** One problem verify found. */
+export interface Problem {
+  readonly key: string;
+  readonly problem: string;
+}
+
+/** What verify checked. */
+export interface VerifyReport {
+  readonly keys: number;
+  readonly sessions: number;
+  readonly segments: number;
+  readonly compacted_partitions: number;
+  readonly problems: Problem[];
+}
+
+async function sha256Of(path: string): Promise<string> {
+  const h = createHash("sha256");
+  for await (const c of createReadStream(path)) h.update(c as Buffer);
+  return h.digest("hex");
+}
+
+/** `verify`: read-only; lists problems (empty = consistent). */
+export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
+  const problems: Problem[] = [];
+  const add = (key: string, problem: string) => problems.push({ key, problem });
+  let fleetId: string | undefined;
+  try {
+    const f = await readFleet(store);
+    if (f === undefined) add("fleet.json", "missing");
+    else fleetId = f.fleet_id;
+  } catch (e) {
+    add("fleet.json", e instanceof Error ? e.message : String(e));
+  }
+  const sessions = new Map<string, { part: SessionPartition; segs: { key: string; seq: number }[]; sealed?: string; digest?: string }>();
+  const markers: { dt: string; fleet: string; key: string }[] = [];
+  const partKeys = new Set<string>();
+  const blobs: string[] = [];
+  let latest = false;
+  let keys = 0;
+  const small: { key: string; kind: string }[] = [];
+  for await (const o of store.listAll("")) {
+    keys++;
+    const k = parseKey(o.key);
+    if (k === undefined) {
+      add(o.key, "not a key of the fleet layout");
+      continue;
+    }
+    if ("fleet" in k && fleetId !== undefined && k.fleet !== fleetId) add(o.key, `fleet=${k.fleet} is not this store's fleet ${fleetId}`);
+    switch (k.kind) {
+      case "segment":
+      case "sealed":
+      case "digest": {
+        const id = sessionId(k);
+        let s = sessions.get(id);
+        if (!s) sessions.set(id, (s = { part: k, segs: [] }));
+        if (k.kind === "segment") s.segs.push({ key: o.key, seq: k.seq });
+        else if (k.kind === "sealed") s.sealed = o.key;
+        else s.digest = o.key;
+        break;
+      }
+      case "compacted-marker":
+        markers.push({ dt: k.dt, fleet: k.fleet, key: o.key });
+        break;
+      case "compacted-part":
+        partKeys.add(o.key);
+        break;
+      case "snapshot-blob":
+        blobs.push(o.key);
+        break;
+      case "snapshot-latest":
+        latest = true;
+        break;
+      case "fleet":
+        break;
+      default:
+        small.push({ key: o.key, kind: k.kind });
+    }
+  }
+  // Control objects, claims and quarantine: JSON of the right shape.
+  for (const { key, kind } of small) {
+    const got = await store.get(key);
+    if (!got) continue;
+    const v = parseObject(got.body);
+    if (typeof v === "string") {
+      add(key, v);
+      continue;
+    }
+    const k = parseKey(key)!;
+    if (kind === "lease" && (typeof v.owner !== "string" || !Number.isInteger(v.epoch) || (v.status !== "held" && v.status !== "free"))) add(key, "not a lease (status, owner, epoch)");
+    if ((kind === "agent" || kind === "intent") && (v.agent_id !== (k as { agent: string }).agent || typeof v.expires_at !== "string")) add(key, "agent_id does not match the key or expires_at missing");
+    if (kind === "claim-event") {
+      const c = validateClaim(v, (k as { agent: string }).agent);
+      if (typeof c === "string") add(key, `invalid claim: ${c}`);
+    }
+    if (kind === "fleet-claim") {
+      const c = parseFleetClaim(got.body, (k as { claimId: string }).claimId);
+      if (typeof c === "string") add(key, `invalid promoted claim: ${c}`);
+    }
+    if (kind === "quarantine" && v.status !== "quarantined") add(key, "status is not quarantined");
+  }
+  const tmp = scratch("verify");
+  const db = await DuckDBInstance.create(":memory:");
+  const conn = await db.connect();
+  const countRows = async (key: string): Promise<number | undefined> => {
+    const path = join(tmp.dir, `f${Math.random().toString(36).slice(2)}.parquet`);
+    try {
+      await store.download(key, path);
+      const r = await conn.runAndReadAll(`SELECT count(*)::BIGINT AS n, count(DISTINCT content_hash)::BIGINT AS h FROM read_parquet(${sqlString(path)}, hive_partitioning = false)`);
+      return Number(r.getRowObjectsJS()[0]!.n);
+    } catch (e) {
+      add(key, `unreadable Parquet: ${(e instanceof Error ? e.message : String(e)).split("\n")[0]}`);
+      return undefined;
+    }
+  };
+  let segments = 0;
+  try {
+    for (const s of sessions.values()) {
+      s.segs.sort((a, b) => a.seq - b.seq);
+      s.segs.forEach((x, i) => {
+        if (x.seq !== i) add(x.key, `segment numbering has a gap before seq ${x.seq}`);
+      });
+      let rows = 0;
+      for (const x of s.segs) {
+        segments++;
+        rows += (await countRows(x.key)) ?? 0;
+      }
+      if (s.digest !== undefined && s.sealed === undefined) add(s.digest, "digest.json in a session without _SEALED");
+      if (s.sealed !== undefined) {
+        const got = await store.get(s.sealed);
+        const m = got ? parseSealed(got.body) : "vanished";
+        if (typeof m === "string") add(s.sealed, m);
+        else {
+          if (m.segments !== s.segs.length) add(s.sealed, `says ${m.segments} segments, found ${s.segs.length}`);
+          else if (m.rows !== rows) add(s.sealed, `says ${m.rows} rows, segments hold ${rows}`);
+        }
+      }
+      if (s.digest !== undefined) {
+        const got = await store.get(s.digest);
+        const v = got ? parseObject(got.body) : "vanished";
+        if (typeof v === "string") add(s.digest, v);
+        else if (v.digest_version !== 1 || v.session !== s.part.session) add(s.digest, "not a digest of this session (digest_version, session)");
+      }
+    }
+    for (const m of markers) {
+      let marker;
+      try {
+        marker = (await readMarker(store, m.dt, m.fleet))?.value;
+      } catch (e) {
+        add(m.key, e instanceof Error ? e.message : String(e));
+        continue;
+      }
+      if (!marker) continue;
+      if (generationOf(m.dt, m.fleet, marker.sessions) !== marker.gen) add(m.key, `gen ${marker.gen} is not the hash of its sessions`);
+      for (const ses of marker.sessions) {
+        const id = sessionId({ dt: m.dt, fleet: m.fleet, runtime: ses.runtime, agent: ses.agent, session: ses.session });
+        if (sessions.get(id)?.sealed === undefined) add(m.key, `names session ${id}, which is not sealed in bronze`);
+      }
+      let rows = 0;
+      for (const p of marker.parts) {
+        if (!partKeys.has(p.key)) {
+          add(m.key, `names part ${p.key}, which does not exist`);
+          continue;
+        }
+        if (!p.key.includes(`/gen=${marker.gen}/`)) add(m.key, `part ${p.key} is outside gen=${marker.gen}`);
+        const n = await countRows(p.key);
+        if (n !== undefined && n !== p.rows) add(p.key, `holds ${n} rows, _COMPACTED says ${p.rows}`);
+        rows += p.rows;
+      }
+      if (rows !== marker.rows) add(m.key, `parts hold ${rows} rows, marker says ${marker.rows}`);
+    }
+    const latestKey = SNAPSHOT_LATEST_KEY;
+    if (latest) {
+      const got = await store.get(latestKey);
+      const v = got ? parseObject(got.body) : "vanished";
+      if (typeof v === "string") add(latestKey, v);
+      else if (typeof v.content_hash !== "string" || !/^[0-9a-f]{64}$/.test(v.content_hash)) add(latestKey, "content_hash is not 64 hex digits");
+      else if (!blobs.includes(snapshotBlobKey(v.content_hash))) add(latestKey, `names ${snapshotBlobKey(v.content_hash)}, which does not exist`);
+    }
+    for (const b of blobs) {
+      const path = join(tmp.dir, "blob.sqlite");
+      await store.download(b, path);
+      const h = await sha256Of(path);
+      if (b !== `${PREFIXES.snapshot}${h}.sqlite`) add(b, `content hashes to ${h}`);
+    }
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+    tmp.done();
+  }
+  return { keys, sessions: sessions.size, segments, compacted_partitions: markers.length, problems };
+}
