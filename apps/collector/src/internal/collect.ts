@@ -1,0 +1,270 @@
+// collect: one pass over every discovered source. Per session, under its lock: read windows
+// (@lake/store) → canonicalize (@lake/adapters) → mask (@lake/redact) → land → commit cursors →
+// update the index → publish rounds (@lake/chain).
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events";
+import { listAdapters, readLines, type Adapter, type AdapterState, type DiscoveredSource, type SourceLine as AdapterLine } from "@lake/adapters";
+import { createRedactor, loadOrCreateKey, type Redactor } from "@lake/redact";
+import { checkLostSessions, openSession, type Convert, type LostSessionTracker, type SourceRef as StoreSource } from "@lake/store";
+import { parse as parseChain } from "@lake/chain";
+import { spoolDir } from "./hook.js";
+import { QUARANTINE_TYPE } from "./push.js";
+
+/** Where each runtime's sources are looked for. */
+export interface SourceRoots {
+  /** runtime → roots. A runtime not listed uses its adapter's default roots when they exist. */
+  readonly roots: ReadonlyMap<string, readonly string[]>;
+  /** Only the runtimes in `roots` (no default roots). */
+  readonly only: boolean;
+}
+
+/** Options of one collect pass. */
+export interface CollectOptions {
+  readonly root: string;
+  readonly sources: SourceRoots;
+  readonly include?: readonly string[];
+  readonly exclude?: readonly string[];
+  /** How long to wait for a session locked by another collector (ms; default 0: report and skip). */
+  readonly waitMs?: number;
+  /** Publish rounds after landing (default true). */
+  readonly parse?: boolean;
+  readonly maxDeltaBytes?: number;
+  /** Where conflicts are named (default stderr). */
+  readonly logger?: (line: string) => void;
+  /** Progress: called after each session with the totals so far. */
+  readonly onProgress?: (p: { sessions: number; totalSessions: number; bytes: number; totalBytes: number }) => void;
+  readonly tracker?: LostSessionTracker;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly home?: string;
+}
+
+/** What one collect pass did. */
+export interface CollectSummary {
+  root: string;
+  sessions: number;
+  sources: number;
+  landed_files: number;
+  records: number;
+  bytes_read: number;
+  pending: number;
+  conflicts: number;
+  new_conflicts: { file: string; reason: string }[];
+  gone: number;
+  locked: string[];
+  rounds: number;
+  problems: { path: string; reason: string }[];
+  failed: boolean;
+}
+
+/** Fields of a record that identify or locate it; never masked (a false positive would break joins). */
+const ID_FIELDS = new Set([
+  "runtime", "session_id", "stream", "record_id", "parent_id", "ts", "kind", "tool_call_id", "message_id", "request_id",
+  "usage_key", "usage_mode", "child_stream", "source_path", "adapter", "adapter_version", "content_hash",
+]);
+
+/** Mask one adapter record and make it canonical; a record a quarantine rule fires on is withheld whole. */
+export function maskRecord(redactor: Redactor, raw: RawRecord): CanonicalRecord {
+  const content: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) if (typeof v === "string" && !ID_FIELDS.has(k)) content[k] = v;
+  const r = redactor.redactRecord(content);
+  if (r.status === "quarantined") {
+    const kept: RawRecord = {
+      runtime: raw.runtime, session_id: raw.session_id, stream: raw.stream, kind: raw.kind, source_path: raw.source_path, adapter: raw.adapter, adapter_version: raw.adapter_version,
+      vendor_type: QUARANTINE_TYPE,
+      attrs: JSON.stringify({ status: r.status, rules_fired: r.rules_fired, hash: r.hash }),
+    };
+    for (const k of ["record_id", "parent_id", "ts", "tool_call_id", "message_id", "request_id", "usage", "usage_key", "usage_mode", "model", "source_offset", "source_line", "is_sidechain", "replayed", "child_stream"] as const) {
+      if (raw[k] !== undefined) (kept as unknown as Record<string, unknown>)[k] = raw[k];
+    }
+    return canonicalize(kept, r.rules_fired);
+  }
+  return canonicalize({ ...raw, ...(r.value as Record<string, string>) }, r.rules);
+}
+
+/** A discovered source with the adapter that reads it and the cursor's name for it. */
+interface Planned {
+  readonly adapter: Adapter;
+  readonly src: DiscoveredSource;
+  readonly ref: StoreSource;
+  readonly framed: boolean;
+}
+
+/** The cursor's record of a source: `<runtime>:<path relative to its root>`. */
+export function cursorSource(runtime: string, rel: string): string {
+  return `${runtime}:${rel}`;
+}
+
+/** Every root to scan per runtime. */
+export function runtimeRoots(root: string, sources: SourceRoots, env: NodeJS.ProcessEnv = process.env, home?: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const a of listAdapters()) {
+    const given = sources.roots.get(a.runtime);
+    if (a.runtime === "hook") {
+      out.set("hook", [...(given ?? []), spoolDir(root)]);
+      continue;
+    }
+    if (given) out.set(a.runtime, [...given]);
+    else if (!sources.only) out.set(a.runtime, a.defaultRoots(env, home).filter((r) => existsSync(r)));
+  }
+  return out;
+}
+
+/** Discover every source. The hook spool (WAL files) is listed here; the other runtimes by their adapters. */
+async function discoverAll(root: string, options: CollectOptions): Promise<{ planned: Planned[]; problems: { path: string; reason: string }[]; roots: Map<string, string[]> }> {
+  const roots = runtimeRoots(root, options.sources, options.env, options.home);
+  const planned: Planned[] = [];
+  const problems: { path: string; reason: string }[] = [];
+  for (const a of listAdapters()) {
+    const rs = roots.get(a.runtime);
+    if (!rs || rs.length === 0) continue;
+    if (a.runtime === "hook") {
+      for (const dir of rs) {
+        let names: string[] = [];
+        try {
+          names = readdirSync(dir).filter((n) => n.endsWith(".wal") && !n.startsWith("."));
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== "ENOENT") problems.push({ path: dir, reason: (e as Error).message });
+        }
+        for (const n of names.sort()) {
+          const path = join(dir, n);
+          const st = statSync(path);
+          const session = n.slice(0, -4);
+          const src: DiscoveredSource = { runtime: "hook", path, rel: n, root: dir, session_id: session, stream: "main", kind: "hooks", mode: "append", size: st.size, mtimeMs: st.mtimeMs };
+          planned.push(plan(a, src, true));
+        }
+      }
+      continue;
+    }
+    const d = await a.discover({ roots: rs, ...(options.include ? { include: options.include } : {}), ...(options.exclude ? { exclude: options.exclude } : {}), ...(options.env ? { env: options.env } : {}), ...(options.home ? { home: options.home } : {}) });
+    problems.push(...d.problems);
+    for (const src of d.sources) planned.push(plan(a, src, a.runtime === "broca" && src.mode === "append"));
+  }
+  return { planned, problems, roots };
+}
+
+function plan(adapter: Adapter, src: DiscoveredSource, framed: boolean): Planned {
+  const ref: StoreSource = {
+    path: src.path,
+    source: cursorSource(src.runtime, src.rel),
+    stream: src.stream,
+    kind: src.kind,
+    runtime: src.runtime,
+    adapter: adapter.name,
+    adapterVersion: adapter.version,
+    ...(framed ? { framing: "wal" as const } : {}),
+  } as StoreSource;
+  return { adapter, src, ref, framed };
+}
+
+/** Build the store's convert callback for one source: adapter → mask → canonical. */
+function converter(p: Planned, redactor: Redactor, states: Map<string, AdapterState>): Convert {
+  return async (lines) => {
+    let st = states.get(p.src.path);
+    if (!st) {
+      st = p.adapter.initialState(p.src);
+      const first = lines[0];
+      // Adapters with cross-line state (Codex, Gemini) rebuild it from the lines before the window.
+      if (first && first.offset > 0 && Object.keys(st).length > 0 && !p.framed) {
+        const before: AdapterLine[] = [];
+        for await (const l of readLines(p.src.path)) {
+          if (l.offset >= first.offset) break;
+          before.push(l);
+        }
+        p.adapter.parseLines(p.src, before, st);
+      }
+      states.set(p.src.path, st);
+    }
+    const raws = p.adapter.parseLines(p.src, lines.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), st);
+    return raws.map((r) => maskRecord(redactor, r));
+  };
+}
+
+function snapshotConverter(p: Planned, redactor: Redactor): Convert {
+  return (lines) => {
+    const out: CanonicalRecord[] = [];
+    for (const l of lines) for (const r of p.adapter.parseSnapshot(p.src, l.bytes)) out.push(maskRecord(redactor, r));
+    return out;
+  };
+}
+
+/** One collect pass over every discovered source. */
+export async function collect(options: CollectOptions): Promise<CollectSummary> {
+  const root = options.root;
+  const { planned, problems, roots } = await discoverAll(root, options);
+  const redactor = createRedactor({ key: loadOrCreateKey(root) });
+  const bySession = new Map<string, Planned[]>();
+  for (const p of planned) {
+    let l = bySession.get(p.src.session_id);
+    if (!l) bySession.set(p.src.session_id, (l = []));
+    l.push(p);
+  }
+  const summary: CollectSummary = { root, sessions: 0, sources: planned.length, landed_files: 0, records: 0, bytes_read: 0, pending: 0, conflicts: 0, new_conflicts: [], gone: 0, locked: [], rounds: 0, problems, failed: false };
+  const totalBytes = planned.reduce((a, p) => a + p.src.size, 0);
+  let doneBytes = 0;
+  let doneSessions = 0;
+  const resolve = (_sid: string, source: string) => {
+    const i = source.indexOf(":");
+    if (i <= 0) return undefined;
+    const rs = roots.get(source.slice(0, i));
+    if (!rs || rs.length === 0) return undefined;
+    const rel = source.slice(i + 1);
+    for (const r of rs) if (existsSync(join(r, rel))) return join(r, rel);
+    return join(rs[0]!, rel);
+  };
+  const states = new Map<string, AdapterState>();
+  const maskUnknown = (text: string) => {
+    const r = redactor.redactString(text);
+    return { text: r.value, rules: r.rules };
+  };
+  for (const [sessionId, sources] of [...bySession].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    let s;
+    try {
+      s = await openSession(root, sessionId, { waitMs: options.waitMs ?? 0, maskUnknown, ...(options.logger ? { logger: options.logger } : {}), ...(options.maxDeltaBytes ? { maxDeltaBytes: options.maxDeltaBytes } : {}) });
+    } catch (e) {
+      if ((e as { code?: string }).code === "Locked") {
+        summary.locked.push(sessionId);
+        continue;
+      }
+      throw e;
+    }
+    let published = 0;
+    try {
+      const pass = s.beginPass();
+      for (const p of sources.sort((a, b) => (a.src.path < b.src.path ? -1 : 1))) {
+        const out = p.src.mode === "snapshot" ? await pass.collectSnapshot(p.ref, snapshotConverter(p, redactor)) : await pass.collectAppend(p.ref, converter(p, redactor, states));
+        summary.bytes_read += out.bytesRead;
+        states.delete(p.src.path);
+      }
+      pass.pruneUnseen((source) => resolve(sessionId, source));
+      const r = pass.finish();
+      summary.landed_files += r.landed;
+      summary.records += r.records;
+      summary.pending += r.pending;
+      summary.conflicts += r.conflicts;
+      summary.new_conflicts.push(...r.newConflicts);
+      summary.gone += r.gone;
+    } finally {
+      s.close();
+    }
+    if (options.parse !== false) {
+      const pr = await parseChain(root, sessionId);
+      if (pr.published) published++;
+    }
+    summary.rounds += published;
+    summary.sessions++;
+    doneSessions++;
+    doneBytes += sources.reduce((a, p) => a + p.src.size, 0);
+    options.onProgress?.({ sessions: doneSessions, totalSessions: bySession.size, bytes: doneBytes, totalBytes });
+  }
+  // Sessions discovery no longer finds: their cursors become source_gone (once per rediscovery).
+  const lost = await checkLostSessions(root, {
+    found: new Set(bySession.keys()),
+    resolve: (sid, source) => resolve(sid, source),
+    discoveryProblem: problems.length > 0,
+    ...(options.tracker ? { tracker: options.tracker } : {}),
+  });
+  summary.gone += lost.gone;
+  summary.failed = summary.pending > 0 || summary.conflicts > 0;
+  return summary;
+}

@@ -1,0 +1,68 @@
+import { collect, type CollectSummary } from "../collect.js";
+import { parse, parseSources, resolveRoot } from "../options.js";
+import { writeLastPass } from "../state.js";
+
+export const help = `lake-collector collect — one pass over every discovered source
+
+Usage: lake-collector collect [--root DIR] [--source RUNTIME=PATH]... [--sources-only]
+                              [--include GLOB]... [--exclude GLOB]... [--wait SECONDS] [--no-parse] [--json]
+
+Reads Claude Code (~/.claude/projects), Codex (~/.codex), Gemini CLI (~/.gemini/tmp) and broca
+sources whose roots exist, and the hook spool of the root. --source RUNTIME=PATH replaces that
+runtime's roots (repeatable); --sources-only reads only the --source roots. Per session, under its
+lock: read new lines, convert, mask secrets, land, commit cursors, update the index, publish
+rounds. Vendor stores are never written.
+
+Exit codes: 0 done · 3 sources pending (more than 65 windows) or in conflict · 4 a session was
+locked by another collector (after --wait) · 2 usage error · 1 internal error.
+`;
+
+function progress(p: { sessions: number; totalSessions: number; bytes: number; totalBytes: number }): void {
+  const width = 24;
+  const frac = p.totalBytes > 0 ? p.bytes / p.totalBytes : p.totalSessions > 0 ? p.sessions / p.totalSessions : 1;
+  const bar = "#".repeat(Math.round(frac * width)).padEnd(width, ".");
+  const mb = (n: number) => (n / 1e6).toFixed(1);
+  process.stderr.write(`\r[${bar}] ${p.sessions}/${p.totalSessions} sessions  ${mb(p.bytes)}/${mb(p.totalBytes)} MB`);
+}
+
+export function formatSummary(s: CollectSummary): string {
+  const lines = [
+    `${s.root}: ${s.sessions} sessions, ${s.sources} sources, ${s.landed_files} files landed (${s.records} records, ${(s.bytes_read / 1e6).toFixed(1)} MB read), ${s.rounds} rounds published`,
+  ];
+  if (s.pending) lines.push(`${s.pending} sources pending: run collect again`);
+  if (s.conflicts) lines.push(`${s.conflicts} sources in conflict (cursors with state conflict name them)`);
+  if (s.gone) lines.push(`${s.gone} sources gone`);
+  if (s.locked.length) lines.push(`${s.locked.length} sessions locked by another collector: ${s.locked.join(", ")}`);
+  for (const p of s.problems) lines.push(`unreadable: ${p.path}: ${p.reason}`);
+  return lines.join("\n") + "\n";
+}
+
+export async function run(args: string[]): Promise<number> {
+  const { values } = parse(args, {
+    root: { type: "string" },
+    source: { type: "string", multiple: true },
+    "sources-only": { type: "boolean" },
+    include: { type: "string", multiple: true },
+    exclude: { type: "string", multiple: true },
+    wait: { type: "string" },
+    "no-parse": { type: "boolean" },
+    json: { type: "boolean" },
+  });
+  const root = resolveRoot(values.root);
+  const tty = !values.json && process.stderr.isTTY;
+  const summary = await collect({
+    root,
+    sources: { roots: parseSources(values.source), only: Boolean(values["sources-only"]) },
+    ...(values.include ? { include: values.include as string[] } : {}),
+    ...(values.exclude ? { exclude: values.exclude as string[] } : {}),
+    waitMs: values.wait ? Number(values.wait) * 1000 : 0,
+    parse: !values["no-parse"],
+    ...(tty ? { onProgress: progress } : {}),
+  });
+  if (tty) process.stderr.write("\n");
+  writeLastPass(root, summary);
+  process.stdout.write(values.json ? JSON.stringify(summary) + "\n" : formatSummary(summary));
+  if (summary.failed) return 3;
+  if (summary.locked.length > 0) return 4;
+  return 0;
+}

@@ -1,0 +1,64 @@
+import { defaultStoreUrl, openStore } from "@lake/layout";
+import { localRoot } from "../local-root.js";
+import { push } from "../push.js";
+import { acquireLock } from "@lake/store";
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { CollectorError } from "../errors.js";
+import { parse, resolveAgent, resolveRoot } from "../options.js";
+
+export const help = `lake-collector push — send new landed records to the fleet store
+
+Usage: lake-collector push [--root DIR] [--store URL] [--agent ID] [--seal-idle SECONDS] [--fleet-id ID] [--json]
+
+For every session with landed files the store has not been sent, the new records become one
+Parquet segment (DuckDB, ZSTD) per runtime under the next
+sessions/dt=<day>/fleet=<fleet>/runtime=<runtime>/agent=<agent>/session=<id>/seg-NNNNNN.parquet,
+created only if absent (a segment is never rewritten). push.state in the root records each file's
+digest per store, so a re-push sends nothing twice. A session is sealed (_SEALED) once all of it
+is sent and its sources are gone or it landed nothing for --seal-idle seconds (default 21600, 6 h);
+new records of a sealed session go to a new session directory (session=<id>.2, …). Quarantined
+records become quarantine/<agent>/<date>/<ulid>.json. The roster heartbeat is refreshed.
+
+--store URL: file:///abs/dir or s3://bucket/prefix (default $LAKE_STORE, else fleet/ beside the
+root's parent). S3 uses the AWS SDK's default chain and AWS_ENDPOINT_URL_S3 (path-style).
+--agent ID: this machine's agent id (default $LAKE_AGENT, else the host name).
+--fleet-id ID: the fleet id written to fleet.json when the store has none yet.
+
+Exit codes: 0 done · 4 another push holds the root · 5 store error (outcome unknown: run again) · 2 usage.
+`;
+
+export async function run(args: string[]): Promise<number> {
+  const { values } = parse(args, {
+    root: { type: "string" },
+    store: { type: "string" },
+    agent: { type: "string" },
+    "seal-idle": { type: "string" },
+    "fleet-id": { type: "string" },
+    json: { type: "boolean" },
+  });
+  const root = resolveRoot(values.root);
+  const sealIdle = values["seal-idle"] === undefined ? 21600 : Number(values["seal-idle"]);
+  if (!Number.isFinite(sealIdle) || sealIdle < 0) throw new CollectorError("Usage", `--seal-idle ${String(values["seal-idle"])}: expected seconds ≥ 0`);
+  const store = openStore((values.store as string | undefined) ?? defaultStoreUrl());
+  mkdirSync(join(root, "_export"), { recursive: true });
+  const lock = await acquireLock(join(root, "_export"), { waitMs: 0 }).catch((e: unknown) => {
+    throw new CollectorError("Locked", `${join(root, "_export", ".lock")}: another push holds this root (${(e as Error).message})`);
+  });
+  try {
+    const s = await push(localRoot(root), store, {
+      agent: resolveAgent(values.agent),
+      sealIdleSeconds: sealIdle,
+      ...(values["fleet-id"] ? { fleetId: values["fleet-id"] as string } : {}),
+    });
+    process.stdout.write(
+      values.json
+        ? JSON.stringify(s) + "\n"
+        : `${s.store}: ${s.sessions} sessions sent, ${s.segments} segments (${s.rows} rows, ${(s.bytes / 1e6).toFixed(2)} MB), ${s.sealed} sealed, ${s.quarantined} quarantined${s.recovered ? `, ${s.recovered} segments recovered from an interrupted push` : ""}\n`,
+    );
+    return 0;
+  } finally {
+    lock.release();
+    store.close();
+  }
+}

@@ -1,0 +1,108 @@
+// `lake-collector hook`: read one Claude Code hook event (JSON) from stdin and append it to the
+// hook spool: one @lake/wal file per session under <root>/_hooks/spool/. Start-up is kept
+// minimal: this module imports only node builtins and @lake/wal.
+import { createHash } from "node:crypto";
+import { mkdir, open, readFile, rm } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { WalWriter } from "@lake/wal";
+import { CollectorError } from "./errors.js";
+
+/** The record type of a hook event in the spool. */
+export const HOOK_RECORD_TYPE = "lake_hook_event";
+
+/** Where the spool of a root lives. */
+export function spoolDir(root: string): string {
+  return join(root, "_hooks", "spool");
+}
+
+/**
+ * The spool file of a session: `<session_id>.wal`, or `sha256-<hex>.wal` when the id is not a plain
+ * file name (`[A-Za-z0-9._-]`, at most 128 characters, not starting with a dot). Events without a
+ * session id go to `unknown-session.wal`.
+ */
+export function spoolFile(root: string, sessionId: string | undefined): string {
+  const id = sessionId && /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(sessionId) ? sessionId : sessionId ? `sha256-${createHash("sha256").update(sessionId).digest("hex")}` : "unknown-session";
+  return join(spoolDir(root), `${id}.wal`);
+}
+
+const LOCK_STALE_MS = 30_000;
+
+/**
+ * Take the spool's writer lock: an O_EXCL lock file holding pid and host. Hooks fire concurrently
+ * (parallel tool calls), and a WAL has one writer. A lock whose process is gone (same host) or
+ * that is older than 30 s is broken.
+ */
+async function lockSpool(file: string, timeoutMs = 10_000): Promise<() => Promise<void>> {
+  const lock = `${file}.lock`;
+  const deadline = Date.now() + timeoutMs;
+  const me = `${process.pid} ${hostname()} ${Date.now()}`;
+  for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
+    try {
+      const fh = await open(lock, "wx", 0o600);
+      await fh.writeFile(me);
+      await fh.close();
+      return async () => {
+        const cur = await readFile(lock, "utf8").catch(() => "");
+        if (cur === me) await rm(lock, { force: true });
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+    const cur = await readFile(lock, "utf8").catch(() => "");
+    const [pid, host, at] = cur.split(" ");
+    const stale = (host === hostname() && pid !== undefined && !alive(Number(pid))) || (at !== undefined && Date.now() - Number(at) > LOCK_STALE_MS);
+    if (stale) {
+      await rm(lock, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new CollectorError("Locked", `${lock}: spool is locked by ${cur || "another hook"}`);
+    await new Promise((r) => setTimeout(r, delay));
+  }
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Append one hook event to the spool, fsynced before returning. The event must be a JSON object.
+ * Returns the spool file and the record's sequence number.
+ */
+export async function appendHookEvent(root: string, input: string, now: Date = new Date()): Promise<{ file: string; seq: number }> {
+  let event: unknown;
+  try {
+    event = JSON.parse(input);
+  } catch (e) {
+    throw new CollectorError("Input", `stdin: hook event is not valid JSON (${(e as Error).message})`);
+  }
+  if (typeof event !== "object" || event === null || Array.isArray(event)) throw new CollectorError("Input", "stdin: hook event is not a JSON object");
+  const sid = (event as Record<string, unknown>).session_id;
+  const file = spoolFile(root, typeof sid === "string" ? sid : undefined);
+  await mkdir(spoolDir(root), { recursive: true, mode: 0o700 });
+  const unlock = await lockSpool(file);
+  try {
+    const w = await WalWriter.open(file, { fsync: "always", featureFloorPath: join(spoolDir(root), "wal-feature-floor") });
+    try {
+      const r = await w.append({ type: HOOK_RECORD_TYPE, received_at: now.toISOString(), event: event as Record<string, unknown> });
+      return { file, seq: r.seq };
+    } finally {
+      await w.close();
+    }
+  } finally {
+    await unlock();
+  }
+}
+
+/** Read all of stdin as text. */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}

@@ -1,0 +1,97 @@
+// `lake-collector hooks install`: add lake's hook entries to a Claude Code settings file. Shows the
+// change, writes atomically, is idempotent, and keeps every hook the user already has.
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { CollectorError } from "./errors.js";
+
+/** The hook events lake records. Tool events get the `*` matcher. */
+export const HOOK_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "Stop", "SubagentStop", "PreCompact", "SessionEnd"] as const;
+const TOOL_EVENTS = new Set(["PreToolUse", "PostToolUse"]);
+
+/** The default Claude Code settings file (`$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`). */
+export function defaultSettingsFile(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.CLAUDE_CONFIG_DIR || join(homedir(), ".claude"), "settings.json");
+}
+
+interface HookCommand {
+  type: string;
+  command?: string;
+  [k: string]: unknown;
+}
+interface HookGroup {
+  matcher?: string;
+  hooks?: HookCommand[];
+  [k: string]: unknown;
+}
+
+/** The result of planning an install: the new settings text and the events that change. */
+export interface HooksPlan {
+  readonly file: string;
+  readonly before: string | null;
+  readonly after: string;
+  readonly added: readonly string[];
+}
+
+/** Plan the install: which events get lake's command, and the settings file's new text. */
+export async function planHooksInstall(file: string, command: string): Promise<HooksPlan> {
+  let before: string | null = null;
+  let settings: Record<string, unknown> = {};
+  try {
+    before = await readFile(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw new CollectorError("Input", `${file}: cannot read settings (${(e as Error).message})`);
+  }
+  if (before !== null && before.trim() !== "") {
+    try {
+      const parsed: unknown = JSON.parse(before);
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not a JSON object");
+      settings = parsed as Record<string, unknown>;
+    } catch (e) {
+      throw new CollectorError("Input", `${file}: settings are not a JSON object (${(e as Error).message}); nothing written`);
+    }
+  }
+  const hooks = (settings.hooks ?? {}) as Record<string, unknown>;
+  if (typeof hooks !== "object" || Array.isArray(hooks)) throw new CollectorError("Input", `${file}: "hooks" is not an object; nothing written`);
+  const added: string[] = [];
+  for (const event of HOOK_EVENTS) {
+    const groups = (hooks[event] ?? []) as HookGroup[];
+    if (!Array.isArray(groups)) throw new CollectorError("Input", `${file}: hooks.${event} is not an array; nothing written`);
+    const present = groups.some((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => h?.type === "command" && h.command === command));
+    if (present) continue;
+    const group: HookGroup = TOOL_EVENTS.has(event) ? { matcher: "*", hooks: [{ type: "command", command }] } : { hooks: [{ type: "command", command }] };
+    hooks[event] = [...groups, group];
+    added.push(event);
+  }
+  settings.hooks = hooks;
+  const after = JSON.stringify(settings, null, 2) + "\n";
+  return { file, before, after: added.length === 0 && before !== null ? before : after, added };
+}
+
+/** A line diff of two texts (`-`/`+` lines around the changed region), for showing the change. */
+export function lineDiff(before: string, after: string): string {
+  const a = before.split("\n");
+  const b = after.split("\n");
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length - 1;
+  let endB = b.length - 1;
+  while (endA >= start && endB >= start && a[endA] === b[endB]) {
+    endA--;
+    endB--;
+  }
+  const out: string[] = [];
+  for (let i = Math.max(0, start - 2); i < start; i++) out.push(`  ${a[i]}`);
+  for (let i = start; i <= endA; i++) out.push(`- ${a[i]}`);
+  for (let i = start; i <= endB; i++) out.push(`+ ${b[i]}`);
+  for (let i = endA + 1; i < Math.min(a.length, endA + 3); i++) out.push(`  ${a[i]}`);
+  return out.join("\n");
+}
+
+/** Write the plan atomically (temp file + rename). */
+export async function applyHooksPlan(plan: HooksPlan): Promise<void> {
+  await mkdir(dirname(plan.file), { recursive: true });
+  const tmp = `${plan.file}.lake-${process.pid}.tmp`;
+  await writeFile(tmp, plan.after, { mode: 0o600 });
+  await rename(tmp, plan.file);
+}

@@ -1,0 +1,93 @@
+// The collector's view of a local storage root for push: sessions, their indexed landed files,
+// the records in them, and whether every source of a session is gone.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseRecord } from "@lake/events";
+import { decodeCursor, listSessions, parseLandedName, readIndex, readLanded } from "@lake/store";
+import type { FleetRow } from "@lake/segments";
+
+/** A landed file as push sees it. */
+export interface LandedFileRef {
+  /** Path relative to the session directory. */
+  readonly rel: string;
+  readonly seq: number;
+  /** The pass stamp of the file, in ms since the epoch. */
+  readonly collectedAtMs: number;
+}
+
+/** What push reads from a local root. */
+export interface LocalRoot {
+  readonly root: string;
+  sessions(): string[];
+  landedFiles(sessionId: string): LandedFileRef[];
+  /** The records of `files` as fleet rows (re-landed duplicates left out), and each file's SHA-256. */
+  readRows(sessionId: string, files: readonly LandedFileRef[], agent: string): { rows: FleetRow[]; digests: Map<string, string> };
+  /** True when the session has cursors and every one is source_gone. */
+  allSourcesGone(sessionId: string): boolean;
+}
+
+/** `20260831T091204.481523000Z` → ms since the epoch. */
+export function stampMs(stamp: string): number {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})\.(\d{3})\d*Z$/.exec(stamp);
+  if (!m) return 0;
+  return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7]));
+}
+
+/** A LocalRoot over a @lake/store storage root. */
+export function localRoot(root: string): LocalRoot {
+  return {
+    root,
+    sessions: () => listSessions(root),
+    landedFiles(sessionId) {
+      const idx = readIndex(root, sessionId);
+      return idx.files.map((f) => ({ rel: f.rel, seq: f.seq, collectedAtMs: stampMs(parseLandedName(f.name)?.stamp ?? "") }));
+    },
+    readRows(sessionId, files, agent) {
+      const idx = readIndex(root, sessionId);
+      const dup = new Set<string>();
+      for (const e of idx.entries) if (e.duplicate) dup.add(`${e.seq}/${e.row}`);
+      const rows: FleetRow[] = [];
+      const digests = new Map<string, string>();
+      for (const f of files) {
+        const lf = readLanded(root, sessionId, f.rel);
+        digests.set(f.rel, lf.sha256);
+        lf.rows.forEach((text, row) => {
+          if (dup.has(`${f.seq}/${row}`)) return;
+          const rec = parseRecord(JSON.parse(text));
+          rows.push({ ...rec, agent, landed_seq: f.seq, landed_row: row });
+        });
+      }
+      return { rows, digests };
+    },
+    allSourcesGone(sessionId) {
+      let any = false;
+      for (const area of ["streams", "runs"]) {
+        let streams: string[] = [];
+        try {
+          streams = readdirSync(join(root, sessionId, area));
+        } catch {
+          continue;
+        }
+        for (const s of streams) {
+          let names: string[] = [];
+          try {
+            names = readdirSync(join(root, sessionId, area, s));
+          } catch {
+            continue;
+          }
+          for (const n of names) {
+            if (!n.endsWith(".cursor")) continue;
+            const file = join(root, sessionId, area, s, n);
+            any = true;
+            try {
+              if (decodeCursor(readFileSync(file, "utf8"), file).state !== "source_gone") return false;
+            } catch {
+              return false;
+            }
+          }
+        }
+      }
+      return any;
+    },
+  };
+}

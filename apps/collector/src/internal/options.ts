@@ -1,0 +1,46 @@
+import { homedir, hostname } from "node:os";
+import { join } from "node:path";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { CollectorError } from "./errors.js";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/** Parse a command's arguments; unknown options are a usage error naming the option. */
+export function parse<O extends Options>(args: string[], options: O, positionals = false): { values: Record<string, unknown>; positionals: string[] } {
+  try {
+    const r = parseArgs({ args, options: { help: { type: "boolean", short: "h" }, ...options }, allowPositionals: positionals, strict: true });
+    return { values: r.values as Record<string, unknown>, positionals: r.positionals };
+  } catch (e) {
+    throw new CollectorError("Usage", (e as Error).message);
+  }
+}
+
+/** The local storage root: --root, else $LAKE_ROOT, else $XDG_DATA_HOME/lake, else ~/.local/share/lake. */
+export function resolveRoot(flag: unknown, env: NodeJS.ProcessEnv = process.env): string {
+  if (typeof flag === "string" && flag) return flag;
+  if (env.LAKE_ROOT) return env.LAKE_ROOT;
+  if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, "lake");
+  return join(homedir(), ".local", "share", "lake");
+}
+
+/** This collector's fleet agent id: --agent, else $LAKE_AGENT, else the host name (sanitised). */
+export function resolveAgent(flag: unknown, env: NodeJS.ProcessEnv = process.env): string {
+  const raw = typeof flag === "string" && flag ? flag : env.LAKE_AGENT || hostname();
+  const id = raw.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[-.]+|[-.]+$/g, "");
+  if (!id) throw new CollectorError("Usage", `agent id "${raw}" has no usable characters`);
+  return id;
+}
+
+/** Parse repeated `--source RUNTIME=PATH` flags. */
+export function parseSources(flags: unknown): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const f of (Array.isArray(flags) ? flags : []) as string[]) {
+    const i = f.indexOf("=");
+    if (i <= 0 || i === f.length - 1) throw new CollectorError("Usage", `--source ${f}: expected RUNTIME=PATH`);
+    const rt = f.slice(0, i);
+    const list = out.get(rt) ?? [];
+    list.push(f.slice(i + 1));
+    out.set(rt, list);
+  }
+  return out;
+}

@@ -1,0 +1,29 @@
+// Small state files of the collector in the root: collector.state (the last pass) and
+// watch.status (a watching collector's state), each replaced atomically.
+import { renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { CollectSummary } from "./collect.js";
+
+function replace(file: string, value: unknown): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(value) + "\n");
+  renameSync(tmp, file);
+}
+
+/** Record the last collect pass in <root>/collector.state. */
+export function writeLastPass(root: string, s: CollectSummary): void {
+  replace(join(root, "collector.state"), {
+    finished_at: new Date().toISOString(),
+    sessions: s.sessions,
+    landed_files: s.landed_files,
+    records: s.records,
+    pending: s.pending,
+    conflicts: s.conflicts,
+    failed: s.failed,
+  });
+}
+
+/** Write <root>/watch.status: catching-up, running, degraded or stopped. */
+export function writeWatchStatus(root: string, status: { state: string; pid: number } & Record<string, unknown>): void {
+  replace(join(root, "watch.status"), { ...status, updated_at: new Date().toISOString() });
+}
