@@ -1,14 +1,81 @@
-import { parseArgs } from "node:util";
+import { isReaderError, exitCodeOf, EXIT } from "./internal/errors.js";
+import type { Io } from "./internal/context.js";
+import { usageCommand } from "./internal/commands/usage.js";
+import { sessionsCommand, showCommand, sqlCommand } from "./internal/commands/read.js";
+import { searchCommand } from "./internal/commands/search.js";
+import { ddlCommand, exportCommand } from "./internal/commands/export.js";
+import { labelsCommand } from "./internal/commands/labels.js";
+import { walCommand } from "./internal/commands/wal.js";
+import { PRICING_DATE, PRICING_VERSION } from "./internal/pricing.js";
 
-const HELP = `lake-reader — see the README for commands and exit codes`;
+const HELP = `lake-reader — answers from a lake fleet store: usage and cost, sessions, transcripts, search, SQL, export
 
-/** Run the CLI with the given arguments; resolves to the process exit code. */
-export async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({ args: [...argv], options: { help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: false });
-  if (values.help || argv.length === 0) {
-    process.stdout.write(HELP + "\n");
-    return 0;
+Usage: lake-reader <command> [options]    (lake-reader <command> --help for each)
+
+Commands:
+  usage daily|monthly|session|blocks   tokens and cost in USD (pricing table ${PRICING_VERSION}, ${PRICING_DATE})
+  sessions                             one row per session
+  show SESSION                         a session's conversation: turns, tool calls with results, child agents
+  search TEXT                          full-text search over event text and the snapshot's claims (FTS5)
+  sql "SELECT …"                       SQL over the read model (DuckDB views)
+  export --format F --out DIR          events as parquet, ndjson or arrow
+  ddl --engine E                       external table definitions (duckdb, trino, spark, athena)
+  labels add|list                      operator labels (append-only, separate store)
+  wal inspect|addr|find|archive        broca WAL tools
+
+Common options: --store URL (default $LAKE_STORE, else fleet/ beside the local root), --cache DIR,
+--root DIR, --json, -h/--help.
+
+Exit codes: 0 ok, 1 internal error, 2 bad arguments, 3 malformed data (or a refused WAL),
+4 WAL of a newer writer, 5 not found, 6 unreadable/unwritable, 7 SQL query failed.`;
+
+const COMMANDS: Record<string, (argv: readonly string[], io: Io) => Promise<number>> = {
+  usage: usageCommand,
+  sessions: sessionsCommand,
+  show: showCommand,
+  search: searchCommand,
+  sql: sqlCommand,
+  export: exportCommand,
+  ddl: ddlCommand,
+  labels: labelsCommand,
+  wal: walCommand,
+};
+
+/** Options of {@link main}: where output goes (default: process streams) and the environment. */
+export interface MainOptions {
+  readonly out?: (s: string) => void;
+  readonly err?: (s: string) => void;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Run the CLI with the given arguments; resolves to the process exit code (README, "Exit codes").
+ * Errors are printed as one line naming the file and the reason.
+ */
+export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
+  const io: Io = {
+    out: options.out ?? ((s) => void process.stdout.write(s)),
+    err: options.err ?? ((s) => void process.stderr.write(s)),
+    env: options.env ?? process.env,
+  };
+  const [cmd, ...rest] = argv;
+  if (cmd === undefined || cmd === "--help" || cmd === "-h" || cmd === "help") {
+    io.out(HELP + "\n");
+    return cmd === undefined ? EXIT.usage : EXIT.ok;
   }
-  process.stderr.write(`lake-reader: unknown command: ${argv[0]}\n`);
-  return 2;
+  const run = COMMANDS[cmd];
+  if (!run) {
+    io.err(`lake-reader: unknown command ${JSON.stringify(cmd)} (lake-reader --help lists them)\n`);
+    return EXIT.usage;
+  }
+  try {
+    return await run(rest, io);
+  } catch (e) {
+    if (isReaderError(e)) {
+      io.err(`lake-reader ${cmd}: ${e.message}\n`);
+      return exitCodeOf(e.code);
+    }
+    io.err(`lake-reader ${cmd}: internal error: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}\n`);
+    return EXIT.internal;
+  }
 }

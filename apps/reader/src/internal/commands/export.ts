@@ -1,0 +1,198 @@
+// export and ddl.
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { FLEET_COLUMNS, SEGMENT_COLUMNS, COMPACTED_COLUMNS, arrowSchema, type Column } from "@lake/events";
+import { Table, tableToIPC, vectorFromArray, type Vector } from "apache-arrow";
+import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io } from "../context.js";
+import { ReaderError } from "../errors.js";
+import { toJson } from "../format.js";
+import { firstLine, sqlString } from "../readmodel.js";
+import { normalizeStoreArg, defaultStore } from "../paths.js";
+import { help } from "./read.js";
+import { parse } from "./parse.js";
+
+export const EXPORT_HELP = `lake-reader export --format parquet|ndjson|arrow --out DIR [options]
+
+Write the deduplicated events (the \`events\` view, in the fleet table's columns: every canonical
+record column, then agent, landed_seq, landed_row) to DIR/events.parquet (zstd), DIR/events.ndjson
+(one JSON object per line) or DIR/events.arrow (Arrow IPC file, schema from @lake/events
+arrowSchema). An existing file is never replaced.
+
+Options:
+  --format F     parquet, ndjson or arrow
+  --out DIR      output directory (created when missing)
+  --json         print {"file", "format", "rows", "bytes"}
+${COMMON_HELP}
+
+Exit codes: 0 ok, 2 bad arguments or the output file exists, 3 malformed store data, 5 store not found, 6 unreadable or unwritable.`;
+
+const EXT = { parquet: "parquet", ndjson: "ndjson", arrow: "arrow" } as const;
+
+/** `lake-reader export`. */
+export async function exportCommand(argv: readonly string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, { ...COMMON_OPTIONS, format: { type: "string" }, out: { type: "string" }, json: { type: "boolean" } } as const);
+  if (values.help) return help(io, EXPORT_HELP);
+  if (positionals.length) throw usageError(`export: unexpected argument ${JSON.stringify(positionals[0])}`);
+  const format = values.format;
+  if (format !== "parquet" && format !== "ndjson" && format !== "arrow") throw usageError(`export: --format must be parquet, ndjson or arrow${format ? `, got ${JSON.stringify(format)}` : ""}`);
+  if (!values.out) throw usageError("export: --out DIR is required");
+  const file = join(values.out, `events.${EXT[format]}`);
+  if (existsSync(file)) throw new ReaderError("Usage", `${file}: already exists; not replaced`, { data: { file } });
+  try {
+    mkdirSync(values.out, { recursive: true });
+  } catch (e) {
+    throw new ReaderError("Io", `${values.out}: cannot create: ${(e as Error).message}`, { data: { file: values.out }, cause: e });
+  }
+  const tmp = `${file}.tmp-${process.pid}`;
+  const cols = FLEET_COLUMNS.map((c) => `"${c.name}"`).join(", ");
+  const order = "ORDER BY session_id, stream, ts NULLS LAST, source_path, source_line NULLS LAST, file_row";
+  let rows = 0;
+  try {
+    await withReadModel(locations(values, io.env), async (rm) => {
+      if (format === "parquet" || format === "ndjson") {
+        const opts = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT json";
+        const tsCol = format === "ndjson" ? FLEET_COLUMNS.map((c) => (c.type === "timestamp" ? `strftime("${c.name}", '%Y-%m-%dT%H:%M:%S.%gZ') AS "${c.name}"` : `"${c.name}"`)).join(", ") : cols;
+        await rm.conn.run(`COPY (SELECT ${tsCol} FROM events ${order}) TO ${sqlString(tmp)} (${opts})`);
+        const n = await rm.query("SELECT count(*) AS n FROM events");
+        rows = Number(n.rows[0]!.n);
+      } else {
+        const res = await rm.conn.run(`SELECT ${cols} FROM events ${order}`);
+        const data = await res.getColumnsJS();
+        rows = data[0]?.length ?? 0;
+        const table = arrowTable(FLEET_COLUMNS, data as unknown[][]);
+        writeFileSync(tmp, tableToIPC(table, "file"));
+      }
+    });
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    if (e instanceof ReaderError) throw e;
+    throw new ReaderError("Io", `${file}: cannot write: ${firstLine((e as Error).message)}`, { data: { file }, cause: e });
+  }
+  const bytes = statSync(file).size;
+  if (values.json) io.out(toJson({ file, format, rows, bytes }) + "\n");
+  else io.out(`${file}: ${rows} rows, ${bytes} bytes (${format})\n`);
+  return 0;
+}
+
+/** An Arrow table of columns of DuckDB JS values, typed by arrowSchema(columns). */
+export function arrowTable(columns: readonly Column[], data: readonly unknown[][]): Table {
+  const schema = arrowSchema(columns);
+  const vectors: Record<string, Vector> = {};
+  columns.forEach((c, i) => {
+    const field = schema.fields[i]!;
+    const raw = data[i] ?? [];
+    const vals = raw.map((v) => {
+      if (v === null || v === undefined) return null;
+      switch (c.type) {
+        case "bigint":
+          return typeof v === "bigint" ? v : BigInt(v as number);
+        case "integer":
+          return Number(v);
+        case "timestamp":
+          return v instanceof Date ? v.getTime() : Date.parse(String(v));
+        case "varchar[]":
+          return (v as unknown[]).map(String);
+        case "boolean":
+          return Boolean(v);
+        default:
+          return String(v);
+      }
+    });
+    vectors[c.name] = vectorFromArray(vals as never[], field.type);
+  });
+  const t = new Table(vectors);
+  return new Table(schema, t.batches);
+}
+
+export const DDL_HELP = `lake-reader ddl --engine duckdb|trino|spark|athena [options]
+
+Print external table definitions over the store's Parquet: \`lake_sessions_bronze\`
+(sessions/dt=/fleet=/runtime=/agent=/session=/seg-*.parquet) and \`lake_sessions_compacted\`
+(sessions/compacted/dt=/fleet=/gen=/part-*.parquet), partition columns per the fleet layout.
+Another engine does not follow _COMPACTED: query the compacted table for partitions that have a
+marker (and only its current gen), the bronze table otherwise — or use lake-reader, which does.
+
+Options:
+  --engine E     duckdb, trino, spark or athena
+  --schema S     schema/database name for trino, spark and athena (default lake)
+${COMMON_HELP}
+
+Exit codes: 0 ok, 2 bad arguments.`;
+
+const TYPES: Record<string, Record<Column["type"], string>> = {
+  trino: { varchar: "varchar", timestamp: "timestamp(6)", boolean: "boolean", integer: "integer", bigint: "bigint", "varchar[]": "array(varchar)" },
+  spark: { varchar: "STRING", timestamp: "TIMESTAMP", boolean: "BOOLEAN", integer: "INT", bigint: "BIGINT", "varchar[]": "ARRAY<STRING>" },
+  athena: { varchar: "string", timestamp: "timestamp", boolean: "boolean", integer: "int", bigint: "bigint", "varchar[]": "array<string>" },
+};
+
+/** DDL text for an engine over a store URL. */
+export function ddl(engine: "duckdb" | "trino" | "spark" | "athena", storeUrl: string, schema = "lake"): string {
+  const base = storeUrl.startsWith("file:") ? fileURLToPath(storeUrl).replace(/\/+$/, "") : storeUrl.replace(/\/+$/, "");
+  const loc = (p: string) => (engine === "spark" && storeUrl.startsWith("file:") ? `file://${base}/${p}` : `${base}/${p}`);
+  const bronzeParts = ["dt", "fleet", "runtime", "agent", "session"];
+  const compParts = ["dt", "fleet", "gen"];
+  if (engine === "duckdb") {
+    return [
+      `-- lake fleet store ${storeUrl}: external views over its Parquet (DuckDB)`,
+      `CREATE OR REPLACE VIEW lake_sessions_bronze AS`,
+      `  SELECT * FROM read_parquet(${sqlString(loc("sessions/dt=*/fleet=*/runtime=*/agent=*/session=*/seg-*.parquet"))}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true);`,
+      `CREATE OR REPLACE VIEW lake_sessions_compacted AS`,
+      `  SELECT * FROM read_parquet(${sqlString(loc("sessions/compacted/dt=*/fleet=*/gen=*/part-*.parquet"))}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true);`,
+      "",
+    ].join("\n");
+  }
+  const t = TYPES[engine]!;
+  const q = engine === "trino" ? (n: string) => `"${n}"` : (n: string) => `\`${n}\``;
+  const cols = (cs: readonly Column[]) => cs.map((c) => `  ${q(c.name)} ${t[c.type]}`);
+  const strT = t.varchar;
+  if (engine === "trino") {
+    const table = (name: string, cs: readonly Column[], parts: string[], where: string) =>
+      [
+        `CREATE TABLE IF NOT EXISTS hive.${schema}.${name} (`,
+        [...cols(cs), ...parts.map((p) => `  ${q(p)} ${strT}`)].join(",\n"),
+        `) WITH (`,
+        `  external_location = ${sqlString(loc(where))},`,
+        `  format = 'PARQUET',`,
+        `  partitioned_by = ARRAY[${parts.map(sqlString).join(", ")}]`,
+        `);`,
+        `CALL hive.system.sync_partition_metadata(${sqlString(schema)}, ${sqlString(name)}, 'ADD');`,
+      ].join("\n");
+    return [`-- lake fleet store ${storeUrl} (Trino, Hive connector)`, table("lake_sessions_bronze", SEGMENT_COLUMNS, bronzeParts, "sessions"), table("lake_sessions_compacted", COMPACTED_COLUMNS, compParts, "sessions/compacted"), ""].join("\n");
+  }
+  const table = (name: string, cs: readonly Column[], parts: string[], where: string) =>
+    engine === "spark"
+      ? [
+          `CREATE TABLE IF NOT EXISTS ${schema}.${name} (`,
+          [...cols(cs), ...parts.map((p) => `  ${q(p)} ${strT}`)].join(",\n"),
+          `) USING PARQUET`,
+          `PARTITIONED BY (${parts.map(q).join(", ")})`,
+          `LOCATION ${sqlString(loc(where))};`,
+          `MSCK REPAIR TABLE ${schema}.${name};`,
+        ].join("\n")
+      : [
+          `CREATE EXTERNAL TABLE IF NOT EXISTS ${schema}.${name} (`,
+          cols(cs).join(",\n"),
+          `)`,
+          `PARTITIONED BY (${parts.map((p) => `${q(p)} ${strT}`).join(", ")})`,
+          `STORED AS PARQUET`,
+          `LOCATION ${sqlString(loc(where) + "/")};`,
+          `MSCK REPAIR TABLE ${schema}.${name};`,
+        ].join("\n");
+  const head = engine === "spark" ? `-- lake fleet store ${storeUrl} (Spark SQL)` : `-- lake fleet store ${storeUrl} (Athena)`;
+  return [head, table("lake_sessions_bronze", SEGMENT_COLUMNS, bronzeParts, "sessions"), table("lake_sessions_compacted", COMPACTED_COLUMNS, compParts, "sessions/compacted"), ""].join("\n");
+}
+
+/** `lake-reader ddl`. */
+export async function ddlCommand(argv: readonly string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, { ...COMMON_OPTIONS, engine: { type: "string" }, schema: { type: "string" } } as const);
+  if (values.help) return help(io, DDL_HELP);
+  if (positionals.length) throw usageError(`ddl: unexpected argument ${JSON.stringify(positionals[0])}`);
+  const e = values.engine;
+  if (e !== "duckdb" && e !== "trino" && e !== "spark" && e !== "athena") throw usageError(`ddl: --engine must be duckdb, trino, spark or athena${e ? `, got ${JSON.stringify(e)}` : ""}`);
+  const schema = values.schema ?? "lake";
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw usageError(`ddl: --schema ${JSON.stringify(schema)}: expected an identifier`);
+  io.out(ddl(e, normalizeStoreArg(values.store ?? defaultStore(io.env)), schema));
+  return 0;
+}

@@ -1,0 +1,161 @@
+// search: SQLite FTS5 over the snapshot's claims and over a local index of event text.
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { COMMON_HELP, COMMON_OPTIONS, fleetFiles, locations, usageError, type Io } from "../context.js";
+import { ReaderError } from "../errors.js";
+import { clip, renderTable, toJson } from "../format.js";
+import { ReadModel, firstLine } from "../readmodel.js";
+import { help } from "./read.js";
+import { parse } from "./parse.js";
+
+export const SEARCH_HELP = `lake-reader search TEXT [options]
+
+Full-text search (SQLite FTS5): the claims of the current snapshot (snapshot/latest.json), and the
+text of every event (user and assistant text, tool input and output) through an index the reader
+builds in its cache (<cache>/search/<fingerprint>.sqlite, rebuilt when the store changes). Every
+word of TEXT must match; results are ranked by bm25.
+
+Options:
+  --limit N      at most N hits of each kind (default 20)
+  --json         print {"query", "events": [...], "claims": [...]}
+${COMMON_HELP}
+
+Exit codes: 0 ok (also with no hits), 2 bad arguments, 3 malformed store data or snapshot, 5 store not found, 6 unreadable.`;
+
+/** TEXT as an FTS5 query: every word quoted (so operators and punctuation are literal), all required. */
+export function ftsQuery(text: string): string {
+  const words = text.split(/\s+/).filter((w) => w.length > 0);
+  return words.map((w) => `"${w.replace(/"/g, '""')}"`).join(" ");
+}
+
+/** `lake-reader search`. */
+export async function searchCommand(argv: readonly string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, { ...COMMON_OPTIONS, json: { type: "boolean" }, limit: { type: "string" } });
+  if (values.help) return help(io, SEARCH_HELP);
+  const text = positionals.join(" ").trim();
+  if (!text) throw usageError("search: expected TEXT");
+  const limit = values.limit === undefined ? 20 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw usageError(`search: --limit ${JSON.stringify(values.limit)}: expected a positive integer`);
+  const loc = locations(values, io.env);
+  const files = await fleetFiles(loc);
+  const q = ftsQuery(text);
+  const index = await ensureIndex(files, loc.cache);
+  const events = queryIndex(index, q, limit);
+  const claims = files.snapshot ? queryClaims(files.snapshot, q, limit) : [];
+  if (values.json) {
+    io.out(toJson({ query: text, events, claims }) + "\n");
+    return 0;
+  }
+  const out: string[] = [];
+  out.push(`events (${events.length})`);
+  if (events.length) out.push(renderTable(["Session", "Stream", "Time (UTC)", "Kind", "Match"], events.map((e) => [e.session_id, e.stream, (e.ts ?? "").slice(0, 19).replace("T", " "), e.kind, clip(e.snippet, 100)])));
+  out.push(`claims (${claims.length})${files.snapshot ? "" : " — the store has no snapshot"}`);
+  if (claims.length) out.push(renderTable(["Claim", "Agent", "Subject", "Match"], claims.map((c) => [c.claim_id, c.agent, clip(c.subject ?? "", 30), clip(c.snippet, 90)])));
+  io.out(out.join("\n") + "\n");
+  return 0;
+}
+
+/** An event hit. */
+export interface EventHit {
+  session_id: string;
+  stream: string;
+  ts: string | null;
+  kind: string;
+  tool_name: string | null;
+  snippet: string;
+}
+
+/** A claim hit. */
+export interface ClaimHit {
+  claim_id: string;
+  agent: string;
+  repo: string | null;
+  subject: string | null;
+  kind: string | null;
+  snippet: string;
+}
+
+/** Build (once per fingerprint) the local FTS5 index of event text; returns its path. */
+export async function ensureIndex(files: Awaited<ReturnType<typeof fleetFiles>>, cacheDir: string): Promise<string> {
+  const dir = join(cacheDir, "search");
+  const path = join(dir, `events-${files.fingerprint.slice(0, 24)}.sqlite`);
+  if (existsSync(path)) return path;
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  rmSync(tmp, { force: true });
+  const rm = await ReadModel.open(files);
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(tmp);
+    db.pragma("journal_mode = OFF");
+    db.pragma("synchronous = OFF");
+    db.exec(
+      "CREATE VIRTUAL TABLE events_fts USING fts5(text, session_id UNINDEXED, stream UNINDEXED, ts UNINDEXED, kind UNINDEXED, tool_name UNINDEXED, tokenize = 'unicode61')",
+    );
+    const ins = db.prepare("INSERT INTO events_fts (text, session_id, stream, ts, kind, tool_name) VALUES (?, ?, ?, ?, ?, ?)");
+    const res = await rm.conn.stream(`
+      SELECT concat_ws(' ', text, tool_input, CASE WHEN kind = 'unknown' THEN raw END) AS body, session_id, stream,
+        strftime(ts, '%Y-%m-%dT%H:%M:%S.%gZ') AS ts, kind, tool_name
+      FROM events WHERE NOT coalesce(replayed, false) AND (text IS NOT NULL OR tool_input IS NOT NULL OR raw IS NOT NULL)`);
+    const insertChunk = db.transaction((cols: unknown[][], n: number) => {
+      for (let i = 0; i < n; i++) ins.run(cols[0]![i] ?? "", cols[1]![i], cols[2]![i], cols[3]![i] ?? null, cols[4]![i], cols[5]![i] ?? null);
+    });
+    for (;;) {
+      const chunk = await res.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) break;
+      insertChunk(chunk.getColumns() as unknown[][], chunk.rowCount);
+    }
+    db.exec("INSERT INTO events_fts(events_fts) VALUES ('optimize')");
+    db.close();
+    db = undefined;
+    renameSync(tmp, path);
+  } catch (e) {
+    db?.close();
+    rmSync(tmp, { force: true });
+    if (e instanceof ReaderError) throw e;
+    throw new ReaderError("Io", `${path}: cannot build the search index: ${firstLine((e as Error).message)}`, { data: { file: path }, cause: e });
+  } finally {
+    rm.close();
+  }
+  return path;
+}
+
+function queryIndex(path: string, q: string, limit: number): EventHit[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db
+      .prepare(
+        `SELECT session_id, stream, ts, kind, tool_name, snippet(events_fts, 0, '[', ']', '…', 16) AS snippet
+         FROM events_fts WHERE events_fts MATCH ? ORDER BY rank LIMIT ?`,
+      )
+      .all(q, limit) as EventHit[];
+  } catch (e) {
+    throw new ReaderError("Corrupt", `${path}: search failed: ${firstLine((e as Error).message)}`, { data: { file: path }, cause: e });
+  } finally {
+    db.close();
+  }
+}
+
+/** Search the claims of a snapshot SQLite (claims + claims_fts). */
+export function queryClaims(path: string, q: string, limit: number): ClaimHit[] {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (e) {
+    throw new ReaderError("Corrupt", `${path}: cannot open the snapshot: ${firstLine((e as Error).message)}`, { data: { file: path }, cause: e });
+  }
+  try {
+    return db
+      .prepare(
+        `SELECT c.claim_id, c.agent, c.repo, c.subject, c.kind, snippet(claims_fts, 1, '[', ']', '…', 16) AS snippet
+         FROM claims_fts JOIN claims c ON c.rowid = claims_fts.rowid
+         WHERE claims_fts MATCH ? ORDER BY rank LIMIT ?`,
+      )
+      .all(q, limit) as ClaimHit[];
+  } catch (e) {
+    throw new ReaderError("Corrupt", `${path}: snapshot search failed: ${firstLine((e as Error).message)}`, { data: { file: path }, cause: e });
+  } finally {
+    db.close();
+  }
+}

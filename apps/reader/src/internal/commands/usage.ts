@@ -1,0 +1,111 @@
+import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io } from "../context.js";
+import { fmtInt, fmtUsd, renderTable, toJson } from "../format.js";
+import { PRICING_DATE, PRICING_VERSION } from "../pricing.js";
+import { blocksReport, contributions, parseDay, periodReport, sessionReport, type PricingInfo, type UsageNumbers } from "../usage.js";
+import { parse } from "./parse.js";
+
+export const USAGE_HELP = `lake-reader usage daily|monthly|session|blocks [options]
+
+Tokens in broca's meaning (input = fresh input, cached = cache reads, cache write, output including
+reasoning, reasoning as a subset) and cost in USD from the pricing table shipped with lake-reader
+(version ${PRICING_VERSION}, ${PRICING_DATE}). Unknown models are reported as unpriced, never as zero.
+
+Options:
+  --since DATE   first UTC day included (yyyy-mm-dd or yyyymmdd)
+  --until DATE   last UTC day included
+  --runtime RT   only this runtime (repeatable): claude-code, codex, gemini, broca, hook
+  --model TEXT   only models whose id contains TEXT (repeatable)
+  --json         print JSON (documented in the README)
+${COMMON_HELP}
+
+Exit codes: 0 ok, 2 bad arguments, 3 malformed store data, 5 store not found, 6 store unreadable.`;
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  since: { type: "string" },
+  until: { type: "string" },
+  runtime: { type: "string", multiple: true },
+  model: { type: "string", multiple: true },
+  json: { type: "boolean" },
+} as const;
+
+const KEYS = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens", "total_tokens", "cost_usd"] as const;
+
+function pick(n: UsageNumbers): UsageNumbers {
+  const out = {} as Record<string, number | null>;
+  for (const k of KEYS) out[k] = n[k];
+  return out as unknown as UsageNumbers;
+}
+
+const HEAD = ["Input", "Cached", "Cache write", "Output", "Reasoning", "Total", "Cost (USD)"];
+function cells(n: UsageNumbers): string[] {
+  return [fmtInt(n.input_tokens), fmtInt(n.cached_input_tokens), fmtInt(n.cache_write_tokens), fmtInt(n.output_tokens), fmtInt(n.reasoning_tokens), fmtInt(n.total_tokens), fmtUsd(n.cost_usd)];
+}
+
+function note(p: PricingInfo): string {
+  const lines = [`pricing table ${p.version} (${p.date})`];
+  if (p.unpriced_models.length) lines.push(`unpriced models (cost shown as "unpriced"): ${p.unpriced_models.join(", ")}`);
+  return lines.join("\n");
+}
+
+/** `lake-reader usage …`. */
+export async function usageCommand(argv: readonly string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, OPTIONS);
+  if (values.help) {
+    io.out(USAGE_HELP + "\n");
+    return 0;
+  }
+  const report = positionals[0];
+  if (report !== "daily" && report !== "monthly" && report !== "session" && report !== "blocks") {
+    throw usageError(`usage: expected daily, monthly, session or blocks${report === undefined ? "" : `, got ${JSON.stringify(report)}`}`);
+  }
+  if (positionals.length > 1) throw usageError(`usage ${report}: unexpected argument ${JSON.stringify(positionals[1])}`);
+  const filters = { since: parseDay("--since", values.since), until: parseDay("--until", values.until), runtimes: values.runtime, models: values.model };
+  const loc = locations(values, io.env);
+  const cs = await withReadModel(loc, (rm) => contributions(rm, filters));
+  const right = [false, true, true, true, true, true, true, true];
+  if (report === "session") {
+    const r = sessionReport(cs);
+    if (values.json) {
+      io.out(
+        toJson({
+          sessions: r.sessions.map((s) => ({ session_id: s.session_id, runtime: s.runtime, models: s.models, ...pick(s) })),
+          totals: pick(r.totals),
+          pricing: r.pricing,
+        }) + "\n",
+      );
+      return 0;
+    }
+    const rows = r.sessions.map((s) => [s.session_id, s.runtime, s.models.join(", "), ...cells(s)]);
+    io.out(`Token usage by session\n${renderTable(["Session", "Runtime", "Models", ...HEAD], rows, [false, false, false, ...right.slice(1)], ["Total", "", "", ...cells(r.totals)])}\n${note(r.pricing)}\n`);
+    return 0;
+  }
+  if (report === "blocks") {
+    const r = blocksReport(cs);
+    if (values.json) {
+      io.out(
+        toJson({
+          blocks: r.blocks.map((b) => ({ start: b.start, end: b.end, last_ts: b.last_ts, active: b.active, sessions: b.sessions, models: b.models, ...pick(b) })),
+          totals: pick(r.totals),
+          untimed_tokens: r.untimed_tokens,
+          pricing: r.pricing,
+        }) + "\n",
+      );
+      return 0;
+    }
+    const rows = r.blocks.map((b) => [`${b.start.slice(0, 16).replace("T", " ")}${b.active ? " (active)" : ""}`, b.models.join(", "), ...cells(b)]);
+    io.out(`Token usage by 5-hour block (UTC)\n${renderTable(["Block start", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing)}\n`);
+    return 0;
+  }
+  const r = periodReport(cs, report);
+  const keyName = report === "daily" ? "date" : "month";
+  if (values.json) {
+    io.out(toJson({ [report]: r.rows.map((x) => ({ [keyName]: x.key, ...pick(x) })), totals: pick(r.totals), pricing: r.pricing }) + "\n");
+    return 0;
+  }
+  const rows = r.rows.map((x) => [x.key, x.models.join(", "), ...cells(x)]);
+  io.out(
+    `Token usage by ${report === "daily" ? "day" : "month"} (UTC)\n${renderTable([report === "daily" ? "Date" : "Month", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing)}\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,76 @@
+// What every command shares: output streams, the store/cache/root options, and opening the read model.
+import { join } from "node:path";
+import { ReaderError } from "./errors.js";
+import { openReadableStore, resolveFleet, type FleetFiles } from "./fleet.js";
+import { defaultCache, defaultRoot, defaultStore, normalizeStoreArg } from "./paths.js";
+import { ReadModel } from "./readmodel.js";
+
+/** Where a command writes, and its environment. */
+export interface Io {
+  out(s: string): void;
+  err(s: string): void;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** The options every store-reading command takes. */
+export interface CommonValues {
+  store?: string | undefined;
+  cache?: string | undefined;
+  root?: string | undefined;
+}
+
+/** Option definitions of the common options (node:util parseArgs). */
+export const COMMON_OPTIONS = {
+  store: { type: "string" },
+  cache: { type: "string" },
+  root: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** Help text of the common options. */
+export const COMMON_HELP = `  --store URL    fleet store: file:///dir or s3://bucket/prefix (default $LAKE_STORE, else fleet/ beside the local root)
+  --cache DIR    reader cache: S3 mirror, search index (default $LAKE_READER_CACHE, $XDG_CACHE_HOME/lake/reader, ~/.cache/lake/reader)
+  --root DIR     local root, for labels and the round chain (default $LAKE_ROOT, $XDG_DATA_HOME/lake, ~/.local/share/lake)
+  -h, --help     this help`;
+
+/** Resolved locations. */
+export interface Locations {
+  readonly store: string;
+  readonly cache: string;
+  readonly root: string;
+  readonly labelsFile: string;
+}
+
+/** Resolve the store URL, cache and root from options and environment. */
+export function locations(v: CommonValues, env: NodeJS.ProcessEnv): Locations {
+  const store = normalizeStoreArg(v.store ?? defaultStore(env));
+  const cache = v.cache ?? defaultCache(env);
+  const root = v.root ?? defaultRoot(env);
+  return { store, cache, root, labelsFile: join(root, "labels", "labels.ndjson") };
+}
+
+/** Resolve the fleet files of a store (mirroring S3 objects into the cache). */
+export async function fleetFiles(loc: Locations): Promise<FleetFiles> {
+  const store = await openReadableStore(loc.store);
+  try {
+    return await resolveFleet(store, loc.cache);
+  } finally {
+    store.close();
+  }
+}
+
+/** Open the read model of a store, run `fn`, close it. */
+export async function withReadModel<T>(loc: Locations, fn: (rm: ReadModel) => Promise<T>, options: { materialize?: boolean } = {}): Promise<T> {
+  const files = await fleetFiles(loc);
+  const rm = await ReadModel.open(files, { labelsFile: loc.labelsFile, materialize: options.materialize ?? false });
+  try {
+    return await fn(rm);
+  } finally {
+    rm.close();
+  }
+}
+
+/** A usage error. */
+export function usageError(msg: string): ReaderError {
+  return new ReaderError("Usage", msg);
+}

@@ -1,0 +1,30 @@
+// Default locations: the fleet store URL and local root of ARCHITECTURE.md, and the reader's cache.
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+/** The local root: `$LAKE_ROOT`, else `$XDG_DATA_HOME/lake`, else `~/.local/share/lake`. */
+export function defaultRoot(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.LAKE_ROOT) return resolve(env.LAKE_ROOT);
+  if (env.XDG_DATA_HOME) return join(resolve(env.XDG_DATA_HOME), "lake");
+  return join(homedir(), ".local", "share", "lake");
+}
+
+/** The fleet store: `$LAKE_STORE`, else a `fleet/` directory beside the local root. */
+export function defaultStore(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.LAKE_STORE) return env.LAKE_STORE;
+  return pathToFileURL(join(dirname(defaultRoot(env)), "fleet")).href;
+}
+
+/** The reader's cache: `$LAKE_READER_CACHE`, else `$XDG_CACHE_HOME/lake/reader`, else `~/.cache/lake/reader`. */
+export function defaultCache(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.LAKE_READER_CACHE) return resolve(env.LAKE_READER_CACHE);
+  if (env.XDG_CACHE_HOME) return join(resolve(env.XDG_CACHE_HOME), "lake", "reader");
+  return join(homedir(), ".cache", "lake", "reader");
+}
+
+/** A plain absolute or relative path given where a store URL is expected becomes a file URL. */
+export function normalizeStoreArg(s: string): string {
+  if (s.startsWith("s3://") || s.startsWith("file:")) return s;
+  return pathToFileURL(isAbsolute(s) ? s : resolve(s)).href;
+}

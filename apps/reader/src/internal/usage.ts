@@ -1,0 +1,231 @@
+// `usage daily|monthly|session|blocks`: usage-bearing rows are selected with DuckDB and counted by
+// @lake/events countUsage, so the reader, the adapters' totals and the tests agree.
+import { USAGE_KEYS, countUsage, groupUsage, totalTokens, type UsageContribution, type UsageRecord, type UsageTotals, type Usage } from "@lake/events";
+import { ReaderError } from "./errors.js";
+import { PRICING_DATE, PRICING_VERSION, costOf, priceOf } from "./pricing.js";
+import type { ReadModel } from "./readmodel.js";
+import { sqlString } from "./readmodel.js";
+
+/** Filters of a usage report. */
+export interface UsageFilters {
+  /** First UTC day included, yyyy-mm-dd. */
+  readonly since?: string | undefined;
+  /** Last UTC day included, yyyy-mm-dd. */
+  readonly until?: string | undefined;
+  readonly runtimes?: readonly string[] | undefined;
+  readonly models?: readonly string[] | undefined;
+}
+
+/** Token and cost keys of every usage row (null = nobody reported it / unpriced). */
+export interface UsageNumbers {
+  input_tokens: number | null;
+  cached_input_tokens: number | null;
+  cache_write_tokens: number | null;
+  output_tokens: number | null;
+  reasoning_tokens: number | null;
+  total_tokens: number | null;
+  cost_usd: number | null;
+}
+
+/** Pricing facts written beside a report. */
+export interface PricingInfo {
+  version: string;
+  date: string;
+  /** Models that reported tokens but are not in the table (their rows' cost_usd is null). */
+  unpriced_models: string[];
+}
+
+/** Normalize a --since/--until value (yyyy-mm-dd or yyyymmdd). */
+export function parseDay(flag: string, v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(v);
+  const d = m ? `${m[1]}-${m[2]}-${m[3]}` : "";
+  if (!m || Number.isNaN(Date.parse(`${d}T00:00:00Z`)) || new Date(`${d}T00:00:00Z`).toISOString().slice(0, 10) !== d) {
+    throw new ReaderError("Usage", `${flag} ${JSON.stringify(v)}: expected a date yyyy-mm-dd or yyyymmdd`);
+  }
+  return d;
+}
+
+const USAGE_PRED = USAGE_KEYS.map((k) => `${k} IS NOT NULL`).join(" OR ");
+
+/** Load the usage-bearing rows of the read model (every row countUsage reads). */
+export async function loadUsageRecords(rm: ReadModel, runtimes?: readonly string[]): Promise<UsageRecord[]> {
+  const where = [`(${USAGE_PRED})`];
+  if (runtimes && runtimes.length) where.push(`runtime IN (${runtimes.map(sqlString).join(", ")})`);
+  const res = await rm.conn.run(`
+    SELECT session_id, runtime, stream, content_hash, record_id,
+      strftime(ts, '%Y-%m-%dT%H:%M:%S.%gZ') AS ts, model, ${USAGE_KEYS.join(", ")}, usage_mode, usage_key, is_sidechain, replayed
+    FROM fleet_rows WHERE ${where.join(" AND ")}
+    ORDER BY session_id, source_path, source_line NULLS LAST, source_offset NULLS LAST, source_file, file_row`);
+  const cols = await res.getColumnsJS();
+  const [sid, rt, st, ch, rid, ts, model, i0, i1, i2, i3, i4, mode, key, side, rep] = cols as unknown[][];
+  const n = sid?.length ?? 0;
+  const out: UsageRecord[] = new Array(n);
+  const num = (v: unknown) => (v === null || v === undefined ? undefined : Number(v));
+  for (let i = 0; i < n; i++) {
+    const usage: Usage = {};
+    const u = [i0![i], i1![i], i2![i], i3![i], i4![i]];
+    for (let k = 0; k < 5; k++) {
+      const v = num(u[k]);
+      if (v !== undefined) usage[USAGE_KEYS[k]!] = v;
+    }
+    const r: Record<string, unknown> = { session_id: sid![i], runtime: rt![i], stream: st![i], content_hash: ch![i], usage };
+    if (rid![i] !== null) r.record_id = rid![i];
+    if (ts![i] !== null) r.ts = ts![i];
+    if (model![i] !== null) r.model = model![i];
+    if (mode![i] !== null) r.usage_mode = mode![i];
+    if (key![i] !== null) r.usage_key = key![i];
+    if (side![i] !== null) r.is_sidechain = side![i];
+    if (rep![i] !== null) r.replayed = rep![i];
+    out[i] = r as unknown as UsageRecord;
+  }
+  return out;
+}
+
+/** The contributions that pass the filters (days and models are filtered after counting). */
+export function filterContributions(cs: readonly UsageContribution[], f: UsageFilters): UsageContribution[] {
+  const models = f.models?.map((m) => m.toLowerCase());
+  return cs.filter((c) => {
+    if (f.since !== undefined && (c.day === "unknown" || c.day < f.since)) return false;
+    if (f.until !== undefined && (c.day === "unknown" || c.day > f.until)) return false;
+    if (models && models.length && !models.some((m) => (c.model ?? "").toLowerCase().includes(m))) return false;
+    return true;
+  });
+}
+
+/** Token and cost numbers of a group; unpriced models are collected in `unpriced`. */
+export function numbers(t: Pick<UsageTotals, "usage" | "by_model">, unpriced: Set<string>): UsageNumbers {
+  let cost = 0;
+  let priced = true;
+  for (const [model, u] of t.by_model) {
+    const tt = totalTokens(u);
+    if (!tt) continue;
+    const price = priceOf(model);
+    if (!price) {
+      priced = false;
+      unpriced.add(model ?? "(unknown model)");
+      continue;
+    }
+    cost += costOf(u, price);
+  }
+  const u = t.usage;
+  return {
+    input_tokens: u.input_tokens ?? null,
+    cached_input_tokens: u.cached_input_tokens ?? null,
+    cache_write_tokens: u.cache_write_tokens ?? null,
+    output_tokens: u.output_tokens ?? null,
+    reasoning_tokens: u.reasoning_tokens ?? null,
+    total_tokens: totalTokens(u),
+    cost_usd: priced ? Math.round(cost * 1e6) / 1e6 : null,
+  };
+}
+
+function totalsOf(cs: readonly UsageContribution[], unpriced: Set<string>): UsageNumbers {
+  const g = groupUsage(cs, () => "all").get("all") ?? { usage: {}, by_model: new Map(), count: 0 };
+  return numbers(g, unpriced);
+}
+
+function modelsOf(t: UsageTotals): string[] {
+  return [...t.by_model.keys()].filter((m): m is string => m !== null).sort();
+}
+
+function pricing(unpriced: Set<string>): PricingInfo {
+  return { version: PRICING_VERSION, date: PRICING_DATE, unpriced_models: [...unpriced].sort() };
+}
+
+/** `usage session --json`. */
+export interface SessionReport {
+  sessions: ({ session_id: string; runtime: string; models: string[] } & UsageNumbers)[];
+  totals: UsageNumbers;
+  pricing: PricingInfo;
+}
+
+/** Per-session report. */
+export function sessionReport(cs: readonly UsageContribution[]): SessionReport {
+  const unpriced = new Set<string>();
+  const runtime = new Map<string, string>();
+  const last = new Map<string, string>();
+  for (const c of cs) {
+    runtime.set(c.session_id, c.runtime);
+    if (c.ts && (last.get(c.session_id) ?? "") < c.ts) last.set(c.session_id, c.ts);
+  }
+  const groups = groupUsage(cs, (c) => c.session_id);
+  const sessions = [...groups]
+    .map(([id, g]) => ({ session_id: id, runtime: runtime.get(id) ?? "", models: modelsOf(g), ...numbers(g, unpriced) }))
+    .sort((a, b) => (last.get(a.session_id) ?? "").localeCompare(last.get(b.session_id) ?? "") || a.session_id.localeCompare(b.session_id));
+  return { sessions, totals: totalsOf(cs, unpriced), pricing: pricing(unpriced) };
+}
+
+/** `usage daily --json` (and monthly, keyed by `month`). */
+export interface PeriodReport {
+  rows: ({ key: string; models: string[] } & UsageNumbers)[];
+  totals: UsageNumbers;
+  pricing: PricingInfo;
+}
+
+/** Per-day (`yyyy-mm-dd`) or per-month (`yyyy-mm`) report; "unknown" collects rows without a time. */
+export function periodReport(cs: readonly UsageContribution[], period: "daily" | "monthly"): PeriodReport {
+  const unpriced = new Set<string>();
+  const groups = groupUsage(cs, (c) => (period === "daily" || c.day === "unknown" ? c.day : c.day.slice(0, 7)));
+  const rows = [...groups].map(([key, g]) => ({ key, models: modelsOf(g), ...numbers(g, unpriced) })).sort((a, b) => a.key.localeCompare(b.key));
+  return { rows, totals: totalsOf(cs, unpriced), pricing: pricing(unpriced) };
+}
+
+/** One 5-hour billing block. */
+export interface BlockRow extends UsageNumbers {
+  /** Block start: the first entry's time floored to the hour (ISO). */
+  start: string;
+  /** start + 5 hours (ISO). */
+  end: string;
+  /** Time of the block's last entry (ISO). */
+  last_ts: string;
+  /** The block is still open: its end is in the future and its last entry less than 5 hours ago. */
+  active: boolean;
+  models: string[];
+  sessions: number;
+}
+
+const BLOCK_MS = 5 * 3600_000;
+
+/**
+ * 5-hour billing blocks like ccusage's: entries in time order; a block starts at its first entry's
+ * time floored to the hour, and an entry starts a new block when it falls at or after the block's
+ * end or more than 5 hours after the previous entry. Entries without a time are left out (counted
+ * in `untimed_tokens`).
+ */
+export function blocksReport(cs: readonly UsageContribution[], now: number = Date.now()): { blocks: BlockRow[]; totals: UsageNumbers; untimed_tokens: number | null; pricing: PricingInfo } {
+  const unpriced = new Set<string>();
+  const timed = cs.filter((c) => c.ts !== null).map((c) => ({ c, t: Date.parse(c.ts!) })).sort((a, b) => a.t - b.t);
+  const groups: { start: number; last: number; items: UsageContribution[] }[] = [];
+  for (const { c, t } of timed) {
+    const cur = groups[groups.length - 1];
+    if (!cur || t >= cur.start + BLOCK_MS || t - cur.last > BLOCK_MS) {
+      const start = Math.floor(t / 3600_000) * 3600_000;
+      groups.push({ start, last: t, items: [c] });
+    } else {
+      cur.last = t;
+      cur.items.push(c);
+    }
+  }
+  const blocks = groups.map((g) => {
+    const t = groupUsage(g.items, () => "b").get("b")!;
+    return {
+      start: new Date(g.start).toISOString(),
+      end: new Date(g.start + BLOCK_MS).toISOString(),
+      last_ts: new Date(g.last).toISOString(),
+      active: now < g.start + BLOCK_MS && now - g.last < BLOCK_MS,
+      models: modelsOf(t),
+      sessions: new Set(g.items.map((c) => c.session_id)).size,
+      ...numbers(t, unpriced),
+    };
+  });
+  const untimed = cs.filter((c) => c.ts === null);
+  const ut = untimed.length ? totalTokens(groupUsage(untimed, () => "u").get("u")!.usage) : null;
+  return { blocks, totals: totalsOf(timed.map((x) => x.c), unpriced), untimed_tokens: ut, pricing: pricing(unpriced) };
+}
+
+/** Count the usage of the read model's rows and filter it. */
+export async function contributions(rm: ReadModel, f: UsageFilters): Promise<UsageContribution[]> {
+  const recs = await loadUsageRecords(rm, f.runtimes);
+  return filterContributions(countUsage(recs), f);
+}

@@ -1,0 +1,116 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { USAGE_KEYS, totalTokens, usageByDay, usageBySession, type Usage } from "@lake/events";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { claudeRecords } from "./support/fixtures.js";
+import { compactPartition, pushBronze } from "./support/fleet.js";
+import { runJson, run } from "./support/run.js";
+
+afterAll(cleanupTempDirs);
+
+type Row = Record<string, unknown>;
+const expectTokens = (row: Row, u: Usage) => {
+  for (const k of USAGE_KEYS) expect(row[k], k).toBe(u[k] ?? null);
+  expect(row.total_tokens).toBe(totalTokens(u));
+};
+
+describe("usage over a local fleet store built from the Claude Code fixtures", () => {
+  const records = claudeRecords();
+  const root = tempDir("reader-usage");
+  const store = pathToFileURL(root).href;
+  const env = { LAKE_READER_CACHE: join(root, "..", "cache-" + Date.now()) };
+
+  it("usage session --json equals usageBySession over the same records", async () => {
+    await pushBronze(root, records, { segments: 2 });
+    const got = await runJson<{ sessions: Row[]; totals: Row }>(["usage", "session", "--json", "--store", store], env);
+    const want = usageBySession(records);
+    expect(want.size).toBeGreaterThan(5);
+    expect(got.sessions.map((s) => s.session_id).sort()).toEqual([...want.keys()].sort());
+    for (const s of got.sessions) {
+      const w = want.get(String(s.session_id))!;
+      expectTokens(s, w.usage);
+      expect(s.runtime).toBe("claude-code");
+      expect(s.models).toEqual([...w.by_model.keys()].filter((m) => m !== null).sort());
+      expect(Object.keys(s)).toEqual(["session_id", "runtime", "models", ...USAGE_KEYS, "total_tokens", "cost_usd"]);
+    }
+  });
+
+  it("usage daily --json equals usageByDay over the same records", async () => {
+    const got = await runJson<{ daily: Row[]; totals: Row }>(["usage", "daily", "--json", "--store", store], env);
+    const want = usageByDay(records);
+    expect(got.daily.map((d) => d.date)).toEqual([...want.keys()].sort());
+    for (const d of got.daily) expectTokens(d, want.get(String(d.date))!.usage);
+    const all: Usage = {};
+    for (const v of want.values()) for (const k of USAGE_KEYS) if (v.usage[k] !== undefined) all[k] = (all[k] ?? 0) + v.usage[k]!;
+    expectTokens(got.totals, all);
+    expect(Object.keys(got.daily[0]!)).toEqual(["date", ...USAGE_KEYS, "total_tokens", "cost_usd"]);
+  });
+
+  it("prices known models and reports unknown ones as unpriced, never zero", async () => {
+    const got = await runJson<{ sessions: Row[]; pricing: { unpriced_models: string[]; version: string } }>(["usage", "session", "--json", "--store", store], env);
+    // "sonnet"/"haiku" aliases and "<synthetic>" are not model ids the table knows.
+    const unpricedSessions = got.sessions.filter((s) => s.cost_usd === null);
+    for (const s of unpricedSessions) expect((s.models as string[]).some((m) => got.pricing.unpriced_models.includes(m))).toBe(true);
+    const priced = got.sessions.filter((s) => s.cost_usd !== null);
+    expect(priced.length).toBeGreaterThan(0);
+    for (const s of priced) expect(s.cost_usd as number).toBeGreaterThan(0);
+    expect(got.pricing.version).toMatch(/^\d{4}\.\d{2}-\d+$/);
+  });
+
+  it("follows _COMPACTED: a compacted partition replaces its sessions' bronze, never both", async () => {
+    const before = await runJson<{ totals: Row }>(["usage", "daily", "--json", "--store", store], env);
+    // Re-compact one partition from the same records: its sessions' bronze stays (immutable) but
+    // must no longer be read; a re-pushed duplicate segment must not count twice either.
+    const bySession = new Map<string, typeof records>();
+    for (const r of records) (bySession.get(r.session_id) ?? bySession.set(r.session_id, []).get(r.session_id)!).push(r);
+    const [sid, recs] = [...bySession].sort((a, b) => b[1].length - a[1].length)[0]!;
+    const dt = recs.map((r) => r.ts!).filter(Boolean).sort()[0]!.slice(0, 10);
+    await compactPartition(root, dt, "f1", [{ session: sid, rows: recs.map((r, i) => ({ ...r, agent: "host-a", landed_seq: 1, landed_row: i })) }]);
+    const after = await runJson<{ totals: Row }>(["usage", "daily", "--json", "--store", store], env);
+    expect(after.totals).toEqual(before.totals);
+    const n = await runJson<Row[]>(["sql", `SELECT count(*) AS n FROM fleet_rows WHERE session_id = '${sid}'`, "--json", "--store", store], env);
+    expect(n[0]!.n).toBe(recs.length);
+  });
+
+  it("filters by day, runtime and model", async () => {
+    const want = usageByDay(records);
+    const days = [...want.keys()].filter((d) => d !== "unknown").sort();
+    const day = days[Math.floor(days.length / 2)]!;
+    const got = await runJson<{ daily: Row[] }>(["usage", "daily", "--json", "--since", day, "--until", day.replace(/-/g, ""), "--store", store], env);
+    expect(got.daily.map((d) => d.date)).toEqual([day]);
+    const none = await runJson<{ daily: Row[]; totals: Row }>(["usage", "daily", "--json", "--runtime", "codex", "--store", store], env);
+    expect(none.daily).toEqual([]);
+    expect(none.totals.total_tokens).toBeNull();
+    const haiku = await runJson<{ sessions: Row[] }>(["usage", "session", "--json", "--model", "haiku", "--store", store], env);
+    for (const s of haiku.sessions) expect((s.models as string[]).every((m) => m.includes("haiku"))).toBe(true);
+  });
+
+  it("monthly and blocks reports add up to the same total", async () => {
+    const daily = await runJson<{ totals: Row }>(["usage", "daily", "--json", "--store", store], env);
+    const monthly = await runJson<{ monthly: Row[]; totals: Row }>(["usage", "monthly", "--json", "--store", store], env);
+    expect(monthly.totals).toEqual(daily.totals);
+    expect(monthly.monthly.every((m) => /^\d{4}-\d{2}$|^unknown$/.test(String(m.month)))).toBe(true);
+    const blocks = await runJson<{ blocks: Row[]; totals: Row; untimed_tokens: number | null }>(["usage", "blocks", "--json", "--store", store], env);
+    expect((blocks.totals.total_tokens as number) + (blocks.untimed_tokens ?? 0)).toBe(daily.totals.total_tokens);
+    for (const b of blocks.blocks) {
+      expect(Date.parse(String(b.end)) - Date.parse(String(b.start))).toBe(5 * 3600_000);
+      expect(Date.parse(String(b.last_ts))).toBeLessThan(Date.parse(String(b.end)));
+    }
+  });
+
+  it("prints ccusage-like tables and documents bad arguments with exit 2", async () => {
+    const t = await run(["usage", "daily", "--store", store], env);
+    expect(t.code).toBe(0);
+    expect(t.out).toMatch(/┌─/);
+    expect(t.out).toMatch(/pricing table/);
+    const bad = await run(["usage", "weekly", "--store", store], env);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/^lake-reader usage: .*weekly.*\n$/);
+    const date = await run(["usage", "daily", "--since", "2026-13-01", "--store", store], env);
+    expect(date.code).toBe(2);
+    const missing = await run(["usage", "daily", "--store", pathToFileURL(join(root, "nope")).href], env);
+    expect(missing.code).toBe(5);
+    expect(missing.err).toMatch(/nope.*does not exist/);
+  });
+});
