@@ -1,4 +1,4 @@
-import { isUtf8 } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import { open } from "node:fs/promises";
 import { ioError, WalError } from "./errors.js";
 import { isFeatureName, isKnownFeature } from "./features.js";
@@ -170,10 +170,14 @@ class State {
     }
     this.lastSeq = expect;
     if (this.framesOnly) return;
-    if (!isUtf8(payload)) throw this.corrupt("record payload is not UTF-8", offset, expect);
+    // ASCII payloads (the common case) become one-byte strings without UTF-8 decoding.
+    let text: string;
+    if (isAscii(payload)) text = payload.toString("latin1");
+    else if (isUtf8(payload)) text = utf8.decode(payload);
+    else throw this.corrupt("record payload is not UTF-8", offset, expect);
     let value: unknown;
     try {
-      value = JSON.parse(utf8.decode(payload));
+      value = JSON.parse(text);
     } catch {
       throw this.corrupt("record payload is not JSON", offset, expect);
     }
