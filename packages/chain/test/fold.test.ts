@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { buildRound, encodeRound, foldRounds, isChainError, type Conversation, type Round, type SessionIndex } from "@lake/chain";
+import { MAIN_STREAM } from "@lake/events";
 import { cutIndex, indexOf, sampleFiles, type FileSpec, type Rec } from "./support/landed.js";
 
 /** Fold the chain obtained by parsing `index` at each cut point in turn. */
@@ -85,6 +86,11 @@ describe("round builder + fold", () => {
     } catch (e) {
       expect(isChainError(e) && e.code).toBe("InvalidInput");
     }
+  });
+
+  it("the main stream is @lake/events' MAIN_STREAM", () => {
+    expect(foldRounds("s1", []).main.name).toBe(MAIN_STREAM);
+    expect(chainAt(index, []).conv.streams[MAIN_STREAM]?.turns.length).toBe(2);
   });
 
   it("fold refuses a round that does not follow the one before it", () => {

@@ -1,5 +1,5 @@
 // The round builder: what the index says beyond the chain's reach, as the next round. Pure: no filesystem.
-import { MAIN_STREAM } from "@lake/events";
+import { MAIN_STREAM } from "./policy.js";
 import { ChainError } from "./errors.js";
 import { ChainState, compareRef, launchRank, toTuple, type CallState, type RecordRef } from "./conversation.js";
 import { DEFAULT_POLICY, PARSER_NAME, PARSER_VERSION, matchVendorType, type ChainPolicy } from "./policy.js";

@@ -372,6 +372,7 @@ export async function parse(root: string, sessionId: string, options: ParseOptio
     result = await withLock(dir, options, async () => {
       const st = await readState(root, sessionId);
       const current = headOf(st.head, st.throughSeq);
+      await cleanLeftovers(root, sessionId);
       if (!(await exists(sessionDir))) return { published: null, head: current };
       const read = options.readIndex ?? defaultReadIndex;
       const index = await read(root, sessionId);

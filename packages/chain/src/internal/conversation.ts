@@ -1,5 +1,5 @@
 // The fold: every round, in order, into one typed conversation. Pure: no filesystem.
-import { MAIN_STREAM } from "@lake/events";
+import { MAIN_STREAM } from "./policy.js";
 import { ChainError } from "./errors.js";
 import type { RefTuple, Round } from "./types.js";
 

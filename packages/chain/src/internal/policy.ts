@@ -24,6 +24,12 @@ export const DEFAULT_POLICY: ChainPolicy = Object.freeze({
   turnStart: Object.freeze(["user"]),
 });
 
+/**
+ * The main stream's name: the same value as @lake/events' `MAIN_STREAM` (a test holds them equal). Kept here so that
+ * loading the chain does not load the record schema's dependencies (zod, apache-arrow).
+ */
+export const MAIN_STREAM = "main";
+
 /** Version of the round-building algorithm (not the package version): bumped when the same input would give other bytes. */
 export const PARSER_VERSION = 1;
 /** Parser name carried in every round. */

@@ -42,8 +42,8 @@ export function partialSource(dir: string, lines: number): void {
   for (const s of fixtureSources().slice(1)) copyFileSync(s.path, join(dir, s.rel));
 }
 
-/** Append the rest of the main transcript to a partial copy. */
-export function completeSource(dir: string, lines: number): void {
+/** Append the main transcript's lines from `lines` (to `end`, default the end) to a partial copy. */
+export function completeSource(dir: string, lines: number, end?: number): void {
   const all = readFileSync(join(FIXTURE, `${SESSION}.jsonl`), "utf8").split(/(?<=\n)/);
-  appendFileSync(join(dir, `${SESSION}.jsonl`), all.slice(lines).join(""));
+  appendFileSync(join(dir, `${SESSION}.jsonl`), all.slice(lines, end).join(""));
 }
