@@ -25,7 +25,7 @@ export type JsonObject = { readonly [k: string]: unknown };
 export interface CasOptions {
   /** Give up with a `Conflict` LayoutError after this many conditional writes (default 200). */
   readonly maxAttempts?: number;
-  /** Upper bound of the random back-off between attempts, ms (default 25). */
+  /** Upper bound of the random back-off between attempts, ms (default 100). */
   readonly maxBackoffMs?: number;
 }
 
@@ -72,8 +72,9 @@ export async function readJson<T extends object>(store: ObjectStore, key: string
   return obj === undefined ? undefined : { value: decodeJsonObject<T>(key, obj, store.url), etag: obj.etag };
 }
 
+/** Full-jitter exponential back-off: uniform in [0, min(max, 2 * 2^attempt)) ms. */
 function backoff(attempt: number, max: number): Promise<void> {
-  return sleep(Math.random() * Math.min(max, 1 + attempt * 2));
+  return sleep(Math.random() * Math.min(max, 2 * 2 ** Math.min(attempt, 10)));
 }
 
 /**
@@ -90,7 +91,7 @@ export async function casUpdate<T extends object>(
   options: CasOptions = {},
 ): Promise<CasOutcome<T>> {
   const maxAttempts = options.maxAttempts ?? 200;
-  const maxBackoff = options.maxBackoffMs ?? 25;
+  const maxBackoff = options.maxBackoffMs ?? 100;
   const mine = new Map<string, T & CasFields>(); // nonce → the value written with it
   const ours = (doc: (T & CasFields) | undefined): (T & CasFields) | undefined => {
     if (doc === undefined || mine.size === 0) return undefined;
