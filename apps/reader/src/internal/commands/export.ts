@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } fr
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FLEET_COLUMNS, SEGMENT_COLUMNS, COMPACTED_COLUMNS, arrowSchema, type Column } from "@lake/events";
-import { Table, tableToIPC, vectorFromArray, type Vector } from "apache-arrow";
+import { RecordBatch, Struct, Table, makeData, tableToIPC, vectorFromArray, type Data } from "apache-arrow";
 import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io } from "../context.js";
 import { ReaderError } from "../errors.js";
 import { toJson } from "../format.js";
@@ -79,10 +79,12 @@ export async function exportCommand(argv: readonly string[], io: Io): Promise<nu
 /** An Arrow table of columns of DuckDB JS values, typed by arrowSchema(columns). */
 export function arrowTable(columns: readonly Column[], data: readonly unknown[][]): Table {
   const schema = arrowSchema(columns);
-  const vectors: Record<string, Vector> = {};
+  const children: Data[] = [];
+  let length = 0;
   columns.forEach((c, i) => {
     const field = schema.fields[i]!;
     const raw = data[i] ?? [];
+    length = raw.length;
     const vals = raw.map((v) => {
       if (v === null || v === undefined) return null;
       switch (c.type) {
@@ -100,10 +102,12 @@ export function arrowTable(columns: readonly Column[], data: readonly unknown[][
           return String(v);
       }
     });
-    vectors[c.name] = vectorFromArray(vals as never[], field.type);
+    const vec = vectorFromArray(vals as never[], field.type);
+    if (vec.data.length !== 1) throw new Error(`arrow: column ${c.name} built in ${vec.data.length} chunks`);
+    children.push(vec.data[0]!);
   });
-  const t = new Table(vectors);
-  return new Table(schema, t.batches);
+  const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length, nullCount: 0, children }));
+  return new Table(schema, [batch]);
 }
 
 export const DDL_HELP = `lake-reader ddl --engine duckdb|trino|spark|athena [options]
@@ -111,6 +115,7 @@ export const DDL_HELP = `lake-reader ddl --engine duckdb|trino|spark|athena [opt
 Print external table definitions over the store's Parquet: \`lake_sessions_bronze\`
 (sessions/dt=/fleet=/runtime=/agent=/session=/seg-*.parquet) and \`lake_sessions_compacted\`
 (sessions/compacted/dt=/fleet=/gen=/part-*.parquet), partition columns per the fleet layout.
+(DuckDB refuses a glob that matches no file: create the compacted view once maint has compacted.)
 Another engine does not follow _COMPACTED: query the compacted table for partitions that have a
 marker (and only its current gen), the bronze table otherwise — or use lake-reader, which does.
 
