@@ -49,7 +49,7 @@ export function parseHooks(spec: string | undefined): Map<string, string> {
 
 /**
  * A test hook point. Actions: `crash` (SIGKILL this process: a real crash, no cleanup) and
- * `sleep:<ms>`. Used by the crash and concurrency tests only; a no-op unless LAKE_MAINT_TEST_HOOK names the point.
+ * `sleep:<ms>`, `block:<ms>` (a synchronous stall: timers, hence lease renewal, stop). Used by the crash and concurrency tests only; a no-op unless LAKE_MAINT_TEST_HOOK names the point.
  */
 export async function testHook(ctx: MaintContext, point: string): Promise<void> {
   const action = ctx.hooks.get(point);
@@ -60,6 +60,9 @@ export async function testHook(ctx: MaintContext, point: string): Promise<void> 
   }
   const m = /^sleep:(\d+)$/.exec(action);
   if (m) await new Promise((r) => setTimeout(r, Number(m[1])));
+  // block:<ms> stalls the whole process (no timers run, so the lease is not renewed): a paused machine.
+  const b = /^block:(\d+)$/.exec(action);
+  if (b) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(b[1]));
 }
 
 /** A lease this run holds: its fencing epoch, a background renewal, and a check before each write. */
