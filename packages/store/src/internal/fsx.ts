@@ -33,28 +33,31 @@ function writeAll(fd: number, chunks: readonly Uint8Array[]): void {
   }
 }
 
-function writeTemp(tmp: string, chunks: readonly Uint8Array[], step: StepHook | undefined, label: string): void {
+function writeTemp(tmp: string, chunks: readonly Uint8Array[], step: StepHook | undefined, label: string, sync: boolean): void {
   step?.(`${label}:write-temp`);
   const fd = openSync(tmp, "wx", 0o600);
   try {
     writeAll(fd, chunks);
     step?.(`${label}:fsync-temp`);
-    fsyncSync(fd);
+    if (sync) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
 }
 
 /**
+ * `sync` false skips the fsyncs (only for tests that kill processes, not machines: the page
+ * cache survives a killed process, so the order of operations alone decides what it sees).
+ *
  * Land a file: write it to a temporary name, fsync, make it read-only (0444), install the final
  * name without replacing (hard link, then unlink the temporary name), fsync the directory.
  * Throws StoreError `Exists` when the final name is taken; nothing already there is touched.
  */
-export function landNoReplace(dir: string, name: string, chunks: readonly Uint8Array[], step?: StepHook): void {
+export function landNoReplace(dir: string, name: string, chunks: readonly Uint8Array[], step?: StepHook, sync = true): void {
   const tmp = tempName(dir, name);
   const final = join(dir, name);
   try {
-    writeTemp(tmp, chunks, step, "land");
+    writeTemp(tmp, chunks, step, "land", sync);
     step?.("land:chmod");
     chmodSync(tmp, 0o444);
     step?.("land:link");
@@ -67,7 +70,7 @@ export function landNoReplace(dir: string, name: string, chunks: readonly Uint8A
     step?.("land:unlink-temp");
     unlinkSync(tmp);
     step?.("land:fsync-dir");
-    fsyncDir(dir);
+    if (sync) fsyncDir(dir);
   } catch (e) {
     try {
       unlinkSync(tmp);
@@ -79,15 +82,15 @@ export function landNoReplace(dir: string, name: string, chunks: readonly Uint8A
 }
 
 /** Replace a small file atomically: temporary name, fsync, rename over, fsync the directory. */
-export function replaceAtomic(path: string, dir: string, data: string | Uint8Array, step?: StepHook, label = "replace"): void {
+export function replaceAtomic(path: string, dir: string, data: string | Uint8Array, step?: StepHook, label = "replace", sync = true): void {
   const name = path.slice(dir.length + 1);
   const tmp = tempName(dir, name);
   try {
-    writeTemp(tmp, [typeof data === "string" ? Buffer.from(data) : data], step, label);
+    writeTemp(tmp, [typeof data === "string" ? Buffer.from(data) : data], step, label, sync);
     step?.(`${label}:rename`);
     renameSync(tmp, path);
     step?.(`${label}:fsync-dir`);
-    fsyncDir(dir);
+    if (sync) fsyncDir(dir);
   } catch (e) {
     try {
       unlinkSync(tmp);

@@ -374,7 +374,7 @@ const caches = new WeakMap<object, IndexCache>();
 export interface IndexTarget {
   readonly dir: string;
   readonly landed: readonly LandedRef[];
-  readonly opts: { readonly onStep?: StepHook };
+  readonly opts: { readonly onStep?: StepHook; readonly fsync?: boolean };
 }
 
 function loadExisting(dir: string): { state: IndexState; seen: Set<string> } | undefined {
@@ -405,6 +405,7 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
   const statePath = join(idxDir, "index.state");
   const binPath = join(idxDir, "entries.bin");
   const step = session.opts.onStep;
+  const sync = session.opts.fsync !== false;
   let cache = caches.get(session);
   if (cache) {
     // Someone may have deleted index/ under us: check the state is still there.
@@ -424,7 +425,7 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
   const block = indexFiles(session.dir, todo, seen);
   const enc = block.files.length ? encodeBlock(block) : undefined;
   if (rebuild) {
-    replaceAtomic(binPath, idxDir, enc ? Buffer.concat([encodeIndexHeader(), enc.bytes]) : encodeIndexHeader(), step, "index");
+    replaceAtomic(binPath, idxDir, enc ? Buffer.concat([encodeIndexHeader(), enc.bytes]) : encodeIndexHeader(), step, "index", sync);
   } else if (enc) {
     step?.("index:append");
     let fd: number;
@@ -438,7 +439,7 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
       let off = 0;
       while (off < enc.bytes.length) off += writeSync(fd, enc.bytes, off, enc.bytes.length - off, state.bytes + off);
       step?.("index:fsync");
-      fsyncSync(fd);
+      if (sync) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
@@ -452,7 +453,7 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
     state.entries += block.entries.length;
   }
   state.indexed_seq = Math.max(state.indexed_seq, maxSeq);
-  replaceAtomic(statePath, idxDir, stateText(state), step, "index-state");
+  replaceAtomic(statePath, idxDir, stateText(state), step, "index-state", sync);
   caches.set(session, { state, seen });
   return { indexedSeq: state.indexed_seq, files: block.files.length, entries: block.entries.length, rebuilt: rebuild };
 }

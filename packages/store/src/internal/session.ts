@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { canonicalize, type CanonicalRecord } from "@lake/events";
+import type { CanonicalRecord } from "@lake/events";
 import { StoreError, errno, ioError } from "./errors.js";
 import { replaceAtomic, landNoReplace, type StepHook } from "./fsx.js";
 import { decodeKv, encodeKv, kvInt } from "./kv.js";
@@ -88,6 +88,11 @@ export interface SessionOptions {
   readonly maskUnknown?: MaskUnknown;
   /** Test hook, called before every durable step with its name. */
   readonly onStep?: StepHook;
+  /**
+   * fsync landed files, cursors, state and index and their directories (default true). Only a test
+   * that kills processes (not the machine) may turn it off: the ordering guarantees do not depend on it.
+   */
+  readonly fsync?: boolean;
 }
 
 /** What happened to one source in a pass. */
@@ -261,7 +266,7 @@ export class SessionStore {
     const p = join(this.dir, rel);
     const d = p.slice(0, p.lastIndexOf("/"));
     this.ensureDir(d);
-    replaceAtomic(p, d, encodeCursor(c), this.opts.onStep, "cursor");
+    replaceAtomic(p, d, encodeCursor(c), this.opts.onStep, "cursor", this.opts.fsync !== false);
     this.cursors.set(rel, c);
     this.cursorFiles.add(rel);
   }
@@ -274,7 +279,7 @@ export class SessionStore {
     const text = encodeKv([
       ["schema", 1], ["session", this.sessionId], ["next_seq", this.seq], ["liveness", "unknown"], ["last_scan", isoMicros(nowNs())],
     ]);
-    replaceAtomic(join(this.dir, "session.state"), this.dir, text, this.opts.onStep, "state");
+    replaceAtomic(join(this.dir, "session.state"), this.dir, text, this.opts.onStep, "state", this.opts.fsync !== false);
     this.stateSeq = this.seq;
   }
 
@@ -385,7 +390,7 @@ export class Pass {
     let i = 0;
     while (i < lines.length) {
       if (invalid[i]) {
-        out.push(JSON.stringify(this.unknownRecord(src, lines[i]!, ctx)));
+        out.push(JSON.stringify(await this.unknownRecord(src, lines[i]!, ctx)));
         i++;
         continue;
       }
@@ -402,7 +407,9 @@ export class Pass {
     return out;
   }
 
-  private unknownRecord(src: SourceRef, l: SourceLine, ctx: ConvertContext): CanonicalRecord {
+  private async unknownRecord(src: SourceRef, l: SourceLine, ctx: ConvertContext): Promise<CanonicalRecord> {
+    // Loaded on first use: a pass that meets no invalid line never loads the record schema.
+    const { canonicalize } = await import("@lake/events");
     let text: string;
     let attrs: string | undefined;
     try {
@@ -459,7 +466,7 @@ export class Pass {
     );
     const dir = join(s.dir, dirRel);
     s.ensureDir(dir);
-    landNoReplace(dir, name, built.chunks, s.opts.onStep);
+    landNoReplace(dir, name, built.chunks, s.opts.onStep, s.opts.fsync !== false);
     const rel = `${dirRel}/${name}`;
     s.landed.push({ seq, name, area, stream: src.stream, kind: src.kind, stamp: this.stamp, rel });
     this.landedFiles++;

@@ -148,7 +148,15 @@ export function verify(root: string, options: { sessions?: readonly string[] } =
         add(c.rel, "bad-cursor", isStoreError(e) ? e.message.slice(join(dir, c.rel).length + 2) : String(e));
         continue;
       }
-      if (!cur || cur.kind !== "append") continue;
+      if (!cur) continue;
+      if (cur.kind === "snapshot") {
+        // A snapshot version equal to the one before it can only be a re-land (the cursor would have matched).
+        const versions = [...good.values()]
+          .filter((f) => f.header.area === c.area && f.header.stream === c.stream && f.header.kind === c.kind && f.header.cursor === "snapshot")
+          .sort((a, b) => a.seq - b.seq);
+        for (let i = 1; i < versions.length; i++) if (versions[i]!.header.content_sha256 === versions[i - 1]!.header.content_sha256) relanded += versions[i]!.header.records;
+        continue;
+      }
       const mine = [...good.values()]
         .filter((f) => f.header.area === c.area && f.header.stream === c.stream && f.header.kind === c.kind && f.header.cursor === "append")
         .sort((a, b) => a.header.first_offset - b.header.first_offset || a.seq - b.seq);

@@ -1,0 +1,138 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { decodeIndex, encodeBlock, encodeIndexHeader, isStoreError, openSession, readIndex, verify, type IndexBlock } from "../src/index.js";
+import { convert, jline, src } from "./helpers.js";
+
+afterAll(cleanupTempDirs);
+
+const vecDir = new URL("./vectors/", import.meta.url);
+const vector = Buffer.from(readFileSync(new URL("entries-v1.hex", vecDir), "utf8").replace(/\s+/g, ""), "hex");
+const vectorJson = JSON.parse(readFileSync(new URL("entries-v1.json", vecDir), "utf8")) as IndexBlock;
+
+describe("entries.bin format (golden vector)", () => {
+  it("encodes the vector's content to exactly the vector's bytes", () => {
+    expect(Buffer.concat([encodeIndexHeader(), encodeBlock(vectorJson).bytes]).equals(vector)).toBe(true);
+    expect(createHash("sha256").update(vector).digest("hex")).toBe("62509df5148c31494a7a7f9ebd927f466cd8d8af8ec43ba52cf9924106577dfb");
+  });
+  it("decodes the vector to its content", () => {
+    const d = decodeIndex(vector, "entries-v1.hex");
+    expect(d.files).toEqual(vectorJson.files);
+    expect(d.entries).toEqual(vectorJson.entries);
+    expect(d.blocks).toBe(1);
+    expect(d.strings).toBe(13);
+  });
+  it("every single-byte flip and every truncation is detected", () => {
+    for (let i = 0; i < vector.length; i++) {
+      const b = Buffer.from(vector);
+      b[i] = b[i]! ^ 0x01;
+      expect(() => decodeIndex(b, "flip"), `flip at ${i}`).toThrow();
+    }
+    for (let n = 9; n < vector.length; n++) {
+      expect(() => decodeIndex(vector.subarray(0, n), "cut"), `cut at ${n}`).toThrow();
+    }
+    try {
+      decodeIndex(vector.subarray(0, 30), "x.bin");
+    } catch (e) {
+      expect(isStoreError(e) && e.code).toBe("Corrupt");
+      expect((e as Error).message).toMatch(/^x\.bin: /);
+    }
+  });
+});
+
+function setup() {
+  const base = tempDir("store-index");
+  const root = join(base, "root");
+  const srcDir = join(base, "src");
+  mkdirSync(srcDir, { recursive: true });
+  return { root, file: join(srcDir, "s.jsonl") };
+}
+
+async function collect(root: string, file: string, index = true) {
+  const s = await openSession(root, "s1");
+  const p = s.beginPass();
+  await p.collectAppend(src(file), convert);
+  const r = p.finish({ index });
+  s.close();
+  return r;
+}
+
+describe("the derived index", () => {
+  it("holds identifiers and roles, never text; readIndex has the chain's shape", async () => {
+    const { root, file } = setup();
+    writeFileSync(file, jline("a", "SECRET-TEXT", { parent: "p0", call: "c1" }) + jline("b"));
+    await collect(root, file);
+    const bin = readFileSync(join(root, "s1/index/entries.bin"));
+    expect(bin.includes(Buffer.from("SECRET-TEXT"))).toBe(false);
+    const idx = readIndex(root, "s1");
+    expect(idx.indexedSeq).toBe(1);
+    expect(idx.derived).toBe(false);
+    expect(idx.files[0]).toMatchObject({ seq: 1, stream: "main", kind: "transcript", records: 2 });
+    expect(idx.files[0]!.sha256).toBe(createHash("sha256").update(readFileSync(join(root, "s1", idx.files[0]!.rel))).digest("hex"));
+    expect(idx.entries[0]).toMatchObject({ seq: 1, row: 0, stream: "main", kind: "user", record_id: "a", parent_id: "p0", tool_call_id: "c1", duplicate: false });
+    const state = readFileSync(join(root, "s1/index/index.state"), "utf8");
+    expect(state).toMatch(/^indexed_seq +1$/m);
+    expect(state).toMatch(/^entries +2$/m);
+  });
+
+  it("catches up when indexed_seq is behind, and rebuilds when deleted or of another schema", async () => {
+    const { root, file } = setup();
+    writeFileSync(file, jline("a"));
+    await collect(root, file);
+    appendFileSync(file, jline("b"));
+    await collect(root, file, false); // lands, index left behind
+    expect(readIndex(root, "s1").indexedSeq).toBe(1);
+    const s = await openSession(root, "s1");
+    const u = s.updateIndex();
+    s.close();
+    expect(u).toMatchObject({ indexedSeq: 2, files: 1, entries: 1, rebuilt: false });
+    const full = readIndex(root, "s1");
+    expect(full.entries.map((e) => e.record_id)).toEqual(["a", "b"]);
+    rmSync(join(root, "s1/index"), { recursive: true });
+    expect(readIndex(root, "s1")).toMatchObject({ indexedSeq: 2, derived: true });
+    appendFileSync(file, jline("c"));
+    const r = await collect(root, file);
+    expect(r.index).toMatchObject({ rebuilt: true, indexedSeq: 3 });
+    expect(readIndex(root, "s1").entries.map((e) => e.record_id)).toEqual(["a", "b", "c"]);
+    // schema change: discarded and rebuilt
+    const sp = join(root, "s1/index/index.state");
+    writeFileSync(sp, readFileSync(sp, "utf8").replace(/^schema +1$/m, "schema        99"));
+    const s2 = await openSession(root, "s1");
+    expect(s2.updateIndex().rebuilt).toBe(true);
+    s2.close();
+    expect(readIndex(root, "s1").entries).toHaveLength(3);
+    // a block a crash left past index.state is dropped by the next append
+    const bp = join(root, "s1/index/entries.bin");
+    appendFileSync(bp, Buffer.from("LKBKgarbage"));
+    expect(readIndex(root, "s1").derived).toBe(false);
+    appendFileSync(file, jline("d"));
+    await collect(root, file);
+    expect(readIndex(root, "s1").entries.map((e) => e.record_id)).toEqual(["a", "b", "c", "d"]);
+    expect(() => decodeIndex(readFileSync(bp), bp)).not.toThrow();
+  });
+
+  it("a re-land after a crash between landing and the cursor: later copies are duplicates, id-less records keep both", async () => {
+    const { root, file } = setup();
+    writeFileSync(file, jline("a"));
+    await collect(root, file);
+    const cp = join(root, "s1/streams/main/transcript.cursor");
+    const old = readFileSync(cp);
+    appendFileSync(file, jline("b") + JSON.stringify({ type: "user", text: "no id" }) + "\n");
+    await collect(root, file);
+    writeFileSync(cp, old); // as if the cursor save was lost
+    await collect(root, file);
+    const e = readIndex(root, "s1").entries;
+    expect(e.map((x) => [x.seq, x.record_id ?? null, x.duplicate])).toEqual([
+      [1, "a", false],
+      [2, "b", false],
+      [2, null, false],
+      [3, "b", true],
+      [3, null, false],
+    ]);
+    const v = verify(root);
+    expect(v.ok).toBe(true);
+    expect(v.relanded).toBe(2);
+  });
+});

@@ -1,0 +1,102 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { acquireLock, defaultRoot, isStoreError, lockHolder, openSession, StoreError } from "../src/index.js";
+
+afterAll(cleanupTempDirs);
+
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });
+  return Number(r.stdout.trim());
+}
+
+describe("session lock", () => {
+  it("a second opener gets Locked with the holder; after close it can open", async () => {
+    const root = tempDir("store-lock");
+    const a = await openSession(root, "s");
+    let err: unknown;
+    try {
+      await openSession(root, "s");
+    } catch (e) {
+      err = e;
+    }
+    expect(isStoreError(err) && err.code).toBe("Locked");
+    expect((err as StoreError).data).toMatchObject({ pid: process.pid, host: hostname() });
+    expect((err as Error).message).toContain(join(root, "s", ".lock"));
+    a.close();
+    expect(existsSync(join(root, "s", ".lock"))).toBe(false);
+    const b = await openSession(root, "s");
+    b.close();
+  });
+
+  it("a lock left by a dead process is stale and broken", async () => {
+    const root = tempDir("store-lock");
+    mkdirSync(join(root, "s"));
+    writeFileSync(join(root, "s", ".lock"), `pid           ${deadPid()}\nhost          ${hostname()}\nacquired_at   2026-01-01T00:00:00Z\ntoken         dead\n`);
+    expect(lockHolder(join(root, "s"))?.liveness).toBe("dead");
+    const s = await openSession(root, "s");
+    expect(readFileSync(join(root, "s", ".lock"), "utf8")).toContain(`pid           ${process.pid}`);
+    s.close();
+  });
+
+  it("a live lock on this host and a lock from another host are not broken", async () => {
+    const root = tempDir("store-lock");
+    mkdirSync(join(root, "s"));
+    writeFileSync(join(root, "s", ".lock"), `pid           1\nhost          other-host.example\nacquired_at   2026-01-01T00:00:00Z\ntoken         far\n`);
+    expect(lockHolder(join(root, "s"))?.liveness).toBe("unknown");
+    await expect(openSession(root, "s")).rejects.toMatchObject({ code: "Locked" });
+  });
+
+  it("an empty lock file (a crash between create and write) is stale only once it is old", async () => {
+    const root = tempDir("store-lock");
+    mkdirSync(join(root, "s"));
+    writeFileSync(join(root, "s", ".lock"), "");
+    await expect(openSession(root, "s")).rejects.toMatchObject({ code: "Locked" });
+    utimesSync(join(root, "s", ".lock"), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    const s = await openSession(root, "s");
+    s.close();
+  });
+
+  it("waits for a lock until it is released", async () => {
+    const root = tempDir("store-lock");
+    mkdirSync(join(root, "s"));
+    const h = await acquireLock(join(root, "s"));
+    setTimeout(() => h.release(), 200);
+    const s = await openSession(root, "s", { waitMs: 10_000 });
+    s.close();
+  });
+});
+
+describe("errors and defaults", () => {
+  it("isStoreError works across copies of the package (brand, not instanceof)", () => {
+    const e = new StoreError("Corrupt", "x: bad", { data: { file: "x" }, cause: new Error("inner") });
+    expect(isStoreError(e)).toBe(true);
+    expect(e.cause).toBeInstanceOf(Error);
+    const foreign = Object.assign(new Error("y"), { code: "Corrupt" });
+    Object.defineProperty(foreign, Symbol.for("@lake/store/StoreError"), { value: true });
+    expect(isStoreError(foreign)).toBe(true);
+    expect(isStoreError(new Error("z"))).toBe(false);
+    expect(isStoreError(null)).toBe(false);
+  });
+
+  it("bad session ids, kinds and budgets are refused with InvalidArgument", async () => {
+    const root = tempDir("store-args");
+    await expect(openSession(root, "../x")).rejects.toMatchObject({ code: "InvalidArgument" });
+    await expect(openSession(root, "_conversations")).rejects.toMatchObject({ code: "InvalidArgument" });
+    await expect(openSession(root, "ok", { maxDeltaBytes: 0 })).rejects.toMatchObject({ code: "InvalidArgument" });
+    const s = await openSession(root, "ok");
+    const p = s.beginPass();
+    await expect(p.collectAppend({ path: "/nonexistent", source: "x", stream: "main", kind: "Bad-Kind", runtime: "t", adapter: "a", adapterVersion: "1" }, () => [])).rejects.toMatchObject({ code: "InvalidArgument" });
+    s.close();
+    await expect(p.collectAppend({ path: "/nonexistent", source: "x", stream: "main", kind: "ok", runtime: "t", adapter: "a", adapterVersion: "1" }, () => [])).rejects.toMatchObject({ code: "Closed" });
+  });
+
+  it("the root default is $LAKE_ROOT, else $XDG_DATA_HOME/lake, else ~/.local/share/lake", () => {
+    expect(defaultRoot({ LAKE_ROOT: "/r", XDG_DATA_HOME: "/x", HOME: "/h" })).toBe("/r");
+    expect(defaultRoot({ XDG_DATA_HOME: "/x", HOME: "/h" })).toBe("/x/lake");
+    expect(defaultRoot({ HOME: "/h" })).toBe("/h/.local/share/lake");
+  });
+});
