@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalize, usageBySession } from "@lake/events";
+import { canonicalize, sumUsage, usageBySession } from "@lake/events";
 import { dropRewound, geminiAdapter } from "../src/index.js";
 
 const source = { runtime: "gemini", path: "/g/chats/session-x.jsonl", rel: "h/chats/session-x.jsonl", session_id: "g1", stream: "main", kind: "transcript", mode: "append" as const };
@@ -28,9 +28,12 @@ describe("Gemini JSONL", () => {
     expect([tr.tool_call_id, tr.is_error, tr.text]).toEqual(["c1", true, "nope"]);
     // m2 final: 1000−200 fresh, 200 cached, 300+50 out (50 reasoning); m5: 2000 fresh, 20 out. m4 dropped.
     const expected = { input_tokens: 800 + 2000, cached_input_tokens: 200 + 0, output_tokens: 350 + 20, reasoning_tokens: 50 };
+    // countUsage alone applies both rules: each copy is a `latest` record of its message's usage
+    // key, and the rewind writes a voiding `latest` copy (no usage) for every message it drops.
+    expect(usageBySession(recs).get("g1")?.usage).toEqual(expected);
     expect(usageBySession(dropRewound(recs)).get("g1")?.usage).toEqual(expected);
-    // Without the rewind rule m4 would count too (the naive answer).
-    expect(usageBySession(recs).get("g1")?.usage?.input_tokens).toBe(2800 + 1000);
+    // The naive sum counts every copy and the dropped m4.
+    expect(sumUsage(recs.map((r) => r.usage)).input_tokens).toBeGreaterThan(expected.input_tokens);
   });
 
   it("a state carried across windows gives the same records as one pass", () => {

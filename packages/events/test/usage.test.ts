@@ -77,6 +77,26 @@ describe("countUsage", () => {
     expect(countUsage(recs).map((c) => c.usage)).toEqual([{ output_tokens: 1 }]);
   });
 
+  it("counts a usage key once across sessions (a resumed session's copied history)", () => {
+    const recs = [
+      base({ session_id: "s1", record_id: "a", usage_key: "req9", usage: { output_tokens: 50 } }),
+      base({ session_id: "s2", record_id: "a", usage_key: "req9", usage: { output_tokens: 50 } }),
+    ];
+    const by = usageBySession(recs);
+    expect(by.get("s1")!.usage).toEqual({ output_tokens: 50 });
+    expect(by.has("s2")).toBe(false);
+  });
+
+  it("counts the last copy of a latest-mode key, and a reported-zero copy voids it", () => {
+    const recs = [
+      base({ record_id: "m1", usage_mode: "latest", usage_key: "g1", usage: { output_tokens: 90 } }),
+      base({ record_id: "m1b", usage_mode: "latest", usage_key: "g1", usage: { output_tokens: 40 } }),
+      base({ record_id: "m2", usage_mode: "latest", usage_key: "g2", usage: { output_tokens: 7 } }),
+      base({ record_id: "rewind", usage_mode: "latest", usage_key: "g2", usage: {} }),
+    ];
+    expect(countUsage(recs).map((c) => c.usage)).toEqual([{ output_tokens: 40 }]);
+  });
+
   it("splits totals by model", () => {
     const recs = [base({ record_id: "1", model: "m1", usage: { output_tokens: 2 } }), base({ record_id: "2", model: "m2", usage: { output_tokens: 3 } }), base({ record_id: "3", model: "m1", usage: { output_tokens: 4 } })];
     const s = usageBySession(recs).get("s1")!;
@@ -94,7 +114,7 @@ const recordArb = fc.record({
   stream: fc.constantFrom("main", "agent-1"),
   record_id: fc.option(fc.uuid(), { nil: undefined }),
   usage_key: fc.option(fc.constantFrom("k1", "k2", "k3"), { nil: undefined }),
-  usage_mode: fc.constantFrom("delta" as const, "cumulative" as const),
+  usage_mode: fc.constantFrom("delta" as const, "cumulative" as const, "latest" as const),
   ts: fc.integer({ min: Date.parse("2026-01-01"), max: Date.parse("2026-01-05") }).map((t) => new Date(t).toISOString()),
   usage: usageArb,
   content_hash: fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 8, maxLength: 8 }),

@@ -59,7 +59,8 @@ function message(b: LineRecords, m: Obj, replayed: true | undefined): void {
   const u = () => {
     if (!first || !usage) return {};
     first = false;
-    return { usage, usage_mode: "delta" as const, usage_key: id ? geminiUsageKey(id) : undefined };
+    // The last copy of a message id wins (Gemini rewrites a message by appending it again).
+    return { usage, usage_mode: "latest" as const, usage_key: id ? geminiUsageKey(id) : undefined };
   };
   const text = contentText(m.content) ?? (typeof m.content === "object" ? jsonText(m.content) : undefined);
   if (type === "user") b.add({ ...common, kind: "user", vendor_type: "user", role: "user", text });
@@ -114,6 +115,8 @@ export function geminiLine(source: SourceRef, line: SourceLine | undefined, text
     const dropped = i < 0 ? state.ids.splice(0) : state.ids.splice(i);
     const b = new LineRecords(source, line, ADAPTER, textId(text));
     b.add({ kind: "meta", vendor_type: "$rewindTo", message_id: o.$rewindTo, attrs: attrsText({ rewind_to: o.$rewindTo, dropped, dropped_usage_keys: dropped.map(geminiUsageKey) }) });
+    // Each dropped message's usage is voided by a later `latest` copy of its key that reports nothing.
+    for (const id of dropped) b.add({ kind: "meta", vendor_type: "$rewindTo/void", message_id: id, usage_mode: "latest", usage_key: geminiUsageKey(id) });
     return b.out;
   }
   if (str(o.id) !== undefined && str(o.type) !== undefined) {

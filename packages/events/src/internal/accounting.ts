@@ -25,8 +25,11 @@ export interface UsageContribution {
  * 1. Records without usage, or marked `replayed`, count nothing.
  * 2. The same record seen twice (same session, stream and record_id; or, without a record_id, the
  *    same session and content hash) counts once: a resumed, copied or re-landed transcript adds nothing.
- * 3. `delta` records sharing a `usage_key` in a session are one response streamed over several
- *    lines: the copy with the largest output_tokens counts (a tie prefers the non-sidechain copy).
+ * 3. Records sharing a `usage_key` are one billed response written several times (keys are provider
+ *    ids, unique across sessions, so a resumed session's copied history counts once, for the session
+ *    read first). `delta` copies: the largest output_tokens counts (a tie prefers the non-sidechain
+ *    copy, then the first read) — a response streamed over several lines. `latest` copies: the last
+ *    one read counts — a message rewritten in place, or voided by a later reported-zero copy.
  * 4. `cumulative` records are running totals per (session, stream): each counts its difference
  *    from the previous total in time order; a repeated identical total counts nothing; so the
  *    stream's total is its last cumulative total.
@@ -39,7 +42,8 @@ export function countUsage(records: Iterable<UsageRecord>): UsageContribution[] 
   let order = 0;
   for (const rec of records) {
     order++;
-    if (rec.replayed || isEmptyUsage(rec.usage)) continue;
+    // A `latest` copy without usage still counts: it voids the copies read before it.
+    if (rec.replayed || (isEmptyUsage(rec.usage) && !(rec.usage_mode === "latest" && rec.usage_key !== undefined))) continue;
     const id = rec.record_id !== undefined ? `i\0${rec.session_id}\0${rec.stream}\0${rec.record_id}` : `h\0${rec.session_id}\0${rec.content_hash}`;
     if (seen.has(id)) continue;
     seen.add(id);
@@ -49,9 +53,10 @@ export function countUsage(records: Iterable<UsageRecord>): UsageContribution[] 
       if (!list) cumulative.set(k, (list = []));
       list.push({ rec, order });
     } else if (rec.usage_key !== undefined) {
-      const k = `${rec.session_id}\0${rec.usage_key}`;
+      const latest = rec.usage_mode === "latest";
+      const k = `${latest ? "l" : "d"}\0${rec.usage_key}`;
       const cur = keyed.get(k);
-      if (!cur || better(rec, cur.rec)) keyed.set(k, { rec, order: cur ? Math.min(cur.order, order) : order });
+      if (!cur || latest || better(rec, cur.rec)) keyed.set(k, { rec, order: cur ? Math.min(cur.order, order) : order });
     } else plain.push({ rec, order });
   }
   const out: { c: UsageContribution; order: number }[] = [];
@@ -61,7 +66,7 @@ export function countUsage(records: Iterable<UsageRecord>): UsageContribution[] 
       order: o,
     });
   for (const { rec, order: o } of plain) push(rec, { ...rec.usage }, o);
-  for (const { rec, order: o } of keyed.values()) push(rec, { ...rec.usage }, o);
+  for (const { rec, order: o } of keyed.values()) if (!isEmptyUsage(rec.usage)) push(rec, { ...rec.usage }, o);
   for (const list of cumulative.values()) {
     list.sort((a, b) => cmpTs(a.rec.ts, b.rec.ts) || a.order - b.order);
     let prev: Usage | undefined;

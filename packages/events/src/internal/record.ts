@@ -11,8 +11,12 @@ export type Runtime = (typeof RUNTIMES)[number];
 export const KINDS = ["user", "assistant", "tool_call", "tool_result", "system", "summary", "usage", "meta", "unknown"] as const;
 export type Kind = (typeof KINDS)[number];
 
-/** How a record's usage counts: `delta` (this record's own usage) or `cumulative` (a running total for its stream). */
-export const USAGE_MODES = ["delta", "cumulative"] as const;
+/**
+ * How a record's usage counts: `delta` (this record's own usage; copies sharing a usage_key count
+ * once, the largest), `latest` (copies sharing a usage_key count once, the last one read), or
+ * `cumulative` (a running total for its stream).
+ */
+export const USAGE_MODES = ["delta", "latest", "cumulative"] as const;
 export type UsageMode = (typeof USAGE_MODES)[number];
 
 /** The name of the main stream of a session; child agents' streams are named by their agent id. */
@@ -97,9 +101,9 @@ export interface CanonicalRecord {
   /** A command's exit code, when one is reported. */
   exit_code?: number;
   usage?: Usage;
-  /** How `usage` counts (default `delta`). */
+  /** How `usage` counts (default `delta`; see USAGE_MODES). */
   usage_mode?: UsageMode;
-  /** Records sharing a usage key are one billed response: counted once (the largest). */
+  /** Records sharing a usage key are one billed response, counted once (a provider id: unique across sessions). */
   usage_key?: string;
   is_sidechain?: boolean;
   /** True when the record replays history already recorded elsewhere (a fork's parent history). */
