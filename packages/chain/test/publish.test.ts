@@ -85,6 +85,21 @@ describe("publish and parse", () => {
     expect(existsSync(join(dir, ".lock"))).toBe(false);
   });
 
+  it("removes leftovers of dead writers (temporary round, lock and state files), keeps a live one's", async () => {
+    const { root, read } = setup();
+    const dir = join(root, "_conversations", "s1");
+    mkdirSync(join(dir, "rounds"), { recursive: true });
+    const deadPid = Number(execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }));
+    const dead = [`.lock.tmp-${deadPid}-aa`, `.conversation.state.tmp-${deadPid}-bb`];
+    const live = `.lock.tmp-${process.pid}-cc`;
+    for (const n of [...dead, live]) writeFileSync(join(dir, n), "x");
+    writeFileSync(join(dir, "rounds", `.r000001-000000000000.sf.tmp-${deadPid}-dd`), "partial");
+    expect((await listChain(root, "s1")).temps).toHaveLength(1);
+    expect((await parse(root, "s1", { readIndex: read })).published?.round).toBe(1);
+    expect(readdirSync(dir).sort()).toEqual([live, "conversation.state", "rounds"]);
+    expect((await listChain(root, "s1")).temps).toEqual([]);
+  });
+
   it("a round that does not follow the head is refused and nothing is written", async () => {
     const { root, index } = setup();
     const stale = buildRound("s1", [], cutIndex(index, 1));

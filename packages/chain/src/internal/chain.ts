@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { ChainError, errnoCode, isChainError } from "./errors.js";
 import { ChainState, foldState, type Conversation, type RoundSummary } from "./conversation.js";
 import { buildRoundBody } from "./build.js";
-import { acquireLock, linkUnsupported, releaseLock, RESERVATION_MAX_AGE_MS, type InstallMode } from "./lock.js";
+import { acquireLock, linkUnsupported, processAlive, releaseLock, RESERVATION_MAX_AGE_MS, type InstallMode } from "./lock.js";
 import { DEFAULT_POLICY, type ChainPolicy } from "./policy.js";
 import { decodeRound, encodeRound, parseRoundFileName, type EncodedRound } from "./round.js";
 import type { Round, RoundBody, SessionIndex } from "./types.js";
@@ -264,12 +264,20 @@ async function publishLocked(root: string, dir: string, st: ChainState, body: Ro
   return published;
 }
 
-/** Under the lock: remove temporary files of interrupted writers and reservations older than a minute. */
+/**
+ * Under the lock: remove temporary round files of interrupted writers, reservations older than a minute, and the
+ * chain directory's own leftovers (lock and state temporaries) whose writer process on this host is gone.
+ */
 async function cleanLeftovers(root: string, id: string): Promise<void> {
-  const dir = join(chainDir(root, id), "rounds");
+  const chain = chainDir(root, id);
+  const dir = join(chain, "rounds");
   const listing = await listChain(root, id);
   for (const t of listing.temps) await fsp.unlink(join(dir, t)).catch(() => undefined);
   for (const r of listing.reservations) if (r.ageMs > RESERVATION_MAX_AGE_MS) await fsp.unlink(join(dir, r.name)).catch(() => undefined);
+  for (const n of await fsp.readdir(chain).catch(() => [] as string[])) {
+    const m = /^\.(?:lock|conversation\.state)\.tmp-(\d+)-/.exec(n);
+    if (m && !processAlive(Number(m[1]))) await fsp.unlink(join(chain, n)).catch(() => undefined);
+  }
 }
 
 async function install(dir: string, enc: EncodedRound, options: PublishOptions): Promise<void> {

@@ -36,7 +36,8 @@ function parseLock(text: string): LockInfo | null {
   return { pid, host, token };
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists on this host. */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -69,7 +70,12 @@ export async function acquireLock(dir: string, mode: InstallMode): Promise<HeldL
 async function tryCreate(dir: string, path: string, content: string, token: string, mode: InstallMode): Promise<boolean> {
   if (mode === "link") {
     const tmp = join(dir, `.lock.tmp-${process.pid}-${token}`);
-    await fsp.writeFile(tmp, content, { flag: "wx", mode: 0o444 });
+    await fsp.writeFile(tmp, content, { flag: "wx", mode: 0o444 }).catch(async (e: unknown) => {
+      // The chain directory went away under us (a parse that found nothing removed the one it created): recreate it.
+      if (errnoCode(e) !== "ENOENT") throw e;
+      await fsp.mkdir(join(dir, "rounds"), { recursive: true });
+      await fsp.writeFile(tmp, content, { flag: "wx", mode: 0o444 });
+    });
     try {
       await fsp.link(tmp, path);
       return true;
@@ -108,7 +114,7 @@ async function judgeHolder(path: string, ourToken: string): Promise<void> {
     throw new ChainError("Io", `${path}: cannot read the lock: ${String(e)}`, { data: { file: path }, cause: e });
   }
   const info = parseLock(text);
-  const stale = info ? info.host === hostname() && !alive(info.pid) : Date.now() - mtimeMs > RESERVATION_MAX_AGE_MS;
+  const stale = info ? info.host === hostname() && !processAlive(info.pid) : Date.now() - mtimeMs > RESERVATION_MAX_AGE_MS;
   if (!stale) {
     const who = info ? `pid ${info.pid} on ${info.host}` : "a writer that has not finished writing it";
     throw new ChainError("Locked", `${path}: another parser holds the chain (${who})`, { data: { file: path, pid: info?.pid, host: info?.host } });
