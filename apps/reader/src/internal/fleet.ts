@@ -3,9 +3,9 @@
 // markers, and the current snapshot. A file:// store is read in place; an s3:// store is mirrored
 // into the cache, one local file per (key, etag).
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { openStore, parseStoreUrl } from "@lake/layout";
 import { ReaderError } from "./errors.js";
 
 /** A bronze segment, with the partition values of its session directory. */
@@ -54,6 +54,7 @@ export interface ListedObject {
   readonly key: string;
   readonly size: number;
   readonly etag?: string | undefined;
+  readonly lastModified?: Date | undefined;
 }
 
 /** The few store operations the reader needs (a subset of @lake/layout's ObjectStore). */
@@ -76,78 +77,20 @@ interface Access {
 const SEG_RE = /^sessions\/dt=([^/]+)\/fleet=([^/]+)\/runtime=([^/]+)\/agent=([^/]+)\/session=([^/]+)\/(seg-\d{6}\.parquet|_SEALED)$/;
 const MARKER_RE = /^sessions\/compacted\/dt=([^/]+)\/fleet=([^/]+)\/_COMPACTED$/;
 
-/** A file:// store read in place (listing walks the directory). */
-class LocalDirStore implements ReadableStore {
-  constructor(readonly url: string, readonly root: string) {}
-  async *listAll(prefix: string): AsyncIterable<ListedObject> {
-    const base = join(this.root, prefix);
-    const out: ListedObject[] = [];
-    const walk = (dir: string, rel: string) => {
-      let ents;
-      try {
-        ents = readdirSync(dir, { withFileTypes: true });
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
-        throw new ReaderError("Io", `${dir}: cannot list: ${(e as Error).message}`, { data: { file: dir }, cause: e });
-      }
-      for (const ent of ents) {
-        const r = rel + ent.name;
-        if (ent.isDirectory()) walk(join(dir, ent.name), r + "/");
-        else if (ent.isFile() && !ent.name.startsWith(".")) {
-          const st = statSync(join(dir, ent.name));
-          out.push({ key: r, size: st.size, etag: `${st.size}-${st.mtimeMs}` });
-        }
-      }
-    };
-    walk(base, prefix);
-    out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    yield* out;
-  }
-  async get(key: string) {
-    try {
-      const body = readFileSync(join(this.root, key));
-      return { body: new Uint8Array(body), etag: "" };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw new ReaderError("Io", `${join(this.root, key)}: cannot read: ${(e as Error).message}`, { data: { file: join(this.root, key) }, cause: e });
-    }
-  }
-  async head(key: string) {
-    try {
-      const st = statSync(join(this.root, key));
-      return { key, size: st.size };
-    } catch {
-      return undefined;
-    }
-  }
-  async download(): Promise<{ etag: string; size: number }> {
-    throw new Error("not used for a local store");
-  }
-  close(): void {}
-}
-
-/** Open a store URL for reading. s3:// stores go through @lake/layout's ObjectStore. */
+/** Open a store URL for reading, through @lake/layout's ObjectStore (local directory or S3). */
 export async function openReadableStore(url: string): Promise<ReadableStore> {
-  if (url.startsWith("file:")) {
-    let root: string;
-    try {
-      root = fileURLToPath(url);
-    } catch (e) {
-      throw new ReaderError("Usage", `store ${url}: not an absolute file URL`, { data: { file: url }, cause: e });
-    }
-    if (!existsSync(root)) throw new ReaderError("NotFound", `${root}: fleet store directory does not exist`, { data: { file: root } });
-    return new LocalDirStore(url, root);
+  let loc;
+  try {
+    loc = parseStoreUrl(url);
+  } catch (e) {
+    throw new ReaderError("Usage", (e as Error).message, { data: { file: url }, cause: e });
   }
-  if (url.startsWith("s3://")) {
-    const layout = (await import("@lake/layout")) as unknown as { openStore?: (url: string) => ReadableStore };
-    if (typeof layout.openStore !== "function") throw new ReaderError("Io", `store ${url}: this build of @lake/layout has no S3 store`, { data: { file: url } });
-    try {
-      return layout.openStore(url);
-    } catch (e) {
-      throw new ReaderError("Usage", `store ${url}: ${(e as Error).message}`, { data: { file: url }, cause: e });
-    }
+  if (loc.kind === "file" && !existsSync(loc.root)) throw new ReaderError("NotFound", `${loc.root}: fleet store directory does not exist`, { data: { file: loc.root } });
+  try {
+    return openStore(loc.url) as unknown as ReadableStore;
+  } catch (e) {
+    throw new ReaderError("Usage", `store ${url}: ${(e as Error).message}`, { data: { file: url }, cause: e });
   }
-  throw new ReaderError("Usage", `store ${url}: expected file:///absolute/dir or s3://bucket/prefix`, { data: { file: url } });
 }
 
 function storeError(store: ReadableStore, key: string, e: unknown): ReaderError {
@@ -156,9 +99,10 @@ function storeError(store: ReadableStore, key: string, e: unknown): ReaderError 
 }
 
 function accessFor(store: ReadableStore, cacheDir: string): Access {
-  if (store instanceof LocalDirStore) {
-    const root = store.root;
-    return { store, localPath: async (o) => join(root, o.key) };
+  const loc = parseStoreUrl(store.url);
+  if (loc.kind === "file") {
+    const root = loc.root;
+    return { store, localPath: async (o) => join(root, ...o.key.split("/")) };
   }
   const base = join(cacheDir, "mirror", createHash("sha256").update(store.url).digest("hex").slice(0, 16));
   return {
@@ -187,7 +131,25 @@ function accessFor(store: ReadableStore, cacheDir: string): Access {
   };
 }
 
-function parseMarker(key: string, body: Uint8Array): { gen: string; sessions: string[]; parts: string[] } {
+/** The session id a marker entry names: a session id, or a session directory key. */
+function markerSession(entry: string): string {
+  const m = /(?:^|\/)session=([^/]+)\/?$/.exec(entry);
+  return m ? m[1]! : entry;
+}
+
+/** One session a marker names: by id, or by (runtime, agent, session) when the marker says. */
+interface MarkerSession {
+  readonly session: string;
+  readonly runtime?: string | undefined;
+  readonly agent?: string | undefined;
+}
+
+/**
+ * Parse a _COMPACTED marker. `sessions` entries are session ids, session directory keys, or
+ * objects `{runtime, agent, session, …}` (lake-maint's form); `parts` entries are keys (relative to
+ * the store root, to the partition, or to the generation) or objects `{key, …}`.
+ */
+function parseMarker(key: string, body: Uint8Array): { gen: string; sessions: MarkerSession[]; parts: string[] } {
   let v: unknown;
   try {
     v = JSON.parse(Buffer.from(body).toString("utf8"));
@@ -198,18 +160,26 @@ function parseMarker(key: string, body: Uint8Array): { gen: string; sessions: st
   if (typeof o !== "object" || o === null || typeof o.gen !== "string" || !/^[0-9a-f]{16,64}$/.test(o.gen)) {
     throw new ReaderError("Corrupt", `${key}: _COMPACTED has no valid "gen"`, { data: { file: key } });
   }
-  const strs = (x: unknown, name: string): string[] => {
-    if (x === undefined) return [];
-    if (!Array.isArray(x) || x.some((s) => typeof s !== "string")) throw new ReaderError("Corrupt", `${key}: _COMPACTED "${name}" is not a list of strings`, { data: { file: key } });
-    return x as string[];
+  const bad = (name: string): never => {
+    throw new ReaderError("Corrupt", `${key}: _COMPACTED "${name}" is not a list of names or objects`, { data: { file: key } });
   };
-  return { gen: o.gen, sessions: strs(o.sessions, "sessions"), parts: strs(o.parts, "parts") };
-}
-
-/** The session id a marker entry names: a session id, or a session directory key. */
-function markerSession(entry: string): string {
-  const m = /(?:^|\/)session=([^/]+)\/?$/.exec(entry);
-  return m ? m[1]! : entry;
+  const sessions: MarkerSession[] = [];
+  if (o.sessions !== undefined && !Array.isArray(o.sessions)) bad("sessions");
+  for (const s of (o.sessions as unknown[] | undefined) ?? []) {
+    if (typeof s === "string") sessions.push({ session: markerSession(s) });
+    else if (typeof s === "object" && s !== null && typeof (s as { session?: unknown }).session === "string") {
+      const x = s as { session: string; runtime?: unknown; agent?: unknown };
+      sessions.push({ session: x.session, runtime: typeof x.runtime === "string" ? x.runtime : undefined, agent: typeof x.agent === "string" ? x.agent : undefined });
+    } else bad("sessions");
+  }
+  const parts: string[] = [];
+  if (o.parts !== undefined && !Array.isArray(o.parts)) bad("parts");
+  for (const p of (o.parts as unknown[] | undefined) ?? []) {
+    if (typeof p === "string") parts.push(p);
+    else if (typeof p === "object" && p !== null && typeof (p as { key?: unknown }).key === "string") parts.push((p as { key: string }).key);
+    else bad("parts");
+  }
+  return { gen: o.gen, sessions, parts };
 }
 
 /**
@@ -251,22 +221,23 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string): Prom
     if (!got) continue;
     const marker = parseMarker(mk.obj.key, got.body);
     const prefix = `sessions/compacted/dt=${mk.dt}/fleet=${mk.fleet}/`;
-    for (const s of marker.sessions) covered.add(`${mk.dt}\0${mk.fleet}\0${markerSession(s)}`);
+    for (const s of marker.sessions) covered.add(`${mk.dt}\0${mk.fleet}\0${s.session}\0${s.runtime ?? "*"}\0${s.agent ?? "*"}`);
     let partKeys = marker.parts.map((p) => (p.startsWith("sessions/") ? p : p.startsWith("gen=") ? prefix + p : `${prefix}gen=${marker.gen}/${p}`));
     if (partKeys.length === 0) partKeys = [...compactedObjs.keys()].filter((k) => k.startsWith(`${prefix}gen=${marker.gen}/`) && k.endsWith(".parquet"));
     fp.update(`M${mk.obj.key}\0${marker.gen}\0`);
     for (const key of partKeys.sort()) {
       const obj = compactedObjs.get(key);
       if (!obj) throw new ReaderError("Corrupt", `${key}: named by ${mk.obj.key} but missing from the store`, { data: { file: key } });
-      fp.update(`C${key}\0${obj.size}\0${obj.etag ?? ""}\0`);
+      fp.update(`C${key}\0${obj.size}\0${obj.etag ?? obj.lastModified?.getTime() ?? ""}\0`);
       compacted.push({ key, path: await access.localPath(obj), dt: mk.dt, fleet: mk.fleet, gen: marker.gen });
     }
   }
   const bronze: BronzeFile[] = [];
   for (const s of segs) {
     const [, dt, fleet, runtime, agent, session] = s.m as unknown as [string, string, string, string, string, string];
-    if (covered.has(`${dt}\0${fleet}\0${session}`)) continue;
-    fp.update(`B${s.key}\0${s.size}\0${s.etag ?? ""}\0`);
+    const c = `${dt}\0${fleet}\0${session}\0`;
+    if (covered.has(`${c}*\0*`) || covered.has(`${c}${runtime}\0${agent}`)) continue;
+    fp.update(`B${s.key}\0${s.size}\0${s.etag ?? s.lastModified?.getTime() ?? ""}\0`);
     bronze.push({ key: s.key, path: await access.localPath(s), dt, fleet, runtime, agent, session });
   }
   for (const s of sealed) fp.update(`S${s.dt}/${s.fleet}/${s.runtime}/${s.agent}/${s.session}\0`);

@@ -1,19 +1,18 @@
-// Default locations: the fleet store URL and local root of ARCHITECTURE.md, and the reader's cache.
+// Default locations: the fleet store URL and local root come from @lake/layout (ARCHITECTURE.md);
+// the reader's cache is its own.
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { defaultLocalRoot, defaultStoreUrl } from "@lake/layout";
 
 /** The local root: `$LAKE_ROOT`, else `$XDG_DATA_HOME/lake`, else `~/.local/share/lake`. */
 export function defaultRoot(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.LAKE_ROOT) return resolve(env.LAKE_ROOT);
-  if (env.XDG_DATA_HOME) return join(resolve(env.XDG_DATA_HOME), "lake");
-  return join(homedir(), ".local", "share", "lake");
+  return defaultLocalRoot(env);
 }
 
 /** The fleet store: `$LAKE_STORE`, else a `fleet/` directory beside the local root. */
 export function defaultStore(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.LAKE_STORE) return env.LAKE_STORE;
-  return pathToFileURL(join(dirname(defaultRoot(env)), "fleet")).href;
+  return defaultStoreUrl(env);
 }
 
 /** The reader's cache: `$LAKE_READER_CACHE`, else `$XDG_CACHE_HOME/lake/reader`, else `~/.cache/lake/reader`. */

@@ -1,4 +1,5 @@
 // wal inspect|addr|find|archive: thin over @lake/wal (issue 3's CLI contract).
+import { findSession, formatWalInspection, inspectArchive, inspectWal, isWalError, walAddress, walExitCode } from "@lake/wal";
 import { COMMON_OPTIONS, usageError, type Io } from "../context.js";
 import { ReaderError } from "../errors.js";
 import { toJson } from "../format.js";
@@ -20,29 +21,11 @@ broca WAL tools (spec: wal-data-model.md), thin over @lake/wal.
 Exit codes: 0 ok; inspect: 4 newer_writer, 3 every other refusal; archive: 3 unsealed or a member
 failing its digest; 2 bad arguments (a field containing U+001F); 5 file not found; 6 unreadable.`;
 
-/** The @lake/wal functions the CLI wraps (issue 3's contract). */
-interface WalApi {
-  inspectWal(path: string): Promise<{ status: string; [k: string]: unknown }>;
-  walExitCode(status: string): number;
-  formatWalInspection(i: unknown): string;
-  walAddress(t: { project_root: string; harness: string; session: string }): string;
-  findSession(root: string, t: { project_root: string; harness: string; session: string }): Promise<{ addr: string; where: string; path: string | null; container: string | null }>;
-  inspectArchive(path: string): Promise<{ sealed: boolean; members: readonly { addr: string; payload_len: number; sha256_ok: boolean }[] }>;
-  isWalError(e: unknown): e is Error & { code: string; data?: { file?: string } };
-}
-
-async function walApi(): Promise<WalApi> {
-  const m = (await import("@lake/wal")) as unknown as Partial<WalApi>;
-  for (const k of ["inspectWal", "walExitCode", "formatWalInspection", "walAddress", "findSession", "inspectArchive", "isWalError"] as const) {
-    if (typeof m[k] !== "function") throw new ReaderError("Io", `@lake/wal: this build has no ${k}`);
-  }
-  return m as WalApi;
-}
-
-function walError(api: WalApi, e: unknown): never {
-  if (api.isWalError(e)) {
+function walError(e: unknown): never {
+  if (isWalError(e)) {
     const code = e.code === "NotFound" ? "NotFound" : e.code === "Io" ? "Io" : e.code === "InvalidArgument" ? "Usage" : "Corrupt";
-    throw new ReaderError(code, e.message.split("\n")[0]!, { cause: e, ...(e.data?.file ? { data: { file: e.data.file } } : {}) });
+    const file = (e.data as { file?: unknown } | undefined)?.file;
+    throw new ReaderError(code, e.message.split("\n")[0]!, { cause: e, ...(typeof file === "string" ? { data: { file } } : {}) });
   }
   throw e;
 }
@@ -52,30 +35,29 @@ export async function walCommand(argv: readonly string[], io: Io): Promise<numbe
   const { values, positionals } = parse(argv, { help: COMMON_OPTIONS.help, json: { type: "boolean" }, "state-root": { type: "string" } });
   if (values.help) return help(io, WAL_HELP);
   const [sub, ...args] = positionals;
-  const api = await walApi();
   try {
     switch (sub) {
       case "inspect": {
         if (args.length !== 1) throw usageError("wal inspect: expected FILE");
-        const r = await api.inspectWal(args[0]!);
-        io.out((values.json ? toJson(r) : api.formatWalInspection(r)) + "\n");
-        return api.walExitCode(r.status);
+        const r = await inspectWal(args[0]!);
+        io.out((values.json ? toJson(r) : formatWalInspection(r)) + "\n");
+        return walExitCode(r.status);
       }
       case "addr": {
         if (args.length !== 3) throw usageError("wal addr: expected PROJECT_ROOT HARNESS SESSION");
-        io.out(api.walAddress({ project_root: args[0]!, harness: args[1]!, session: args[2]! }) + "\n");
+        io.out(walAddress({ project_root: args[0]!, harness: args[1]!, session: args[2]! }) + "\n");
         return 0;
       }
       case "find": {
         if (!values["state-root"]) throw usageError("wal find: --state-root DIR is required");
         if (args.length !== 3) throw usageError("wal find: expected PROJECT_ROOT HARNESS SESSION");
-        const r = await api.findSession(values["state-root"], { project_root: args[0]!, harness: args[1]!, session: args[2]! });
+        const r = await findSession(values["state-root"], { project_root: args[0]!, harness: args[1]!, session: args[2]! });
         io.out((values.json ? toJson(r) : `${r.addr}: ${r.where}${r.path ? ` ${r.path}` : ""}${r.container ? ` (container ${r.container})` : ""}`) + "\n");
         return 0;
       }
       case "archive": {
         if (args.length !== 1) throw usageError("wal archive: expected FILE");
-        const r = await api.inspectArchive(args[0]!);
+        const r = await inspectArchive(args[0]!);
         if (values.json) io.out(toJson(r) + "\n");
         else {
           const lines = [`${args[0]}: ${r.sealed ? "sealed" : "NOT sealed (members not read)"}, ${r.members.length} member(s)`];
@@ -88,6 +70,6 @@ export async function walCommand(argv: readonly string[], io: Io): Promise<numbe
         throw usageError(`wal: expected inspect, addr, find or archive${sub === undefined ? "" : `, got ${JSON.stringify(sub)}`}`);
     }
   } catch (e) {
-    walError(api, e);
+    walError(e);
   }
 }
