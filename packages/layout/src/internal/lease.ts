@@ -113,8 +113,8 @@ function iso(ms: number): string {
 /**
  * Acquire the lease on (repo, resource) for `owner` for `ttlSeconds`. Creates the lease object when
  * missing (epoch 1); takes over a free or expired lease with epoch + 1. A lease held and live by
- * anyone — the same owner included, whose new acquisition would fence the old one — is not taken:
- * the result names the holder. Never throws for a held lease.
+ * anyone, the same owner included (it renews instead), is not taken: the result names the holder
+ * and its epoch. Never throws for a held lease.
  */
 export async function acquireLease(
   store: ObjectStore,
