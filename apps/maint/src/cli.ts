@@ -12,15 +12,17 @@ import {
   releaseLease,
   type ObjectStore,
 } from "@lake/layout";
-import { isSegmentError } from "@lake/segments";
-import { proposeClaim, runPromote } from "./internal/claims.js";
-import { runCompact } from "./internal/compact.js";
 import { makeContext, requireFleet, type MaintContext } from "./internal/context.js";
 import { EXIT, MaintError, exitCodeOf, isMaintError } from "./internal/errors.js";
-import { DEFAULT_GC_GRACE_SECONDS, runGc } from "./internal/gc.js";
-import { runDigest, runSeal } from "./internal/sessions.js";
-import { runSnapshot } from "./internal/snapshot.js";
-import { runVerify } from "./internal/verify.js";
+
+// Operations load DuckDB or SQLite: imported when their command runs, so lease/roster/help start fast.
+const DEFAULT_GC_GRACE_SECONDS = 3600;
+const claimsOps = () => import("./internal/claims.js");
+const compactOps = () => import("./internal/compact.js");
+const gcOps = () => import("./internal/gc.js");
+const sessionOps = () => import("./internal/sessions.js");
+const snapshotOps = () => import("./internal/snapshot.js");
+const verifyOps = () => import("./internal/verify.js");
 
 const HELP = `lake-maint — fleet store maintenance (init, seal, digest, compact, claims, snapshot, verify, gc, leases)
 
@@ -139,6 +141,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: (io, v) =>
       withStore(v, async (store) => {
         await requireFleet(store);
+        const { runSeal } = await sessionOps();
         const r = await runSeal(ctxOf(store, v, io), num(v, "idle", 86_400), { dt: str(v, "dt"), fleet: str(v, "fleet") });
         emit(io, !!v.json, { partitions: r }, () => r.flatMap((p) => [...p.written.map((k) => `sealed ${k}`), ...p.skipped.map((s) => `skipped ${s.key}: ${s.reason}`), ...(p.status === "held" ? [`held dt=${p.dt}/fleet=${p.fleet}: lease held by ${p.held_by}`] : [])]));
         return partitionExit(r);
@@ -150,6 +153,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: (io, v) =>
       withStore(v, async (store) => {
         await requireFleet(store);
+        const { runDigest } = await sessionOps();
         const r = await runDigest(ctxOf(store, v, io), { dt: str(v, "dt"), fleet: str(v, "fleet") });
         emit(io, !!v.json, { partitions: r }, () => r.flatMap((p) => [...p.written.map((k) => `wrote ${k}`), ...p.skipped.map((s) => `skipped ${s.key}: ${s.reason}`), ...(p.status === "held" ? [`held dt=${p.dt}/fleet=${p.fleet}: lease held by ${p.held_by}`] : [])]));
         return partitionExit(r);
@@ -163,6 +167,7 @@ const COMMANDS: Record<string, CommandSpec> = {
         await requireFleet(store);
         const partRows = num(v, "part-rows", 1_000_000);
         if (!Number.isInteger(partRows) || partRows < 1) throw new MaintError("Usage", `--part-rows must be a positive integer`);
+        const { runCompact } = await compactOps();
         const r = await runCompact(ctxOf(store, v, io), { dt: str(v, "dt"), fleet: str(v, "fleet"), partRows });
         emit(io, !!v.json, { partitions: r }, () =>
           r.flatMap((p) => [
@@ -183,6 +188,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: (io, v) =>
       withStore(v, async (store) => {
         const claimId = str(v, "claim-id");
+        const { proposeClaim } = await claimsOps();
         const r = await proposeClaim(store, {
           agent: need(v, "agent"),
           text: need(v, "text"),
@@ -201,6 +207,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: (io, v) =>
       withStore(v, async (store) => {
         await requireFleet(store);
+        const { runPromote } = await claimsOps();
         const r = await runPromote(ctxOf(store, v, io));
         emit(io, !!v.json, r, () =>
           r.status === "held"
@@ -222,6 +229,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: (io, v) =>
       withStore(v, async (store) => {
         await requireFleet(store);
+        const { runSnapshot } = await snapshotOps();
         const r = await runSnapshot(ctxOf(store, v, io));
         emit(io, !!v.json, r, () => [r.status === "held" ? `held snapshot: lease held by ${r.held_by}` : `${r.status} snapshot/${r.content_hash}.sqlite (${r.claims} claims)`]);
         return r.status === "held" ? EXIT.held : EXIT.ok;
@@ -232,6 +240,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     options: {},
     run: (io, v) =>
       withStore(v, async (store) => {
+        const { runVerify } = await verifyOps();
         const r = await runVerify(store);
         emit(io, !!v.json, r, () => [...r.problems.map((p) => `${p.key}: ${p.problem}`), ...(r.problems.length === 0 ? [`ok: ${r.keys} keys, ${r.sessions} sessions, ${r.segments} segments, ${r.compacted_partitions} compacted partitions`] : [])]);
         return r.problems.length === 0 ? EXIT.ok : EXIT.problems;
@@ -243,6 +252,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: (io, v) =>
       withStore(v, async (store) => {
         await requireFleet(store);
+        const { runGc } = await gcOps();
         const r = await runGc(ctxOf(store, v, io), num(v, "grace", DEFAULT_GC_GRACE_SECONDS), { dt: str(v, "dt"), fleet: str(v, "fleet") });
         emit(io, !!v.json, { partitions: r }, () => r.flatMap((p) => [...p.deleted.map((k) => `deleted ${k}`), ...(p.status === "held" ? [`held dt=${p.dt}/fleet=${p.fleet}: lease held by ${p.held_by}`] : [])]));
         return partitionExit(r);
@@ -319,7 +329,7 @@ export function describeError(e: unknown): { message: string; code: number } {
       : EXIT.io;
     return { message: e.message, code };
   }
-  if (isSegmentError(e)) return { message: e.message, code: EXIT.corrupt };
+  if (e instanceof Error && e.name === "SegmentError") return { message: e.message, code: EXIT.corrupt };
   return { message: e instanceof Error ? e.message : String(e), code: EXIT.io };
 }
 

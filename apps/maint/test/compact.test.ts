@@ -63,6 +63,10 @@ describe.each(BACKENDS)("compact (%s)", (backend) => {
     expect(m3.value.rows).toBe(m1.value.rows + 1);
     // Bronze never rewritten.
     for (const [k, etag] of bronzeBefore) expect((await store.head(k!))?.etag).toBe(etag);
+    // gc inside the grace period keeps the old (unnamed) generation.
+    const gc = await run(["gc", "--store", url, "--json"]);
+    expect(gc.code).toBe(0);
+    expect(JSON.parse(gc.out[0]!).partitions[0]).toMatchObject({ live_gen: rep3.gen, deleted: [], kept: parts1 });
     store.close();
   });
 
@@ -120,4 +124,21 @@ it("refuses to run on a store without fleet.json (exit 3, names the key)", async
   expect(r.code).toBe(3);
   expect(r.err[0]).toMatch(/^lake-maint compact: fleet\.json: not found in file:/);
   openStore(url).close();
+});
+
+it("seal: seals an idle unsealed session with its segment and row counts; compaction then includes it", async () => {
+  const url = await freshStore("local", "seal");
+  const store = await initStore(url);
+  await pushSession(store, P("s-idle"), [[row(rec("s-idle", 0, "a"), "host-a"), row(rec("s-idle", 1, "b"), "host-a")], [row(rec("s-idle", 2, "c"), "host-a")]], { seal: false });
+  // Not idle for a day yet: nothing sealed.
+  expect((await run(["seal", "--store", url])).out).toEqual([]);
+  const r = await run(["seal", "--store", url, "--idle", "0"]);
+  expect(r.code).toBe(0);
+  expect(r.out).toEqual(["sealed sessions/dt=2026-02-10/fleet=f1/runtime=claude-code/agent=host-a/session=s-idle/_SEALED"]);
+  const sealed = JSON.parse(Buffer.from((await store.get("sessions/dt=2026-02-10/fleet=f1/runtime=claude-code/agent=host-a/session=s-idle/_SEALED"))!.body).toString("utf8"));
+  expect(sealed).toMatchObject({ segments: 2, rows: 3, sealed_by: "lake-maint" });
+  expect((await run(["compact", "--store", url])).code).toBe(0);
+  expect((await marker(store))!.value.rows).toBe(3);
+  expect((await run(["verify", "--store", url])).code).toBe(0);
+  store.close();
 });

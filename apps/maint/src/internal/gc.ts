@@ -5,7 +5,7 @@ import { withLease, type MaintContext } from "./context.js";
 import { readMarker } from "./compact.js";
 import type { PartitionFilter } from "./sessions.js";
 
-/** Default grace period (s): a generation younger than this is kept even when no marker names it. */
+/** Default grace period (s): a generation younger than this is kept even when no marker names it (the CLI repeats it). */
 export const DEFAULT_GC_GRACE_SECONDS = 3600;
 
 /** What gc did in one partition. */
