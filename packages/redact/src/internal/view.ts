@@ -22,6 +22,9 @@ interface Pass {
   end: Int32Array;
 }
 
+const EMPTY = new Int32Array(0);
+const SIMPLE_ESCAPES: Record<number, number> = { 34: 34, 92: 92, 47: 47, 39: 39, 110: 10, 114: 13, 116: 9, 98: 8, 102: 12 };
+
 function hex4(s: string, i: number): number {
   let v = 0;
   for (let k = 0; k < 4; k++) {
@@ -36,110 +39,103 @@ function hex4(s: string, i: number): number {
   return v;
 }
 
-/** One level of JSON/JS string unescaping; unknown escapes are kept verbatim. Null when nothing changed. */
-function unescapePass(s: string): Pass | undefined {
+/** Collects output code units and, when asked, the per-character map, in typed arrays (linear). */
+class Builder {
+  readonly out: Uint16Array;
+  readonly start: Int32Array | undefined;
+  readonly end: Int32Array | undefined;
+  len = 0;
+  constructor(n: number, wantMap: boolean) {
+    this.out = new Uint16Array(n);
+    this.start = wantMap ? new Int32Array(n) : undefined;
+    this.end = wantMap ? new Int32Array(n) : undefined;
+  }
+  plain(s: string, from: number, to: number): void {
+    const out = this.out;
+    const st = this.start;
+    const en = this.end;
+    let len = this.len;
+    if (st && en) for (let k = from; k < to; k++, len++) (out[len] = s.charCodeAt(k)), (st[len] = k), (en[len] = k + 1);
+    else for (let k = from; k < to; k++, len++) out[len] = s.charCodeAt(k);
+    this.len = len;
+  }
+  char(code: number, from: number, to: number): void {
+    this.out[this.len] = code;
+    if (this.start && this.end) (this.start[this.len] = from), (this.end[this.len] = to);
+    this.len++;
+  }
+  done(): Pass {
+    let text = "";
+    for (let i = 0; i < this.len; i += 8192) text += String.fromCharCode.apply(null, this.out.subarray(i, Math.min(this.len, i + 8192)) as unknown as number[]);
+    return { text, start: this.start ? this.start.subarray(0, this.len) : EMPTY, end: this.end ? this.end.subarray(0, this.len) : EMPTY };
+  }
+}
+
+/** One level of JSON/JS string unescaping; unknown escapes are kept verbatim. Undefined when nothing changed. */
+function unescapePass(s: string, wantMap: boolean): Pass | undefined {
   const n = s.length;
-  const out: number[] = [];
-  const start = new Int32Array(n);
-  const end = new Int32Array(n);
-  let changed = false;
-  let i = 0;
-  while (i < n) {
-    const c = s.charCodeAt(i);
-    if (c === 92 /* \ */ && i + 1 < n) {
-      const d = s.charCodeAt(i + 1);
-      let v = -1;
-      let len = 2;
-      switch (d) {
-        case 34: v = 34; break; // \"
-        case 92: v = 92; break; // \\
-        case 47: v = 47; break; // \/
-        case 39: v = 39; break; // \'
-        case 110: v = 10; break; // \n
-        case 114: v = 13; break; // \r
-        case 116: v = 9; break; // \t
-        case 98: v = 8; break; // \b
-        case 102: v = 12; break; // \f
-        case 117: // \uXXXX
-          if (i + 6 <= n) {
-            v = hex4(s, i + 2);
-            len = 6;
-          }
-          break;
-      }
-      if (v >= 0) {
-        start[out.length] = i;
-        end[out.length] = i + len;
-        out.push(v);
-        i += len;
-        changed = true;
-        continue;
-      }
+  let i = s.indexOf("\\");
+  let b: Builder | undefined;
+  let plainFrom = 0;
+  while (i !== -1 && i + 1 < n) {
+    const d = s.charCodeAt(i + 1);
+    let v = SIMPLE_ESCAPES[d] ?? -1;
+    let elen = 2;
+    if (d === 117) v = i + 6 <= n ? hex4(s, i + 2) : -1, elen = 6;
+    if (v >= 0) {
+      b ??= new Builder(n, wantMap);
+      b.plain(s, plainFrom, i);
+      b.char(v, i, i + elen);
+      plainFrom = i + elen;
+      i = s.indexOf("\\", plainFrom);
+    } else {
+      i = s.indexOf("\\", i + 1);
     }
-    start[out.length] = i;
-    end[out.length] = i + 1;
-    out.push(c);
-    i++;
   }
-  if (!changed) return undefined;
-  return { text: codesToString(out), start: start.subarray(0, out.length), end: end.subarray(0, out.length) };
+  if (!b) return undefined;
+  b.plain(s, plainFrom, n);
+  return b.done();
 }
 
-/** Remove backslash-newline continuations (and the next line's indentation). Null when none. */
-function continuationPass(s: string): Pass | undefined {
-  if (!/\\\r?\n/.test(s)) return undefined;
+/** Remove backslash-newline continuations (and the next line's indentation). Undefined when none. */
+function continuationPass(s: string, wantMap: boolean): Pass | undefined {
   const n = s.length;
-  const out: number[] = [];
-  const start = new Int32Array(n);
-  const end = new Int32Array(n);
-  let i = 0;
-  while (i < n) {
-    const c = s.charCodeAt(i);
-    if (c === 92) {
-      let j = i + 1;
-      if (s.charCodeAt(j) === 13) j++;
-      if (s.charCodeAt(j) === 10) {
-        j++;
-        while (j < n && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j++;
-        i = j;
-        continue;
-      }
+  let i = s.indexOf("\\");
+  let b: Builder | undefined;
+  let plainFrom = 0;
+  while (i !== -1) {
+    let j = i + 1;
+    if (s.charCodeAt(j) === 13) j++;
+    if (s.charCodeAt(j) === 10) {
+      j++;
+      while (j < n && (s.charCodeAt(j) === 32 || s.charCodeAt(j) === 9)) j++;
+      b ??= new Builder(n, wantMap);
+      b.plain(s, plainFrom, i);
+      plainFrom = j;
+      i = s.indexOf("\\", j);
+    } else {
+      i = s.indexOf("\\", i + 1);
     }
-    start[out.length] = i;
-    end[out.length] = i + 1;
-    out.push(c);
-    i++;
   }
-  return { text: codesToString(out), start: start.subarray(0, out.length), end: end.subarray(0, out.length) };
-}
-
-function codesToString(codes: number[]): string {
-  let s = "";
-  for (let i = 0; i < codes.length; i += 8192) s += String.fromCharCode(...codes.slice(i, i + 8192));
-  return s;
-}
-
-const ESCAPE = /\\(u[0-9a-fA-F]{4}|["\\/'nrtbf])/g;
-const CONTINUATION = /\\\r?\n[ \t]*/g;
-const SIMPLE: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", "'": "'", n: "\n", r: "\r", t: "\t", b: "\b", f: "\f" };
-
-/**
- * The view text alone (no position map), computed with native regex replacement: the same
- * decoding as {@link buildView}, cheap enough to run on every string that holds a backslash.
- */
-export function viewText(s: string): string {
-  let text = s;
-  for (let level = 0; level < MAX_LEVELS && text.indexOf("\\") !== -1; level++) {
-    const next = text.replace(ESCAPE, (_m, e: string) => (e.length === 5 ? String.fromCharCode(parseInt(e.slice(1), 16)) : SIMPLE[e]!));
-    if (next === text) break;
-    text = next;
-  }
-  return text.indexOf("\\") === -1 ? text : text.replace(CONTINUATION, "");
+  if (!b) return undefined;
+  b.plain(s, plainFrom, n);
+  return b.done();
 }
 
 /** True when building a view could change the text (the string holds a backslash). */
 export function needsView(s: string): boolean {
   return s.indexOf("\\") !== -1;
+}
+
+/** The view text alone (no position map): the same decoding as {@link buildView}, cheaper. */
+export function viewText(s: string): string {
+  let text = s;
+  for (let level = 0; level < MAX_LEVELS; level++) {
+    const p = unescapePass(text, false);
+    if (!p) break;
+    text = p.text;
+  }
+  return continuationPass(text, false)?.text ?? text;
 }
 
 /** Build the detection view of `s`: up to three unescape levels, then continuation joining. */
@@ -163,12 +159,12 @@ export function buildView(s: string): View {
     }
     text = p.text;
   };
-  for (let level = 0; level < MAX_LEVELS && text.indexOf("\\") !== -1; level++) {
-    const p = unescapePass(text);
+  for (let level = 0; level < MAX_LEVELS; level++) {
+    const p = unescapePass(text, true);
     if (!p) break;
     apply(p);
   }
-  const c = continuationPass(text);
+  const c = continuationPass(text, true);
   if (c) apply(c);
   return { text, start, end };
 }
