@@ -616,8 +616,10 @@ export class Pass {
 
   /**
    * Take a snapshot source through its pass: read it whole, trim trailing newlines, digest; when the
-   * digest differs from content_sha256 the content lands as a new file of one record. An empty
-   * file lands nothing. `convert` must return exactly one record for the content.
+   * digest differs from content_sha256 the content lands as a new file of the records `convert`
+   * makes of it: one for a sidecar or manifest; several for a whole-file session document (a
+   * legacy Gemini CLI chat), whose unchanged records the index then marks as re-landed copies. An
+   * empty file lands nothing.
    */
   async collectSnapshot(src: SourceRef, convert: Convert): Promise<SourceOutcome> {
     const s = this.session;
@@ -663,7 +665,7 @@ export class Pass {
     if (trimmed.length === 0) return { status: "unchanged", landed: [], bytesRead: 0, ...extra };
     const digest = sha256(trimmed);
     if (cur && cur.content_sha256 === digest) return { status: "unchanged", landed: [], bytesRead: 0, ...extra };
-    // The whole content is one record (a snapshot may be multi-line JSON), given to convert as one line.
+    // The whole content goes to convert as one line (a snapshot may be multi-line JSON).
     const text = trimmed.toString("utf8");
     let value: unknown;
     let bad = false;
@@ -674,7 +676,7 @@ export class Pass {
     }
     const one: SourceLine = { bytes: trimmed, text, value, offset: 0, line: 1 };
     const rows = await this.toRecords(src, [one], [bad], convert);
-    if (rows.length !== 1) throw new StoreError("InvalidArgument", `${src.path}: convert returned ${rows.length} records for a snapshot source (expected exactly 1)`, { data: { file: src.path } });
+    if (rows.length === 0) throw new StoreError("InvalidArgument", `${src.path}: convert returned no record for a snapshot source`, { data: { file: src.path } });
     let nlines = 1;
     for (const b of trimmed) if (b === 10) nlines++;
     const f = this.land(src, area, dirRel, "snapshot", { first_offset: 0, end_offset: trimmed.length, first_line: 1, last_line: nlines }, rows, digest);

@@ -1,0 +1,87 @@
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { canonicalize, rowToRecord, usageBySession, type CanonicalRecord, type Usage } from "@lake/events";
+import { listAdapters, parseFile } from "@lake/adapters";
+import { sqlString } from "@lake/segments";
+
+export const BIN = fileURLToPath(new URL("../bin/lake-collector.js", import.meta.url));
+export const SAMPLES = fileURLToPath(new URL("../../../samples/", import.meta.url));
+
+export interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the built collector as a child process. */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    p.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    p.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    p.on("error", reject);
+    p.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    p.stdin.end(input ?? "");
+  });
+}
+
+/** Synchronous variant for quick commands. */
+export function runCliSync(args: readonly string[], env: NodeJS.ProcessEnv = {}): Run {
+  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, encoding: "utf8" });
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Lay the bundled sample corpus out as vendor stores under `dir`; returns the --source flags. */
+export function vendorTree(dir: string): { claude: string; codex: string; gemini: string; flags: string[] } {
+  const claude = join(dir, "claude", "projects");
+  const codex = join(dir, "codex");
+  const gemini = join(dir, "gemini", "tmp");
+  mkdirSync(dir, { recursive: true });
+  cpSync(join(SAMPLES, "claude"), join(dir, "claude"), { recursive: true });
+  cpSync(join(SAMPLES, "codex"), codex, { recursive: true });
+  cpSync(join(SAMPLES, "gemini"), join(dir, "gemini"), { recursive: true });
+  return { claude, codex, gemini, flags: ["--sources-only", "--source", `claude-code=${claude}`, "--source", `codex=${codex}`, "--source", `gemini=${gemini}`] };
+}
+
+/** The adapters' own per-session usage over the vendor tree (what the fleet must agree with). */
+export async function adapterTotals(roots: Record<string, string>): Promise<Map<string, Usage>> {
+  const records: CanonicalRecord[] = [];
+  for (const a of listAdapters()) {
+    const root = roots[a.runtime];
+    if (!root) continue;
+    const d = await a.discover({ roots: [root] });
+    for (const s of d.sources) for await (const r of parseFile(s.path, { source: s })) records.push(canonicalize(r));
+  }
+  return new Map([...usageBySession(records)].map(([k, v]) => [k, v.usage]));
+}
+
+/** Every file under `dir`, recursively. */
+export function walk(dir: string): string[] {
+  const out: string[] = [];
+  for (const n of readdirSync(dir)) {
+    const p = join(dir, n);
+    if (statSync(p).isDirectory()) out.push(...walk(p));
+    else out.push(p);
+  }
+  return out;
+}
+
+/** Read every bronze segment of a local fleet directory with DuckDB (hive partitioning) as records. */
+export async function fleetRecords(fleetDir: string): Promise<(CanonicalRecord & Record<string, unknown>)[]> {
+  const db = await DuckDBInstance.create(":memory:");
+  const conn = await db.connect();
+  try {
+    const glob = sqlString(join(fleetDir, "sessions/dt=*/fleet=*/runtime=*/agent=*/session=*/seg-*.parquet"));
+    const rows = (await conn.runAndReadAll(`SELECT * FROM read_parquet(${glob}, hive_partitioning = true) ORDER BY session_id, landed_seq, landed_row`)).getRowObjectsJS();
+    return rows.map((r) => ({ ...rowToRecord(r as Record<string, unknown>), agent: r.agent, dt: r.dt, fleet: r.fleet, session: r.session }) as CanonicalRecord & Record<string, unknown>);
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
