@@ -10,6 +10,7 @@ import { checkLostSessions, openSession, type Convert, type LostSessionTracker, 
 import { parse as parseChain } from "@lake/chain";
 import { spoolDir } from "./hook.js";
 import { QUARANTINE_TYPE } from "./push.js";
+import { crashTesting, step } from "./crash.js";
 
 /** Where each runtime's sources are looked for. */
 export interface SourceRoots {
@@ -220,7 +221,7 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   for (const [sessionId, sources] of [...bySession].sort(([a], [b]) => (a < b ? -1 : 1))) {
     let s;
     try {
-      s = await openSession(root, sessionId, { waitMs: options.waitMs ?? 0, maskUnknown, ...(options.logger ? { logger: options.logger } : {}), ...(options.maxDeltaBytes ? { maxDeltaBytes: options.maxDeltaBytes } : {}) });
+      s = await openSession(root, sessionId, { waitMs: options.waitMs ?? 0, maskUnknown, ...(crashTesting ? { onStep: (n: string) => step(`store:${n}`) } : {}), ...(options.logger ? { logger: options.logger } : {}), ...(options.maxDeltaBytes ? { maxDeltaBytes: options.maxDeltaBytes } : {}) });
     } catch (e) {
       if ((e as { code?: string }).code === "Locked") {
         summary.locked.push(sessionId);
@@ -248,7 +249,7 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
       s.close();
     }
     if (options.parse !== false) {
-      const pr = await parseChain(root, sessionId);
+      const pr = await parseChain(root, sessionId, crashTesting ? { onStep: (n) => step(`chain:${n}`) } : {});
       if (pr.published) published++;
     }
     summary.rounds += published;

@@ -26,6 +26,7 @@ import {
 import { SegmentWriter, readSegment, type FleetRow } from "@lake/segments";
 import { CollectorError } from "./errors.js";
 import type { LocalRoot, LandedFileRef } from "./local-root.js";
+import { step } from "./crash.js";
 
 /** push.state: what has been sent to each receiver. */
 export interface PushState {
@@ -176,7 +177,9 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
             const path = join(tmp, `seg-${sessionId}-${runtime}-${seg}.parquet`);
             rmSync(path, { force: true });
             const info = await writer.write(path, pending, "bronze");
+            step("push:segment-written");
             const r = await store.upload(key, { path }, { ifAbsent: true });
+            step("push:uploaded");
             rmSync(path, { force: true });
             if (r.status === "written") {
               st.next_seg[runtime] = seg + 1;
@@ -203,6 +206,7 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
         }
         for (const f of fresh) st.files[f.rel] = digests.get(f.rel) ?? "";
         writePushState(local.root, state);
+        step("push:state-saved");
         summary.sessions++;
       }
       if (!st.sealed && sealDue(local, sessionId, files, options.sealIdleSeconds, now)) {
@@ -210,6 +214,7 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
           const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: partLabel(sessionId, st.part) };
           const body = Buffer.from(JSON.stringify({ sealed_at: new Date(now()).toISOString(), segments: st.segments[runtime] ?? 0, rows: st.rows[runtime] ?? 0 }) + "\n");
           const r = await store.putIfAbsent(sealedKey(p), body);
+          step("push:sealed");
           if (r.status === "unknown") throw new CollectorError("Store", `${store.url}/${sealedKey(p)}: outcome unknown; run push again`);
         }
         st.sealed = true;
@@ -245,6 +250,7 @@ async function putQuarantine(store: ObjectStore, agent: string, r: FleetRow): Pr
   const key = quarantineKey(agent, utcDate(Number.isNaN(t) ? 0 : t), id);
   const body = Buffer.from(JSON.stringify({ status: "quarantined", rules_fired: attrs.rules_fired ?? r.redaction_rules, hash, session_id: r.session_id, runtime: r.runtime, record_id: r.record_id ?? null, ts: r.ts ?? null }) + "\n");
   const res = await store.putIfAbsent(key, body);
+  step("push:quarantine");
   return res.status === "written" ? 1 : 0;
 }
 

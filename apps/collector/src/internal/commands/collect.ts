@@ -1,17 +1,20 @@
 import { collect, type CollectSummary } from "../collect.js";
 import { parse, parseSources, resolveRoot } from "../options.js";
 import { writeLastPass } from "../state.js";
+import { CollectorError } from "../errors.js";
 
 export const help = `lake-collector collect — one pass over every discovered source
 
 Usage: lake-collector collect [--root DIR] [--source RUNTIME=PATH]... [--sources-only]
-                              [--include GLOB]... [--exclude GLOB]... [--wait SECONDS] [--no-parse] [--json]
+                              [--include GLOB]... [--exclude GLOB]... [--wait SECONDS] [--no-parse]
+                              [--max-delta-bytes N] [--json]
 
 Reads Claude Code (~/.claude/projects), Codex (~/.codex), Gemini CLI (~/.gemini/tmp) and broca
 sources whose roots exist, and the hook spool of the root. --source RUNTIME=PATH replaces that
 runtime's roots (repeatable); --sources-only reads only the --source roots. Per session, under its
 lock: read new lines, convert, mask secrets, land, commit cursors, update the index, publish
-rounds. Vendor stores are never written.
+rounds. Vendor stores are never written. --max-delta-bytes sets the read budget of each landed
+file (default 2 MiB; a file is cut once, so a new budget applies to new files only).
 
 Exit codes: 0 done · 3 sources pending (more than 65 windows) or in conflict · 4 a session was
 locked by another collector (after --wait) · 2 usage error · 1 internal error.
@@ -46,8 +49,11 @@ export async function run(args: string[]): Promise<number> {
     exclude: { type: "string", multiple: true },
     wait: { type: "string" },
     "no-parse": { type: "boolean" },
+    "max-delta-bytes": { type: "string" },
     json: { type: "boolean" },
   });
+  const budget = values["max-delta-bytes"] === undefined ? undefined : Number(values["max-delta-bytes"]);
+  if (budget !== undefined && (!Number.isInteger(budget) || budget <= 0)) throw new CollectorError("Usage", `--max-delta-bytes ${String(values["max-delta-bytes"])}: expected a positive integer`);
   const root = resolveRoot(values.root);
   const tty = !values.json && process.stderr.isTTY;
   const summary = await collect({
@@ -57,6 +63,7 @@ export async function run(args: string[]): Promise<number> {
     ...(values.exclude ? { exclude: values.exclude as string[] } : {}),
     waitMs: values.wait ? Number(values.wait) * 1000 : 0,
     parse: !values["no-parse"],
+    ...(budget ? { maxDeltaBytes: budget } : {}),
     ...(tty ? { onProgress: progress } : {}),
   });
   if (tty) process.stderr.write("\n");
