@@ -10,7 +10,7 @@ export { acquireLock, lockHolder } from "./internal/lock.js";
 export type { LockHandle, LockHolder } from "./internal/lock.js";
 export { openSession, SessionStore, Pass, TAIL_WINDOW, DEFAULT_MAX_DELTA_BYTES, DEFAULT_MAX_WINDOWS } from "./internal/session.js";
 export type {
-  SourceRef, SourceLine, ConvertContext, Convert, MaskUnknown, Logger, SessionOptions, SourceStatus, SourceOutcome, PassSummary,
+  SourceRef, SourceLine, Framing, ConvertContext, Convert, MaskUnknown, Logger, SessionOptions, SourceStatus, SourceOutcome, PassSummary,
 } from "./internal/session.js";
 export { readIndex, encodeBlock, encodeIndexHeader, decodeIndex, INDEX_SCHEMA, ENTRY_STRING_FIELDS } from "./internal/indexer.js";
 export type { SessionIndex, IndexedFile, IndexEntry, IndexUpdate, IndexBlock } from "./internal/indexer.js";

@@ -36,6 +36,31 @@ export interface SourceRef {
   /** Adapter name and version, written to every landed file's header. */
   readonly adapter: string;
   readonly adapterVersion: string;
+  /**
+   * How an append source is cut into records: newline-terminated lines (default), or a caller's
+   * framing for binary formats (a @lake/wal spool or WAL). The cursor rules are the same.
+   */
+  readonly framing?: Framing;
+}
+
+/**
+ * A framing of an append source other than lines. The store reads windows of complete units with
+ * it: a unit cut by the end of the file is a write in progress (a torn tail) and waits for a later
+ * pass; a unit longer than the budget is read whole.
+ */
+export interface Framing {
+  /** Bytes of the longest prefix of `buf` made of complete units (0 when the first is incomplete). */
+  complete(buf: Buffer): number;
+  /** The whole length of the unit that starts `head`, when its header is in `head`; else undefined. */
+  unitLength(head: Buffer): number | undefined;
+  /**
+   * The records of complete units: each as a SourceLine (its `value` is what convert sees; `line` is
+   * the unit's ordinal or sequence), and for each whether it is invalid (lands as an unknown record
+   * keeping its bytes). Units that carry no record (a WAL's lineage frames) yield no line. `refuse`
+   * names a reason the whole source must not be read (a newer writer, corruption): the source
+   * becomes a conflict and nothing of the window lands.
+   */
+  split(buf: Buffer, offset: number, ord: number): { lines: SourceLine[]; invalid: boolean[]; refuse?: string };
 }
 
 /** One complete source line (or, for a snapshot, the whole trimmed content). */
@@ -428,7 +453,7 @@ export class Pass {
     );
   }
 
-  private splitLines(buf: Buffer, offset: number, ord: number): { lines: SourceLine[]; invalid: boolean[] } {
+  private splitLines(buf: Buffer, offset: number, ord: number): { lines: SourceLine[]; invalid: boolean[]; refuse?: string } {
     const lines: SourceLine[] = [];
     const invalid: boolean[] = [];
     let pos = 0;
@@ -475,10 +500,17 @@ export class Pass {
   }
 
   /** Read one window starting at offset: up to the budget, cut at the last complete newline; a longer single line is read whole. null: nothing complete. */
-  private readWindow(fd: number, offset: number, size: number, budget: number, file: string): Buffer | null {
+  private readWindow(fd: number, offset: number, size: number, budget: number, file: string, framing?: Framing): Buffer | null {
     if (size <= offset) return null;
     const want = Math.min(budget, size - offset);
     const buf = readAt(fd, offset, want, file);
+    if (framing) {
+      const n = framing.complete(buf);
+      if (n > 0) return buf.subarray(0, n);
+      const need = framing.unitLength(buf);
+      if (need === undefined || offset + need > size || need <= buf.length) return null;
+      return readAt(fd, offset, need, file);
+    }
     const nl = buf.lastIndexOf(10);
     if (nl >= 0) return buf.subarray(0, nl + 1);
     if (offset + want >= size) return null;
@@ -569,7 +601,7 @@ export class Pass {
       let status: SourceStatus = "unchanged";
       for (let w = 0; ; w++) {
         if (w > 0) st = fstatSync(fd);
-        const win = st.size > c.offset ? this.readWindow(fd, c.offset, st.size, budget, src.path) : null;
+        const win = st.size > c.offset ? this.readWindow(fd, c.offset, st.size, budget, src.path, src.framing) : null;
         if (!win) {
           if (w === 0 && st.size > c.offset) status = "waiting";
           break;
@@ -580,7 +612,9 @@ export class Pass {
           break;
         }
         // Steps 5–6: split into complete lines and convert.
-        const { lines, invalid } = this.splitLines(win.subarray(0, win.length - 1), c.offset, c.ord);
+        const split = src.framing ? src.framing.split(win, c.offset, c.ord) : this.splitLines(win.subarray(0, win.length - 1), c.offset, c.ord);
+        if (split.refuse !== undefined) return { ...this.conflict(src, cursorRel, c, split.refuse, st), landed, bytesRead, ...(reactivated ? { reactivated } : {}) };
+        const { lines, invalid } = split;
         const rows = await this.toRecords(src, lines, invalid, convert);
         const newOffset = c.offset + win.length;
         // Step 7: land, then save the cursor.
