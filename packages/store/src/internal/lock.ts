@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { StoreError, errno, ioError } from "./errors.js";
@@ -105,8 +105,8 @@ function tryCreate(path: string, content: string, step?: StepHook): boolean {
     throw ioError(path, "create lock", e);
   }
   try {
+    // No fsync: a lock matters only while its holder lives; after a machine crash the boot id makes it stale.
     writeSync(fd, content);
-    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
