@@ -23,7 +23,7 @@ import {
   type ObjectStore,
   type SessionPartition,
 } from "@lake/layout";
-import { SegmentWriter, readSegment, type FleetRow } from "@lake/segments";
+import type { FleetRow } from "@lake/segments";
 import { CollectorError } from "./errors.js";
 import type { LocalRoot, LandedFileRef } from "./local-root.js";
 import { step } from "./crash.js";
@@ -135,6 +135,9 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
   const summary: PushSummary = { store: store.url, fleet_id: fleet.fleet_id, sessions: 0, segments: 0, rows: 0, bytes: 0, quarantined: 0, sealed: 0, recovered: 0 };
   const tmp = join(tmpdir(), `lake-push-${process.pid}-${randomBytes(4).toString("hex")}`);
   mkdirSync(tmp, { recursive: true });
+  // @lake/segments (DuckDB) is loaded here, not at import: collect imports this module and must
+  // not pay for DuckDB at start-up.
+  const { SegmentWriter } = await import("@lake/segments");
   const writer = await SegmentWriter.open();
   const runtimes = new Set<string>();
   try {
@@ -278,6 +281,7 @@ async function segmentLandedSeqs(store: ObjectStore, key: string, tmp: string, r
   const path = join(tmp, `existing-${randomBytes(4).toString("hex")}.parquet`);
   await store.download(key, path);
   try {
+    const { readSegment } = await import("@lake/segments");
     const rows = await readSegment(path, "bronze", { runtime, agent });
     return { seqs: new Set(rows.map((r) => r.landed_seq).filter((s): s is number => s !== undefined)), rows: rows.length };
   } finally {
