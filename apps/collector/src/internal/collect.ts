@@ -11,6 +11,9 @@ import { parse as parseChain } from "@lake/chain";
 import { spoolDir } from "./hook.js";
 import { QUARANTINE_TYPE } from "./push.js";
 import { crashTesting, step } from "./crash.js";
+import { walFraming } from "./wal-framing.js";
+import { readFileSync } from "node:fs";
+import { parseWal } from "@lake/adapters";
 
 /** Where each runtime's sources are looked for. */
 export interface SourceRoots {
@@ -139,7 +142,15 @@ async function discoverAll(root: string, options: CollectOptions): Promise<{ pla
     }
     const d = await a.discover({ roots: rs, ...(options.include ? { include: options.include } : {}), ...(options.exclude ? { exclude: options.exclude } : {}), ...(options.env ? { env: options.env } : {}), ...(options.home ? { home: options.home } : {}) });
     problems.push(...d.problems);
-    for (const src of d.sources) planned.push(plan(a, src, a.runtime === "broca" && src.mode === "append"));
+    for (const src of d.sources) {
+      if (a.runtime === "broca" && src.mode !== "append") {
+        // An archived WAL lives inside a fold container shared with other sessions; the store's
+        // snapshot cursor would take the container for the source. Not collected yet: reported.
+        problems.push({ path: src.path, reason: `archived broca session ${src.session_id} is not collected (restore it to wal/ to collect it)` });
+        continue;
+      }
+      planned.push(plan(a, src, a.runtime === "broca"));
+    }
   }
   return { planned, problems, roots };
 }
@@ -153,13 +164,24 @@ function plan(adapter: Adapter, src: DiscoveredSource, framed: boolean): Planned
     runtime: src.runtime,
     adapter: adapter.name,
     adapterVersion: adapter.version,
-    ...(framed ? { framing: "wal" as const } : {}),
-  } as StoreSource;
+    ...(framed ? { framing: walFraming } : {}),
+  };
   return { adapter, src, ref, framed };
 }
 
 /** Build the store's convert callback for one source: adapter → mask → canonical. */
 function converter(p: Planned, redactor: Redactor, states: Map<string, AdapterState>): Convert {
+  if (p.framed && p.src.runtime === "broca") {
+    // A broca WAL's records need the run context of the frames before them (run_started): decode
+    // the file up to the window's end and keep the records after the frames already landed.
+    return (lines) => {
+      const first = lines[0];
+      if (!first) return [];
+      const end = Math.max(...lines.map((l) => l.offset + 53 + l.bytes.length));
+      const bytes = readFileSync(p.src.path).subarray(0, end);
+      return parseWal(p.src, bytes, { afterSeq: first.line - 1 }).map((r) => maskRecord(redactor, r));
+    };
+  }
   return async (lines) => {
     let st = states.get(p.src.path);
     if (!st) {

@@ -90,7 +90,7 @@ export async function appendHookEvent(root: string, input: string, now: Date = n
   try {
     const w = await WalWriter.open(file, { fsync: "always", featureFloorPath: join(spoolDir(root), "wal-feature-floor") });
     try {
-      const r = await w.append({ type: HOOK_RECORD_TYPE, received_at: now.toISOString(), event: event as Record<string, unknown> });
+      const r = await w.append({ type: HOOK_RECORD_TYPE, received_at: now.toISOString(), payload: event as Record<string, unknown> });
       return { file, seq: r.seq };
     } finally {
       await w.close();
