@@ -102,13 +102,15 @@ export interface CompactReport {
 /** Options of {@link runCompact}. */
 export interface CompactOptions extends PartitionFilter {
   readonly partRows?: number;
+  /** zstd level of the part files (1-22; default: DuckDB's, 3). Higher is smaller and much slower. */
+  readonly zstdLevel?: number;
 }
 
 /** `compact` over every (dt, fleet) partition (or the filtered ones). */
 export async function runCompact(ctx: MaintContext, options: CompactOptions = {}): Promise<CompactReport[]> {
   const scan = await scanSessions(ctx.store, options);
   const out: CompactReport[] = [];
-  for (const g of byPartition(scan.sessions).values()) out.push(await compactPartition(ctx, g.dt, g.fleet, g.sessions, options.partRows ?? DEFAULT_PART_ROWS));
+  for (const g of byPartition(scan.sessions).values()) out.push(await compactPartition(ctx, g.dt, g.fleet, g.sessions, options.partRows ?? DEFAULT_PART_ROWS, options.zstdLevel));
   return out;
 }
 
@@ -131,7 +133,7 @@ async function sealedSet(ctx: MaintContext, sessions: readonly SessionDir[]): Pr
   return { sessions: ok, skipped };
 }
 
-async function compactPartition(ctx: MaintContext, dt: string, fleet: string, sessions: readonly SessionDir[], partRows: number): Promise<CompactReport> {
+async function compactPartition(ctx: MaintContext, dt: string, fleet: string, sessions: readonly SessionDir[], partRows: number, zstdLevel: number | undefined): Promise<CompactReport> {
   const set = await sealedSet(ctx, sessions);
   if (set.sessions.length === 0) return { dt, fleet, status: "empty", skipped: set.skipped };
   const gen = generationOf(dt, fleet, set.sessions.map((s) => s.meta));
@@ -144,7 +146,7 @@ async function compactPartition(ctx: MaintContext, dt: string, fleet: string, se
     const prevGen = cur?.value.gen;
     const tmp = scratch("compact");
     try {
-      const built = await buildGeneration(ctx.store, dt, fleet, gen, set.sessions.map((s) => s.dir), tmp.dir, partRows);
+      const built = await buildGeneration(ctx.store, dt, fleet, gen, set.sessions.map((s) => s.dir), tmp.dir, partRows, zstdLevel);
       const parts: CompactedPart[] = [];
       for (const p of built.parts) {
         // gen != the live generation (checked above, under the lease): these keys are not live.
@@ -203,6 +205,7 @@ export async function buildGeneration(
   sessions: readonly SessionDir[],
   dir: string,
   partRows: number,
+  zstdLevel?: number,
 ): Promise<{ rows: number; parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[] }> {
   const files: { path: string; ord: number; runtime: string; agent: string; key: string }[] = [];
   let ord = 0;
@@ -242,7 +245,7 @@ export async function buildGeneration(
       const path = join(dir, `part-${p}.parquet`);
       const lo = p * partRows;
       const hi = Math.min(total, lo + partRows);
-      await conn.run(`COPY (SELECT ${COLS} FROM out WHERE _o >= ${lo} AND _o < ${hi} ORDER BY _o) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd)`);
+      await conn.run(`COPY (SELECT ${COLS} FROM out WHERE _o >= ${lo} AND _o < ${hi} ORDER BY _o) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd${zstdLevel === undefined ? "" : `, COMPRESSION_LEVEL ${zstdLevel}`})`);
       parts.push({ key: compactedPartKey({ dt, fleet }, gen, p), path, rows: hi - lo, bytes: statSync(path).size, sha256: await sha256File(path) });
     }
     return { rows: total, parts };
