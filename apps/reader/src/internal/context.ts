@@ -60,9 +60,9 @@ export async function fleetFiles(loc: Locations): Promise<FleetFiles> {
 }
 
 /** Open the read model of a store, run `fn`, close it. */
-export async function withReadModel<T>(loc: Locations, fn: (rm: ReadModel) => Promise<T>, options: { materialize?: boolean } = {}): Promise<T> {
+export async function withReadModel<T>(loc: Locations, fn: (rm: ReadModel) => Promise<T>, options: { materialize?: boolean; views?: boolean } = {}): Promise<T> {
   const files = await fleetFiles(loc);
-  const rm = await ReadModel.open(files, { labelsFile: loc.labelsFile, materialize: options.materialize ?? false });
+  const rm = await ReadModel.open(files, { labelsFile: loc.labelsFile, materialize: options.materialize ?? false, views: options.views ?? true });
   try {
     return await fn(rm);
   } finally {

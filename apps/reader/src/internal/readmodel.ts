@@ -45,6 +45,8 @@ export interface ReadModelOptions {
   readonly labelsFile?: string | undefined;
   /** Materialize `fleet_rows` as a table (faster for several queries in one run). */
   readonly materialize?: boolean;
+  /** Create the public views (default true); `usage` reads `fleet_rows` only. */
+  readonly views?: boolean;
 }
 
 /** A DuckDB connection with the read model's views. */
@@ -80,7 +82,7 @@ export class ReadModel {
       } else {
         await conn.run("CREATE TABLE _labels_raw (ts VARCHAR, session_id VARCHAR, runtime VARCHAR, aspect VARCHAR, value VARCHAR, note VARCHAR, source VARCHAR)");
       }
-      for (const v of VIEWS) await conn.run(v);
+      if (options.views !== false) for (const v of VIEWS) await conn.run(v);
     } catch (e) {
       rm.close();
       if (e instanceof ReaderError) throw e;

@@ -48,35 +48,57 @@ export function parseDay(flag: string, v: string | undefined): string | undefine
 
 const USAGE_PRED = USAGE_KEYS.map((k) => `${k} IS NOT NULL`).join(" OR ");
 
-/** Load the usage-bearing rows of the read model (every row countUsage reads). */
+const ORDER = "source_file, file_row";
+
+/**
+ * Load the usage-bearing rows of the read model — the rows countUsage reads — in a stable order.
+ * DuckDB drops, before the rows reach JS, only rows countUsage would drop itself in the same way:
+ * replayed rows (rule 1), second copies of one record (rule 2: same session, stream and record_id,
+ * or same session and content hash; the first in order stays), and for a `delta` response sharing
+ * a usage_key every copy but the one countUsage keeps (rule 3: the largest output_tokens, a tie
+ * preferring the non-sidechain copy, then the first in order). Cumulative rows all stay (rule 4).
+ * So countUsage over these rows gives the same totals as over every row.
+ */
 export async function loadUsageRecords(rm: ReadModel, runtimes?: readonly string[]): Promise<UsageRecord[]> {
-  const where = [`(${USAGE_PRED})`];
+  const where = [`(${USAGE_PRED})`, "NOT coalesce(replayed, false)"];
   if (runtimes && runtimes.length) where.push(`runtime IN (${runtimes.map(sqlString).join(", ")})`);
   const res = await rm.conn.run(`
-    SELECT session_id, runtime, stream, content_hash, record_id,
-      strftime(ts, '%Y-%m-%dT%H:%M:%S.%gZ') AS ts, model, ${USAGE_KEYS.join(", ")}, usage_mode, usage_key, is_sidechain, replayed
-    FROM fleet_rows WHERE ${where.join(" AND ")}
-    ORDER BY session_id, source_path, source_line NULLS LAST, source_offset NULLS LAST, source_file, file_row`);
-  const cols = await res.getColumnsJS();
-  const [sid, rt, st, ch, rid, ts, model, i0, i1, i2, i3, i4, mode, key, side, rep] = cols as unknown[][];
-  const n = sid?.length ?? 0;
-  const out: UsageRecord[] = new Array(n);
-  const num = (v: unknown) => (v === null || v === undefined ? undefined : Number(v));
-  for (let i = 0; i < n; i++) {
+    WITH u AS (
+      SELECT session_id, runtime, stream, content_hash, record_id, ts, model, ${USAGE_KEYS.join(", ")}, usage_mode, usage_key, is_sidechain,
+        source_path, source_line, source_offset, source_file, file_row
+      FROM fleet_rows WHERE ${where.join(" AND ")}
+      QUALIFY row_number() OVER (PARTITION BY session_id,
+        CASE WHEN record_id IS NOT NULL THEN 'i' || stream || chr(31) || record_id ELSE 'h' || content_hash END ORDER BY ${ORDER}) = 1
+    )
+    , v AS (
+      SELECT * FROM u
+      QUALIFY usage_mode = 'cumulative' OR usage_key IS NULL OR row_number() OVER (
+        PARTITION BY session_id, CASE WHEN coalesce(usage_mode, 'delta') <> 'cumulative' THEN usage_key END
+        ORDER BY coalesce(output_tokens, -1) DESC, coalesce(is_sidechain, false), ${ORDER}) = 1
+    )
+    SELECT CAST(to_json(coalesce(list([session_id, runtime, stream, content_hash, record_id, CAST(epoch_ms(ts) AS VARCHAR), model,
+      CAST(input_tokens AS VARCHAR), CAST(cached_input_tokens AS VARCHAR), CAST(cache_write_tokens AS VARCHAR), CAST(output_tokens AS VARCHAR),
+      CAST(reasoning_tokens AS VARCHAR), usage_mode, usage_key, CAST(is_sidechain AS VARCHAR)] ORDER BY ${ORDER}), [])) AS VARCHAR) AS j
+    FROM v`);
+  // One JSON text for the whole result: far cheaper than converting value by value.
+  const text = (await res.getColumnsJS())[0]?.[0];
+  const rows = JSON.parse(typeof text === "string" ? text : "[]") as (string | null)[][];
+  const out: UsageRecord[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const [sid, rt, st, ch, rid, ts, model, i0, i1, i2, i3, i4, mode, key, side] = rows[i]!;
     const usage: Usage = {};
-    const u = [i0![i], i1![i], i2![i], i3![i], i4![i]];
+    const us = [i0, i1, i2, i3, i4];
     for (let k = 0; k < 5; k++) {
-      const v = num(u[k]);
-      if (v !== undefined) usage[USAGE_KEYS[k]!] = v;
+      const v = us[k];
+      if (v !== null && v !== undefined) usage[USAGE_KEYS[k]!] = Number(v);
     }
-    const r: Record<string, unknown> = { session_id: sid![i], runtime: rt![i], stream: st![i], content_hash: ch![i], usage };
-    if (rid![i] !== null) r.record_id = rid![i];
-    if (ts![i] !== null) r.ts = ts![i];
-    if (model![i] !== null) r.model = model![i];
-    if (mode![i] !== null) r.usage_mode = mode![i];
-    if (key![i] !== null) r.usage_key = key![i];
-    if (side![i] !== null) r.is_sidechain = side![i];
-    if (rep![i] !== null) r.replayed = rep![i];
+    const r: Record<string, unknown> = { session_id: sid, runtime: rt, stream: st, content_hash: ch, usage };
+    if (rid !== null) r.record_id = rid;
+    if (ts !== null && ts !== undefined) r.ts = new Date(Number(ts)).toISOString();
+    if (model !== null) r.model = model;
+    if (mode !== null) r.usage_mode = mode;
+    if (key !== null) r.usage_key = key;
+    if (side !== null && side !== undefined) r.is_sidechain = side === "true";
     out[i] = r as unknown as UsageRecord;
   }
   return out;

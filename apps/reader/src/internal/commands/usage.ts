@@ -62,7 +62,7 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
   if (positionals.length > 1) throw usageError(`usage ${report}: unexpected argument ${JSON.stringify(positionals[1])}`);
   const filters = { since: parseDay("--since", values.since), until: parseDay("--until", values.until), runtimes: values.runtime, models: values.model };
   const loc = locations(values, io.env);
-  const cs = await withReadModel(loc, (rm) => contributions(rm, filters));
+  const cs = await withReadModel(loc, (rm) => contributions(rm, filters), { views: false });
   const right = [false, true, true, true, true, true, true, true];
   if (report === "session") {
     const r = sessionReport(cs);
