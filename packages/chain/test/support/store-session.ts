@@ -1,8 +1,9 @@
 // Land the Claude Code fixture through the real @lake/store (cursors, landed files, index).
 import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openSession, type SourceRef } from "@lake/store";
-import { claudeTestConvert } from "./claude-test-converter.js";
+import { openSession, type Convert, type SourceRef } from "@lake/store";
+import { claudeCodeAdapter } from "@lake/adapters";
+import { canonicalize } from "@lake/events";
 
 export const SESSION = "258c7280-ae70-4798-800f-63464d01a85d";
 /** The fixture directory (inside this package). */
@@ -19,7 +20,14 @@ export function fixtureSources(dir = FIXTURE): { path: string; stream: string; r
 }
 
 function ref(s: { path: string; stream: string; rel: string }): SourceRef {
-  return { path: s.path, source: s.rel, stream: s.stream, kind: "transcript", runtime: "claude-code", adapter: "chain-test-converter", adapterVersion: "0" };
+  return { path: s.path, source: s.rel, stream: s.stream, kind: "transcript", runtime: "claude-code", adapter: claudeCodeAdapter.name, adapterVersion: claudeCodeAdapter.version };
+}
+
+/** The real Claude Code adapter as the store's converter (unmasked: the fixture is already sanitized). */
+function adapterConvert(s: { path: string; stream: string; rel: string }): Convert {
+  const source = { runtime: "claude-code", path: s.path, rel: s.rel, session_id: SESSION, stream: s.stream, kind: "transcript", mode: "append" as const };
+  const state = claudeCodeAdapter.initialState(source);
+  return (lines) => claudeCodeAdapter.parseLines(source, lines.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), state).map((r) => canonicalize(r));
 }
 
 /** One collect pass of every source in `sourceDir` into `root`, indexing at the end. */
@@ -27,7 +35,7 @@ export async function collect(root: string, sourceDir = FIXTURE, maxDeltaBytes =
   const s = await openSession(root, SESSION, { maxDeltaBytes });
   try {
     const pass = s.beginPass();
-    for (const src of fixtureSources(sourceDir)) await pass.collectAppend(ref(src), claudeTestConvert);
+    for (const src of fixtureSources(sourceDir)) await pass.collectAppend(ref(src), adapterConvert(src));
     pass.finish({ index: true });
   } finally {
     s.close();
