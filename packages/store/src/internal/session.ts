@@ -409,9 +409,12 @@ export class Pass {
     return { status: "conflict", landed: [], bytesRead: 0, reason };
   }
 
+  private lastId: string | undefined;
+
   private async toRecords(src: SourceRef, lines: SourceLine[], invalid: boolean[], convert: Convert): Promise<string[]> {
     const ctx: ConvertContext = { sessionId: this.session.sessionId, source: src };
     const out: string[] = [];
+    this.lastId = undefined;
     let i = 0;
     while (i < lines.length) {
       if (invalid[i]) {
@@ -426,6 +429,7 @@ export class Pass {
       for (const r of recs) {
         if (typeof r !== "object" || r === null) throw new StoreError("InvalidArgument", `${src.path}: convert returned a non-object record`, { data: { file: src.path } });
         out.push(JSON.stringify(r));
+        if (typeof r.record_id === "string") this.lastId = r.record_id;
       }
       i = j;
     }
@@ -621,14 +625,7 @@ export class Pass {
         const f = this.land(src, area, dirRel, "append", { first_offset: c.offset, end_offset: newOffset, first_line: c.ord + 1, last_line: c.ord + lines.length }, rows);
         landed.push(f);
         bytesRead += win.length;
-        let lastUuid = c.last_uuid;
-        for (let i = rows.length - 1; i >= 0; i--) {
-          const m = /"record_id":"((?:[^"\\]|\\.)*)"/.exec(rows[i]!);
-          if (m) {
-            lastUuid = JSON.parse(`"${m[1]!}"`) as string;
-            break;
-          }
-        }
+        const lastUuid = this.lastId ?? c.last_uuid;
         c = {
           ...c, offset: newOffset, ord: c.ord + lines.length, tail_sha256: tailDigest(fd, newOffset, src.path), size: st.size, mtime: mtimeSec(st),
           dev: st.dev, ino: st.ino, last_seq: f.seq, updated_at: isoMicros(nowNs()), state: "active",
