@@ -59,11 +59,11 @@ const PARTITION = { dt: { type: "string" }, fleet: { type: "string" } } as const
 interface CommandSpec {
   readonly help: string;
   readonly options: Record<string, { type: "string" | "boolean"; short?: string }>;
-  readonly run: (io: Io, v: Record<string, string | boolean | undefined>, positionals: string[]) => Promise<number>;
+  readonly run: (io: CliIo, v: Record<string, string | boolean | undefined>, positionals: string[]) => Promise<number>;
 }
 
-/** Where the CLI writes. */
-interface Io {
+/** Where the CLI writes: one line per call (stdout and stderr in the bin). */
+export interface CliIo {
   out(line: string): void;
   err(line: string): void;
 }
@@ -91,11 +91,11 @@ function storeOf(v: Record<string, string | boolean | undefined>): ObjectStore {
   return openStore(str(v, "store") ?? defaultStoreUrl());
 }
 
-function ctxOf(store: ObjectStore, v: Record<string, string | boolean | undefined>, io: Io): MaintContext {
+function ctxOf(store: ObjectStore, v: Record<string, string | boolean | undefined>, io: CliIo): MaintContext {
   return makeContext(store, { leaseTtlSeconds: num(v, "lease-ttl", 120) || 120, log: v.json ? () => undefined : (l) => io.err(l) });
 }
 
-function emit(io: Io, json: boolean, value: unknown, human: () => string[]): void {
+function emit(io: CliIo, json: boolean, value: unknown, human: () => string[]): void {
   if (json) io.out(JSON.stringify(value));
   else for (const l of human()) io.out(l);
 }
@@ -336,7 +336,7 @@ export function describeError(e: unknown): { message: string; code: number } {
 }
 
 /** Run the CLI with the given arguments; resolves to the process exit code. */
-export async function main(argv: readonly string[], io: Io = { out: (l) => process.stdout.write(l + "\n"), err: (l) => process.stderr.write(l + "\n") }): Promise<number> {
+export async function main(argv: readonly string[], io: CliIo = { out: (l) => process.stdout.write(l + "\n"), err: (l) => process.stderr.write(l + "\n") }): Promise<number> {
   const args = [...argv];
   const first = args[0];
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {

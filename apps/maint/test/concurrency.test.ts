@@ -20,7 +20,7 @@ describe.each(BACKENDS)("maint processes (%s)", (backend) => {
     const store = await initStore(url);
     await pushSession(store, P("s1"), split(fixtureRecords("tool_heavy.jsonl", "s1").map((r) => row(r, "host-a")), 2));
     await pushSession(store, P("s2"), [[row(rec("s2", 0, "two"), "host-a")]]);
-    const env = { LAKE_MAINT_TEST_HOOK: "compact:after-lease=sleep:2500" };
+    const env = { LAKE_MAINT_TEST_HOOK: "compact:after-lease=sleep:5000" };
     const [a, b] = await Promise.all([runBin(["compact", "--store", url, "--json"], env, backend), runBin(["compact", "--store", url, "--json"], env, backend)]);
     const codes = [a.code, b.code].sort();
     expect(codes, a.stderr + b.stderr).toEqual([0, 5]);
