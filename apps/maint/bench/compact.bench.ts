@@ -1,7 +1,7 @@
 // Compaction: rows/s, and compacted Parquet bytes as a share of the source JSONL bytes (goal ≤ 15%).
 // Baseline, on the same bronze segments in the same run: a plain DuckDB COPY of all their rows into
 // one zstd Parquet file (no dedupe, no store I/O, no marker).
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -13,7 +13,7 @@ import { line, measure, report, scale } from "@lake/tooling/bench";
 import { generateClaudeCorpus } from "@lake/tooling/corpus";
 import { makeContext } from "../src/internal/context.js";
 import { runCompact } from "../src/internal/compact.js";
-import { claudeRecords } from "../test/claude-convert.js";
+import { claudeRecords } from "../test/convert.js";
 
 const root = mkdtempSync(join(tmpdir(), "lake-maint-bench-"));
 try {
@@ -30,7 +30,7 @@ try {
   let rows = 0;
   for (const file of corpus.files) {
     const session = basename(file, ".jsonl");
-    const recs = claudeRecords(readFileSync(file, "utf8"), session, file);
+    const recs = await claudeRecords(file, session);
     const part = { dt: "2026-01-15", fleet: "bench", runtime: "claude-code", agent: "host-a", session };
     const half = Math.ceil(recs.length / 2);
     const segs = [recs.slice(0, half), recs.slice(half)].filter((x) => x.length > 0);

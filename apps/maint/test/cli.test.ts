@@ -16,7 +16,7 @@ describe.each(BACKENDS)("lake-maint through the built bin (%s)", (backend) => {
     expect(again.stderr.trim()).toMatch(/^lake-maint init: fleet\.json: already exists in .* \(fleet_id team-a\); not replaced$/);
     const store = openStore(url);
     const part: SessionPartition = { dt: "2026-02-10", fleet: "team-a", runtime: "claude-code", agent: "host-a", session: "d6e0bada" };
-    await pushSession(store, part, split(fixtureRecords("tool_heavy.jsonl", "d6e0bada").map((r) => row(r, "host-a")), 2));
+    await pushSession(store, part, split((await fixtureRecords("tool_heavy.jsonl", "d6e0bada")).map((r) => row(r, "host-a")), 2));
     const digest = await runBin(["digest", "--store", url], {}, backend);
     expect(digest.code, digest.stderr).toBe(0);
     expect(digest.stdout.trim()).toBe(`wrote sessions/dt=2026-02-10/fleet=team-a/runtime=claude-code/agent=host-a/session=d6e0bada/digest.json`);

@@ -24,7 +24,7 @@ describe.each(BACKENDS)("compact (%s)", (backend) => {
   it("compacts sealed sessions only, is a no-op on an unchanged partition, never overwrites a live generation", async () => {
     const url = await freshStore(backend, "compact");
     const store = await initStore(url);
-    const recs = fixtureRecords("tool_heavy.jsonl", "s-heavy");
+    const recs = await fixtureRecords("tool_heavy.jsonl", "s-heavy");
     await pushSession(store, P("s-heavy"), split(recs.map((r) => row(r, "host-a")), 3));
     await pushSession(store, P("s-open"), [[row(rec("s-open", 0, "still going"), "host-a")]], { seal: false });
 

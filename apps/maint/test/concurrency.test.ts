@@ -18,7 +18,7 @@ describe.each(BACKENDS)("maint processes (%s)", (backend) => {
   it("two compactions at once: exactly one writes, the other is told the lease is held", async () => {
     const url = await freshStore(backend, "race");
     const store = await initStore(url);
-    await pushSession(store, P("s1"), split(fixtureRecords("tool_heavy.jsonl", "s1").map((r) => row(r, "host-a")), 2));
+    await pushSession(store, P("s1"), split((await fixtureRecords("tool_heavy.jsonl", "s1")).map((r) => row(r, "host-a")), 2));
     await pushSession(store, P("s2"), [[row(rec("s2", 0, "two"), "host-a")]]);
     const env = { LAKE_MAINT_TEST_HOOK: "compact:after-lease=sleep:5000" };
     const [a, b] = await Promise.all([runBin(["compact", "--store", url, "--json"], env, backend), runBin(["compact", "--store", url, "--json"], env, backend)]);

@@ -80,7 +80,7 @@ function expected(file: string) {
 
 async function digestOf(url: string, part: SessionPartition, file: string, segments: number) {
   const store = await initStore(url);
-  const recs = fixtureRecords(file, part.session);
+  const recs = await fixtureRecords(file, part.session);
   await pushSession(store, part, split(recs.map((r) => row(r, part.agent)), segments));
   const r = await run(["digest", "--store", url, "--json"]);
   expect(r.code, r.err.join("\n")).toBe(0);

@@ -1,13 +1,10 @@
-// Test helpers: stores on both backends, a TEST-ONLY Claude Code converter (until @lake/adapters
-// is a devDependency of this app), and a builder that pushes bronze sessions like the collector does.
+// Test helpers: stores on both backends, fixture records (through @lake/adapters), and a builder
+// that pushes bronze sessions like the collector does.
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events";
-import { claudeRecords } from "./claude-convert.js";
-
-export { claudeRecords };
+import { claudeRecords } from "./convert.js";
 import { openStore, sealedKey, segmentKey, type ObjectStore, type SessionPartition } from "@lake/layout";
 import { writeSegment, type FleetRow } from "@lake/segments";
 import { createTestBucket, s3Env } from "@lake/tooling/s3";
@@ -45,8 +42,8 @@ export function runBin(args: string[], env: Record<string, string> = {}, backend
 }
 
 /** Records of a fixture file. */
-export function fixtureRecords(file: string, sessionId: string): CanonicalRecord[] {
-  return claudeRecords(readFileSync(join(FIXTURES, file), "utf8"), sessionId, file);
+export function fixtureRecords(file: string, sessionId: string): Promise<CanonicalRecord[]> {
+  return claudeRecords(join(FIXTURES, file), sessionId);
 }
 
 /** A fleet row. */

@@ -31,7 +31,7 @@ it("digest.json bytes of tool_heavy.jsonl in 3 segments", async () => {
   const part = { dt: "2026-02-10", fleet: "f1", runtime: "claude-code", agent: "host-a", session: "d6e0bada-1959-4eec-a9d2-0bfade768d8f" };
   const url = await freshStore("local", "vec");
   const store = await initStore(url);
-  await pushSession(store, part, split(fixtureRecords("tool_heavy.jsonl", part.session).map((r) => row(r, "host-a")), 3));
+  await pushSession(store, part, split((await fixtureRecords("tool_heavy.jsonl", part.session)).map((r) => row(r, "host-a")), 3));
   expect((await run(["digest", "--store", url])).code).toBe(0);
   const got = Buffer.from((await store.get(digestKey(part)))!.body).toString("utf8");
   expect(got).toBe(readFileSync(new URL("./vectors/digest-tool_heavy.json", import.meta.url), "utf8"));
