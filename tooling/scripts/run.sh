@@ -60,9 +60,9 @@ fi
 find packages apps -maxdepth 2 -name test-results.json -delete
 status=0
 step "pnpm lint"
-pnpm turbo run lint --continue >&2 || status=1
+pnpm turbo run lint --continue --concurrency=2 >&2 || status=1
 step "pnpm test"
-pnpm turbo run test --continue >&2 || status=1
+pnpm turbo run test --continue --concurrency=1 >&2 || status=1
 cleanup
 node tooling/scripts/sum-results.mjs || status=1
 exit $status

@@ -15,7 +15,8 @@ export function lakeVitestConfig(options = {}) {
   return defineConfig({
     test: {
       include: options.include ?? ["test/**/*.test.ts"],
-      testTimeout: options.testTimeout ?? 30_000,
+      // Generous: crash, race and S3 tests run real processes and servers on a small (2-core) machine.
+      testTimeout: options.testTimeout ?? 120_000,
       hookTimeout: 120_000,
       pool: "forks",
       globalSetup: options.s3 ? [s3Setup] : [],
