@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -84,4 +85,46 @@ export async function fleetRecords(fleetDir: string): Promise<(CanonicalRecord &
     conn.closeSync();
     db.closeSync();
   }
+}
+
+/** The adapters' own canonical records over vendor roots (runtime → root), unmasked. */
+export async function adapterRecords(roots: Record<string, string>): Promise<CanonicalRecord[]> {
+  const records: CanonicalRecord[] = [];
+  for (const a of listAdapters()) {
+    const root = roots[a.runtime];
+    if (!root) continue;
+    const d = await a.discover({ roots: [root] });
+    for (const s of d.sources) for await (const r of parseFile(s.path, { source: s })) records.push(canonicalize(r));
+  }
+  return records;
+}
+
+/**
+ * The read model's dedupe key of a fleet row (lake-reader's `events` view): (session_id, stream,
+ * record_id), or (session_id, content_hash) for a row without a record id.
+ */
+export function dedupeKey(r: Pick<CanonicalRecord, "session_id" | "stream" | "record_id" | "content_hash">): string {
+  return r.record_id ? `${r.session_id}\u001fi\u001f${r.stream}\u001f${r.record_id}` : `${r.session_id}\u001fh\u001f${r.content_hash}`;
+}
+
+/** SHA-256 (hex) and inode of every seg-*.parquet under a local fleet directory, by path. */
+export function segmentFingerprints(fleetDir: string): Map<string, { sha256: string; ino: number }> {
+  const out = new Map<string, { sha256: string; ino: number }>();
+  let files: string[] = [];
+  try {
+    files = walk(join(fleetDir, "sessions"));
+  } catch {
+    return out;
+  }
+  for (const f of files) {
+    if (!/\/seg-\d+\.parquet$/.test(f)) continue;
+    const st = statSync(f);
+    out.set(f, { sha256: createHash("sha256").update(readFileSync(f)).digest("hex"), ino: st.ino });
+  }
+  return out;
+}
+
+/** Copy a generated Claude Code corpus (`<dir>/projects/…`) into a vendor tree's projects root. */
+export function addClaudeSessions(fromDir: string, claudeProjects: string): void {
+  cpSync(join(fromDir, "projects"), claudeProjects, { recursive: true });
 }

@@ -1,0 +1,218 @@
+// `lake-collector hook` (the hook spool) and `lake-collector hooks install`, through the built bin.
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { readWalFile, type WalDecodeResult } from "@lake/wal";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { BIN, runCli } from "./helpers.js";
+
+afterAll(cleanupTempDirs);
+
+const SID = "3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b";
+
+function event(n: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { session_id: SID, transcript_path: `/home/dev/.claude/projects/p/${SID}.jsonl`, cwd: "/home/dev/p", hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command: `echo ${n}` }, n, ...extra };
+}
+
+function spool(root: string, sid = SID): string {
+  return join(root, "_hooks", "spool", `${sid}.wal`);
+}
+
+/** The hook events of a spool file, in order, with their sequence numbers. */
+function events(r: WalDecodeResult): { seq: number; event: Record<string, unknown>; received_at: unknown }[] {
+  const out = [...r.records.map((e) => ({ seq: e.seq, raw: e.record as unknown as Record<string, unknown> })), ...r.skipped.map((e) => ({ seq: e.seq, raw: e.raw }))].sort((a, b) => a.seq - b.seq);
+  return out.map((e) => {
+    expect(e.raw.type).toBe("lake_hook_event");
+    return { seq: e.seq, event: e.raw.payload as Record<string, unknown>, received_at: e.raw.received_at };
+  });
+}
+
+describe("hook", { timeout: 120_000 }, () => {
+  it("appends one event to <root>/_hooks/spool/<session_id>.wal, silently, as a @lake/wal record", async () => {
+    const root = join(tempDir("hook"), "root");
+    const r = await runCli(["hook", "--root", root], {}, JSON.stringify(event(1)));
+    expect(r).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    const d = await readWalFile(spool(root));
+    expect(d.tornTail).toBeNull();
+    const ev = events(d);
+    expect(ev.map((e) => e.seq)).toEqual([1]);
+    expect(ev[0]!.event).toEqual(event(1));
+    expect(Date.parse(String(ev[0]!.received_at))).not.toBeNaN();
+    // A session id that is not a plain file name goes to a hashed file name.
+    const odd = await runCli(["hook", "--root", root], {}, JSON.stringify({ ...event(2), session_id: "../../etc/passwd" }));
+    expect(odd.code, odd.stderr).toBe(0);
+    expect(existsSync(join(root, "_hooks", "spool", "..", "..", "etc"))).toBe(false);
+  });
+
+  it("20 hooks at once: all 20 events land, seq 1..20 without a gap", async () => {
+    const root = join(tempDir("hook20"), "root");
+    const runs = await Promise.all(Array.from({ length: 20 }, (_, i) => runCli(["hook", "--root", root], {}, JSON.stringify(event(i)))));
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    const d = await readWalFile(spool(root));
+    expect(d.tornTail).toBeNull();
+    const ev = events(d);
+    expect(ev.map((e) => e.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(ev.map((e) => e.event.n).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(existsSync(`${spool(root)}.lock`)).toBe(false);
+  });
+
+  it("a torn tail (an append cut mid-frame) loses no earlier event, and the next hook truncates it and appends", async () => {
+    const root = join(tempDir("hooktorn"), "root");
+    for (let i = 1; i <= 3; i++) expect((await runCli(["hook", "--root", root], {}, JSON.stringify(event(i)))).code).toBe(0);
+    const file = spool(root);
+    const good = statSync(file).size;
+    expect((await runCli(["hook", "--root", root], {}, JSON.stringify(event(4, { pad: "x".repeat(5000) })))).code).toBe(0);
+    const full = statSync(file).size;
+    // Cut the fourth append in the middle of its frame.
+    truncateSync(file, good + Math.floor((full - good) / 2));
+    const torn = await readWalFile(file);
+    expect(torn.tornTail).not.toBeNull();
+    expect(torn.tornTail!.offset).toBe(good);
+    expect(events(torn).map((e) => e.event.n)).toEqual([1, 2, 3]);
+
+    expect((await runCli(["hook", "--root", root], {}, JSON.stringify(event(5)))).code).toBe(0);
+    const after = await readWalFile(file);
+    expect(after.tornTail).toBeNull();
+    expect(events(after).map((e) => [e.seq, e.event.n])).toEqual([[1, 1], [2, 2], [3, 3], [4, 5]]);
+  });
+
+  it("a hook process SIGKILLed while it writes a large event loses no earlier event; the next hook appends fine", { timeout: 180_000 }, async () => {
+    const root = join(tempDir("hookkill"), "root");
+    expect((await runCli(["hook", "--root", root], {}, JSON.stringify(event(0)))).code).toBe(0);
+    const file = spool(root);
+    const big = JSON.stringify(event(-1, { tool_response: { stdout: "y".repeat(24 * 1024 * 1024) } }));
+    let expected = [0];
+    let caught = 0;
+    let attempts = 0;
+    for (; attempts < 12 && caught < 2; attempts++) {
+      const before = statSync(file).size;
+      const p = spawn(process.execPath, [BIN, "hook", "--root", root], { stdio: ["pipe", "ignore", "ignore"] });
+      p.stdin.on("error", () => undefined);
+      p.stdin.end(big);
+      const exited = new Promise<NodeJS.Signals | null>((res) => p.on("exit", (_c, sig) => res(sig)));
+      // Kill as soon as the file starts to grow: the write of the ~24 MB frame is under way.
+      let done = false;
+      void exited.then(() => (done = true));
+      while (!done) {
+        const size = statSync(file).size;
+        if (size > before) {
+          p.kill("SIGKILL");
+          break;
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+      const sig = await exited;
+      const d = await readWalFile(file);
+      // Whatever the kill hit, every event acknowledged before is there, in order.
+      const ns = events(d).map((e) => e.event.n);
+      expect(ns.slice(0, expected.length)).toEqual(expected);
+      if (d.tornTail) {
+        expect(sig).toBe("SIGKILL");
+        expect(d.tornTail.offset).toBe(d.validLength);
+        caught++;
+      }
+      expected = ns as number[];
+      const n = 100 + attempts;
+      const next = await runCli(["hook", "--root", root], {}, JSON.stringify(event(n)));
+      expect(next.code, next.stderr).toBe(0);
+      const d2 = await readWalFile(file);
+      expect(d2.tornTail).toBeNull();
+      const ev2 = events(d2);
+      expect(ev2.map((e) => e.event.n)).toEqual([...expected, n]);
+      expect(ev2.map((e) => e.seq)).toEqual(ev2.map((_, i) => i + 1));
+      expected = ev2.map((e) => e.event.n as number);
+    }
+    console.log(`hook kill: ${caught} of ${attempts} kills left a torn tail`);
+  });
+
+  it("stdin that is not a JSON object: exit 6, one line naming stdin, nothing written", async () => {
+    const root = join(tempDir("hookbad"), "root");
+    for (const input of ["not json at all", "[1,2,3]", ""]) {
+      const r = await runCli(["hook", "--root", root], {}, input);
+      expect(r.code).toBe(6);
+      expect(r.stderr).toMatch(/^lake-collector: stdin: hook event is not (valid JSON|a JSON object)/);
+      expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(r.stdout).toBe("");
+      expect(existsSync(join(root, "_hooks"))).toBe(false);
+    }
+    // An existing spool is not touched either.
+    expect((await runCli(["hook", "--root", root], {}, JSON.stringify(event(1)))).code).toBe(0);
+    const bytes = readFileSync(spool(root));
+    expect((await runCli(["hook", "--root", root], {}, "{\"session_id\": \"" + SID + "\", oops")).code).toBe(6);
+    expect(readFileSync(spool(root))).toEqual(bytes);
+  });
+});
+
+describe("hooks install", { timeout: 60_000 }, () => {
+  const settings = {
+    model: "opus",
+    permissions: { allow: ["Bash(ls:*)"], deny: [] },
+    env: { FOO: "bar" },
+    hooks: {
+      PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "~/bin/guard.sh", timeout: 5 }] }],
+      Stop: [{ hooks: [{ type: "command", command: "notify-send done" }] }],
+      CustomEvent: [{ hooks: [{ type: "command", command: "custom" }] }],
+    },
+  };
+  const EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "Stop", "SubagentStop", "PreCompact", "SessionEnd"];
+
+  it("adds lake's hook to every event, shows the change, keeps the user's hooks and settings, and is idempotent", async () => {
+    const file = join(tempDir("hooks"), "settings.json");
+    writeFileSync(file, JSON.stringify(settings, null, 2) + "\n");
+    const r = await runCli(["hooks", "install", "--settings", file, "--command", "lake-collector hook"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(file);
+    expect(r.stdout).toMatch(/^\+ .*"command": "lake-collector hook"/m);
+    expect(r.stdout).toMatch(/written/);
+    const after = JSON.parse(readFileSync(file, "utf8")) as typeof settings & { hooks: Record<string, { matcher?: string; hooks: { type: string; command: string }[] }[]> };
+    expect(after.model).toBe("opus");
+    expect(after.permissions).toEqual(settings.permissions);
+    expect(after.env).toEqual(settings.env);
+    expect(after.hooks.CustomEvent).toEqual(settings.hooks.CustomEvent);
+    expect(after.hooks.PreToolUse![0]).toEqual(settings.hooks.PreToolUse[0]);
+    expect(after.hooks.Stop![0]).toEqual(settings.hooks.Stop[0]);
+    for (const e of EVENTS) {
+      const mine = after.hooks[e]!.filter((g) => g.hooks.some((h) => h.type === "command" && h.command === "lake-collector hook"));
+      expect(mine, e).toHaveLength(1);
+      if (e === "PreToolUse" || e === "PostToolUse") expect(mine[0]!.matcher).toBe("*");
+    }
+    const bytes = readFileSync(file);
+    const again = await runCli(["hooks", "install", "--settings", file, "--command", "lake-collector hook", "--json"]);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ file, added: [], written: false });
+    expect(readFileSync(file)).toEqual(bytes);
+  });
+
+  it("--dry-run shows the change and writes nothing; a missing file is created", async () => {
+    const dir = tempDir("hooksdry");
+    const file = join(dir, "settings.json");
+    writeFileSync(file, JSON.stringify(settings));
+    const bytes = readFileSync(file);
+    const mtime = statSync(file).mtimeMs;
+    const r = await runCli(["hooks", "install", "--settings", file, "--dry-run"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/dry run: not written/);
+    expect(r.stdout).toMatch(/^\+ /m);
+    expect(readFileSync(file)).toEqual(bytes);
+    expect(statSync(file).mtimeMs).toBe(mtime);
+    const fresh = join(dir, "new", "settings.json");
+    const c = await runCli(["hooks", "install", "--settings", fresh, "--json"]);
+    expect(c.code, c.stderr).toBe(0);
+    expect(JSON.parse(c.stdout)).toMatchObject({ added: EVENTS, written: true });
+    expect(Object.keys(JSON.parse(readFileSync(fresh, "utf8")).hooks).sort()).toEqual([...EVENTS].sort());
+  });
+
+  it("a settings file that is not JSON: exit 6, one line naming the file, the file untouched", async () => {
+    const dir = tempDir("hooksbad");
+    for (const text of ["{ \"model\": \"opus\", ", "[1, 2]", "{\"hooks\": []}"]) {
+      const file = join(dir, "settings.json");
+      writeFileSync(file, text);
+      const r = await runCli(["hooks", "install", "--settings", file]);
+      expect(r.code, text).toBe(6);
+      expect(r.stderr).toMatch(new RegExp(`^lake-collector: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `));
+      expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(readFileSync(file, "utf8")).toBe(text);
+    }
+  });
+});
