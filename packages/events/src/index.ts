@@ -33,7 +33,7 @@ export {
   SEGMENT_COLUMNS,
   COMPACTED_PARTITIONS,
   COMPACTED_COLUMNS,
-  duckdbType, duckdbCreateTable, arrowSchema, recordToRow, rowToRecord } from "./internal/columns.js";
+  duckdbType, duckdbCreateTable, recordToRow, rowToRecord } from "./internal/columns.js";
 export type { Column, ColumnType, CellValue } from "./internal/columns.js";
 export { countUsage, groupUsage, usageBySession, usageByDay } from "./internal/accounting.js";
 export type { UsageRecord, UsageContribution, UsageTotals } from "./internal/accounting.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { COLUMNS, arrowSchema, canonicalize, contentHash, duckdbCreateTable, isEventsError, parseRecord, recordDay, recordToRow, rowToRecord, type RawRecord } from "../src/index.js";
+import { arrowSchema } from "../src/arrow.js";
+import { COLUMNS, canonicalize, contentHash, duckdbCreateTable, isEventsError, parseRecord, recordDay, recordToRow, rowToRecord, type RawRecord } from "../src/index.js";
 
 const raw: RawRecord = {
   runtime: "claude-code",

@@ -1,4 +1,3 @@
-import { Bool, Field, Int32, Int64, List, Schema, TimestampMillisecond, Utf8 } from "apache-arrow";
 import type { CanonicalRecord } from "./record.js";
 import { USAGE_KEYS } from "./usage.js";
 
@@ -105,22 +104,6 @@ export function duckdbCreateTable(name: string, extra: readonly { name: string; 
     ...extra.map((e) => `"${e.name}" ${e.type}`),
   ];
   return `CREATE TABLE ${name} (${cols.join(", ")})`;
-}
-
-/** The Arrow schema of a column list (default: the canonical record; timestamps as milliseconds, UTC). */
-export function arrowSchema(columns: readonly Column[] = COLUMNS): Schema {
-  return new Schema(
-    columns.map((col) => {
-      const t =
-        col.type === "varchar" ? new Utf8()
-        : col.type === "timestamp" ? new TimestampMillisecond("UTC")
-        : col.type === "boolean" ? new Bool()
-        : col.type === "integer" ? new Int32()
-        : col.type === "bigint" ? new Int64()
-        : new List(new Field("item", new Utf8(), true));
-      return new Field(col.name, t, col.nullable);
-    }),
-  );
 }
 
 /** A column value as a plain JS value: string, number, boolean, string[], Date (timestamp) or null. */

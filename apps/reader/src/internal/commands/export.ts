@@ -2,7 +2,8 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FLEET_COLUMNS, SEGMENT_COLUMNS, COMPACTED_COLUMNS, arrowSchema, type Column } from "@lake/events";
+import { FLEET_COLUMNS, SEGMENT_COLUMNS, COMPACTED_COLUMNS, type Column } from "@lake/events";
+import { arrowSchema } from "@lake/events/arrow";
 import { RecordBatch, Struct, Table, makeData, tableToIPC, vectorFromArray, type Data } from "apache-arrow";
 import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io } from "../context.js";
 import { ReaderError } from "../errors.js";
