@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from "node:fs";
 import { repack } from "@lake/store";
 import { parse as parseChain } from "@lake/chain";
 import { listSessions } from "@lake/store";
@@ -17,6 +18,7 @@ export async function run(args: string[]): Promise<number> {
   const dest = positionals[0];
   if (!dest || positionals.length !== 1) throw new CollectorError("Usage", "repack: expected one DEST directory");
   const root = resolveRoot(values.root);
+  if (existsSync(dest) && readdirSync(dest).length > 0) throw new CollectorError("Usage", `${dest}: repack destination is not empty`);
   const budget = values["max-delta-bytes"] === undefined ? undefined : Number(values["max-delta-bytes"]);
   if (budget !== undefined && (!Number.isInteger(budget) || budget <= 0)) throw new CollectorError("Usage", `--max-delta-bytes ${String(values["max-delta-bytes"])}: expected a positive integer`);
   const r = await repack(root, dest, budget === undefined ? {} : { maxDeltaBytes: budget });
