@@ -1,0 +1,120 @@
+// lake-collector bench: the first collect of a generated Claude Code corpus (1 GB × LAKE_BENCH_SCALE)
+// against reading, parsing and hashing the same bytes in-process; an incremental pass after 1 %
+// new data against a pass with nothing new; and `lake-collector hook` latency against `node -e 0`.
+// Every subject runs the built bin as a child process (`pnpm turbo run build --filter=lake-collector...`).
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { appendFileSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { line, measure, report, scale } from "@lake/tooling/bench";
+import { generateClaudeCorpus } from "@lake/tooling/corpus";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+
+const BIN = fileURLToPath(new URL("../bin/lake-collector.js", import.meta.url));
+
+function files(dir: string): string[] {
+  const out: string[] = [];
+  for (const n of readdirSync(dir)) {
+    const p = join(dir, n);
+    if (statSync(p).isDirectory()) out.push(...files(p));
+    else out.push(p);
+  }
+  return out.sort();
+}
+
+function collector(args: string[], input?: string): { stdout: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", input: input ?? "", maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`lake-collector ${args[0]} exited ${r.status}: ${r.stderr}`);
+  return { stdout: r.stdout };
+}
+
+/** The baseline: read every file, JSON.parse every line, SHA-256 every file. */
+function readParseHash(list: readonly string[]): number {
+  let lines = 0;
+  for (const f of list) {
+    const buf = readFileSync(f);
+    createHash("sha256").update(buf).digest();
+    const text = buf.toString("utf8");
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf("\n", start);
+      if (nl < 0) break;
+      if (nl > start) {
+        JSON.parse(text.slice(start, nl));
+        lines++;
+      }
+      start = nl + 1;
+    }
+  }
+  return lines;
+}
+
+try {
+  const dir = tempDir("collector-bench");
+  const bytes = Math.round(1e9 * scale());
+  const corpus = await generateClaudeCorpus({ dir: join(dir, "vendor"), bytes, seed: 1 });
+  const projects = join(dir, "vendor", "projects");
+  const list = files(projects);
+  const sources = ["--sources-only", "--source", `claude-code=${projects}`];
+  line("corpus", `${(corpus.bytes / 1e6).toFixed(0)} MB, ${corpus.files.length} sessions, ${corpus.lines} lines (scale ${scale()})`);
+
+  // First collect: one run on a fresh root (a second run would find nothing new).
+  const root = join(dir, "root");
+  const baseline = await measure("read + JSON.parse + SHA-256", () => readParseHash(list), { runs: 1, warmup: 1, bytes: corpus.bytes });
+  let summary: { records: number; landed_files: number; rounds: number } = { records: 0, landed_files: 0, rounds: 0 };
+  const first = await measure(
+    "lake-collector collect (first pass)",
+    () => {
+      summary = JSON.parse(collector(["collect", "--root", root, ...sources, "--json"]).stdout);
+    },
+    { runs: 1, warmup: 0, bytes: corpus.bytes },
+  );
+  report("first collect", baseline, [first], [`${summary.records} records in ${summary.landed_files} landed files, ${summary.rounds} rounds published`]);
+
+  // Incremental: 1 % new bytes appended to every tenth session (lines of a second corpus, re-keyed to the session).
+  const extra = await generateClaudeCorpus({ dir: join(dir, "extra"), bytes: Math.round(corpus.bytes / 100), sessionBytes: 256 * 1024, seed: 2 });
+  const targets = list.filter((_, i) => i % 10 === 0);
+  const newLines = extra.files.flatMap((f) => readFileSync(f, "utf8").split("\n").filter(Boolean));
+  let appended = 0;
+  const per = Math.ceil(newLines.length / targets.length);
+  targets.forEach((t, i) => {
+    const sid = t.slice(t.lastIndexOf("/") + 1, -".jsonl".length);
+    const chunk = newLines.slice(i * per, (i + 1) * per).map((l) => JSON.stringify({ ...JSON.parse(l), sessionId: sid }));
+    if (chunk.length === 0) return;
+    const text = chunk.join("\n") + "\n";
+    appendFileSync(t, text);
+    appended += Buffer.byteLength(text);
+  });
+  let inc: { records: number; landed_files: number } = { records: 0, landed_files: 0 };
+  const incremental = await measure(
+    "collect after 1 % new data",
+    () => {
+      inc = JSON.parse(collector(["collect", "--root", root, ...sources, "--json"]).stdout);
+    },
+    { runs: 1, warmup: 0, bytes: appended },
+  );
+  const noop = await measure("collect with nothing new", () => collector(["collect", "--root", root, ...sources, "--json"]), { runs: 3, warmup: 0 });
+  report("incremental pass", noop, [incremental], [
+    `${(appended / 1e6).toFixed(1)} MB appended to ${targets.length} of ${list.length} sessions: ${inc.records} records in ${inc.landed_files} landed files`,
+    "ratio < 1: the incremental pass costs that much more than a pass that finds nothing",
+  ]);
+
+  // Hook latency: a typical PostToolUse event, against node starting and doing nothing.
+  const hookRoot = join(dir, "hook-root");
+  const event = JSON.stringify({
+    session_id: "3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b",
+    transcript_path: "/home/dev/.claude/projects/-home-dev-p/3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b.jsonl",
+    cwd: "/home/dev/p",
+    permission_mode: "default",
+    hook_event_name: "PostToolUse",
+    tool_name: "Bash",
+    tool_input: { command: "ls -la src", description: "List the source directory" },
+    tool_response: { stdout: "total 8\ndrwxr-xr-x 2 dev dev 4096 cli.ts\n".repeat(20), stderr: "", interrupted: false, isImage: false },
+  });
+  const node0 = await measure("node -e 0", () => spawnSync(process.execPath, ["-e", "0"]), { runs: 30, warmup: 3 });
+  const hook = await measure("lake-collector hook", () => collector(["hook", "--root", hookRoot], event), { runs: 30, warmup: 3 });
+  report("hook latency (median of 30)", node0, [hook], [`hook costs ${(hook.medianMs - node0.medianMs).toFixed(1)} ms over a bare node start`]);
+} finally {
+  cleanupTempDirs();
+}
