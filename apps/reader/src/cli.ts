@@ -1,11 +1,5 @@
 import { isReaderError, exitCodeOf, EXIT } from "./internal/errors.js";
 import type { Io } from "./internal/context.js";
-import { usageCommand } from "./internal/commands/usage.js";
-import { sessionsCommand, showCommand, sqlCommand } from "./internal/commands/read.js";
-import { searchCommand } from "./internal/commands/search.js";
-import { ddlCommand, exportCommand } from "./internal/commands/export.js";
-import { labelsCommand } from "./internal/commands/labels.js";
-import { walCommand } from "./internal/commands/wal.js";
 import { PRICING_DATE, PRICING_VERSION } from "./internal/pricing.js";
 
 const HELP = `lake-reader — answers from a lake fleet store: usage and cost, sessions, transcripts, search, SQL, export
@@ -29,16 +23,20 @@ Common options: --store URL (default $LAKE_STORE, else fleet/ beside the local r
 Exit codes: 0 ok, 1 internal error, 2 bad arguments, 3 malformed data (or a refused WAL),
 4 WAL of a newer writer, 5 not found, 6 unreadable/unwritable, 7 SQL query failed.`;
 
-const COMMANDS: Record<string, (argv: readonly string[], io: Io) => Promise<number>> = {
-  usage: usageCommand,
-  sessions: sessionsCommand,
-  show: showCommand,
-  search: searchCommand,
-  sql: sqlCommand,
-  export: exportCommand,
-  ddl: ddlCommand,
-  labels: labelsCommand,
-  wal: walCommand,
+type Command = (argv: readonly string[], io: Io) => Promise<number>;
+
+// Each command's module is loaded only when it runs: `usage` never loads better-sqlite3, Arrow or
+// the WAL tools, `wal` never loads DuckDB.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  usage: async () => (await import("./internal/commands/usage.js")).usageCommand,
+  sessions: async () => (await import("./internal/commands/read.js")).sessionsCommand,
+  show: async () => (await import("./internal/commands/read.js")).showCommand,
+  search: async () => (await import("./internal/commands/search.js")).searchCommand,
+  sql: async () => (await import("./internal/commands/read.js")).sqlCommand,
+  export: async () => (await import("./internal/commands/export.js")).exportCommand,
+  ddl: async () => (await import("./internal/commands/export.js")).ddlCommand,
+  labels: async () => (await import("./internal/commands/labels.js")).labelsCommand,
+  wal: async () => (await import("./internal/commands/wal.js")).walCommand,
 };
 
 /** Options of {@link main}: where output goes (default: process streams) and the environment. */
@@ -63,12 +61,13 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     io.out(HELP + "\n");
     return cmd === undefined ? EXIT.usage : EXIT.ok;
   }
-  const run = COMMANDS[cmd];
-  if (!run) {
+  const load = Object.hasOwn(COMMANDS, cmd) ? COMMANDS[cmd] : undefined;
+  if (!load) {
     io.err(`lake-reader: unknown command ${JSON.stringify(cmd)} (lake-reader --help lists them)\n`);
     return EXIT.usage;
   }
   try {
+    const run = await load();
     return await run(rest, io);
   } catch (e) {
     if (isReaderError(e)) {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
-import { USAGE_KEYS, totalTokens, usageByDay, usageBySession, type Usage } from "@lake/events";
+import { USAGE_KEYS, canonicalize, totalTokens, usageByDay, usageBySession, type CanonicalRecord, type RawRecord, type Usage } from "@lake/events";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { claudeRecords } from "./support/fixtures.js";
 import { compactPartition, pushBronze } from "./support/fleet.js";
@@ -112,5 +112,84 @@ describe("usage over a local fleet store built from the Claude Code fixtures", (
     const missing = await run(["usage", "daily", "--store", pathToFileURL(join(root, "nope")).href], env);
     expect(missing.code).toBe(5);
     expect(missing.err).toMatch(/nope.*does not exist/);
+  });
+});
+
+/**
+ * Records exercising every countUsage rule the usage scan must hand over faithfully: cumulative
+ * totals (one repeated), copies without a record_id (keyed on content_hash), streamed `delta`
+ * copies with a sidechain tie, a `latest` copy that voids earlier ones, a replayed row, a usage_key
+ * shared by two sessions (counted for the one read first), and ids holding the scan's separator.
+ */
+function ruleRecords(): CanonicalRecord[] {
+  const b = { adapter: "test", adapter_version: "0", source_path: "rules.jsonl" } as const;
+  const cx = { ...b, runtime: "codex", session_id: "rules-cx", stream: "main" } as const;
+  const cc = { ...b, runtime: "claude-code", session_id: "rules-cc-1", stream: "main" } as const;
+  const cc2 = { ...b, runtime: "claude-code", session_id: "rules-cc-2", stream: "main" } as const;
+  const raw: RawRecord[] = [
+    { ...cx, kind: "usage", ts: "2026-04-01T10:00:00.000Z", model: "gpt-5-codex", usage_mode: "cumulative", usage: { input_tokens: 100, cached_input_tokens: 50, output_tokens: 10, reasoning_tokens: 4 } },
+    { ...cx, kind: "usage", ts: "2026-04-01T10:05:00.000Z", model: "gpt-5-codex", usage_mode: "cumulative", usage: { input_tokens: 100, cached_input_tokens: 50, output_tokens: 10, reasoning_tokens: 4 } },
+    { ...cx, kind: "usage", ts: "2026-04-01T23:59:59.999Z", model: "gpt-5-codex", usage_mode: "cumulative", usage: { input_tokens: 300, cached_input_tokens: 90, output_tokens: 40, reasoning_tokens: 9 } },
+    { ...cx, kind: "usage", ts: "2026-04-02T00:00:01.000Z", model: "gpt-5-codex", usage_mode: "cumulative", usage: { input_tokens: 310, cached_input_tokens: 95, output_tokens: 41, reasoning_tokens: 9 } },
+    { ...cx, kind: "assistant", text: "no record id", ts: "2026-04-02T00:00:02.000Z", model: "gpt-5-codex", usage: { input_tokens: 5, output_tokens: 1 } },
+    { ...cx, kind: "assistant", text: "no record id", ts: "2026-04-02T00:00:02.000Z", model: "gpt-5-codex", usage: { input_tokens: 5, output_tokens: 1 } },
+    { ...cc, record_id: "a1", kind: "assistant", ts: "2026-04-01T09:00:00.000Z", model: "claude-opus-4-6", usage_mode: "delta", usage_key: "m1:r1", usage: { input_tokens: 3, cache_write_tokens: 20, output_tokens: 2 } },
+    { ...cc, stream: "agent-s", is_sidechain: true, record_id: "s1", kind: "assistant", ts: "2026-04-01T09:00:02.000Z", model: "claude-opus-4-6", usage_mode: "delta", usage_key: "m1:r1", usage: { input_tokens: 4, output_tokens: 9 } },
+    { ...cc, record_id: "a2", kind: "assistant", ts: "2026-04-01T09:00:01.000Z", model: "claude-opus-4-6", usage_mode: "delta", usage_key: "m1:r1", usage: { input_tokens: 3, cache_write_tokens: 20, output_tokens: 9 } },
+    { ...cc, record_id: "a1", kind: "assistant", ts: "2026-04-01T09:00:03.000Z", model: "claude-opus-4-6", usage_mode: "delta", usage_key: "m9:r9", usage: { input_tokens: 999 } },
+    { ...cc, record_id: "l1", kind: "assistant", ts: "2026-04-01T09:01:00.000Z", model: "claude-haiku-4-5", usage_mode: "latest", usage_key: "lat-1", usage: { input_tokens: 70, output_tokens: 7 } },
+    { ...cc, record_id: "l2", kind: "assistant", ts: "2026-04-01T09:02:00.000Z", model: "claude-haiku-4-5", usage_mode: "latest", usage_key: "lat-1" },
+    { ...cc, record_id: "l3", kind: "assistant", ts: "2026-04-01T09:03:00.000Z", model: "claude-haiku-4-5", usage_mode: "latest", usage_key: "lat-2", usage: { input_tokens: 1, output_tokens: 1 } },
+    { ...cc, record_id: "l4", kind: "assistant", ts: "2026-04-01T09:04:00.000Z", model: "claude-haiku-4-5", usage_mode: "latest", usage_key: "lat-2", usage: { input_tokens: 11, output_tokens: 6 } },
+    { ...cc, record_id: "rp", kind: "assistant", ts: "2026-04-01T09:05:00.000Z", model: "claude-opus-4-6", replayed: true, usage_key: "m2:r2", usage: { input_tokens: 500 } },
+    { ...cc, record_id: "sep\u001eid", kind: "assistant", ts: "2026-04-01T09:06:00.000Z", model: "claude-opus-4-6", usage_key: "k\u001ekey", usage: { output_tokens: 13 } },
+    { ...cc, record_id: "nots", kind: "assistant", model: "claude-opus-4-6", usage_key: "m3:r3", usage: { input_tokens: 2 } },
+    { ...cc2, record_id: "b1", kind: "assistant", ts: "2026-04-03T09:00:00.000Z", model: "claude-opus-4-6", usage_mode: "delta", usage_key: "m2:r2", usage: { input_tokens: 8, output_tokens: 8 } },
+    { ...cc2, record_id: "b2", kind: "assistant", ts: "2026-04-03T09:00:01.000Z", model: "claude-opus-4-6", usage_mode: "delta", usage_key: "m1:r1", usage: { input_tokens: 3, cache_write_tokens: 20, output_tokens: 9 } },
+  ];
+  return raw.map((r) => canonicalize(r));
+}
+
+describe("usage counts every countUsage rule as countUsage does", () => {
+  const root = tempDir("reader-usage-rules");
+  const store = pathToFileURL(root).href;
+  const env = { LAKE_READER_CACHE: join(root, "..", "cache-rules-" + Date.now()) };
+
+  for (const withSep of [true, false]) {
+    it(withSep ? "with ids holding the scan's separator (one-by-one hand-over)" : "without them (one-text hand-over), bronze and compacted", async () => {
+      const all = ruleRecords().filter((r) => withSep || !`${r.record_id}${r.usage_key}`.includes("\u001e"));
+      const dir = join(root, withSep ? "sep" : "plain");
+      // Read order is by path: codex's session directory sorts after claude-code's, rules-cc-1 before rules-cc-2.
+      const records = [...all.filter((r) => r.runtime === "claude-code"), ...all.filter((r) => r.runtime === "codex")];
+      const pushed = await pushBronze(dir, records, { segments: 2 });
+      if (!withSep) {
+        // The codex session read from a compacted generation instead (its duplicate copies in one part).
+        const cx = records.filter((r) => r.runtime === "codex");
+        const dt = pushed.find((p) => p.runtime === "codex")!.dt;
+        await compactPartition(dir, dt, "f1", [{ session: "rules-cx", rows: cx.map((r, i) => ({ ...r, agent: "host-a", landed_seq: 1, landed_row: i })) }]);
+      }
+      const s = pathToFileURL(dir).href;
+      const got = await runJson<{ sessions: Row[]; totals: Row }>(["usage", "session", "--json", "--store", s], env);
+      const want = usageBySession(records);
+      expect(got.sessions.map((x) => x.session_id).sort()).toEqual([...want.keys()].sort());
+      for (const x of got.sessions) {
+        expectTokens(x, want.get(String(x.session_id))!.usage);
+        expect(x.runtime).toBe(want.get(String(x.session_id))!.runtime);
+      }
+      const daily = await runJson<{ daily: Row[] }>(["usage", "daily", "--json", "--store", s], env);
+      const days = usageByDay(records);
+      expect(daily.daily.map((d) => d.date)).toEqual([...days.keys()].sort());
+      for (const d of daily.daily) expectTokens(d, days.get(String(d.date))!.usage);
+      const codex = await runJson<{ sessions: Row[] }>(["usage", "session", "--json", "--runtime", "codex", "--store", s], env);
+      expect(codex.sessions.map((x) => x.session_id)).toEqual(["rules-cx"]);
+      expectTokens(codex.sessions[0]!, want.get("rules-cx")!.usage);
+    });
+  }
+  it("an empty store counts nothing, with null keys", async () => {
+    const dir = join(root, "empty");
+    await pushBronze(dir, ruleRecords().filter((r) => r.usage === undefined));
+    const got = await runJson<{ daily: Row[]; totals: Row }>(["usage", "daily", "--json", "--store", pathToFileURL(dir).href], env);
+    expect(got.daily).toEqual([]);
+    expect(got.totals.total_tokens).toBeNull();
   });
 });

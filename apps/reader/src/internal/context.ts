@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ReaderError } from "./errors.js";
 import { openReadableStore, resolveFleet, type FleetFiles } from "./fleet.js";
 import { defaultCache, defaultRoot, defaultStore, normalizeStoreArg } from "./paths.js";
-import { ReadModel } from "./readmodel.js";
+import type { ReadModel } from "./readmodel.js";
 
 /** Where a command writes, and its environment. */
 export interface Io {
@@ -62,6 +62,8 @@ export async function fleetFiles(loc: Locations): Promise<FleetFiles> {
 /** Open the read model of a store, run `fn`, close it. */
 export async function withReadModel<T>(loc: Locations, fn: (rm: ReadModel) => Promise<T>, options: { materialize?: boolean; views?: boolean } = {}): Promise<T> {
   const files = await fleetFiles(loc);
+  // DuckDB and the views load only for the commands that use them.
+  const { ReadModel } = await import("./readmodel.js");
   const rm = await ReadModel.open(files, { labelsFile: loc.labelsFile, materialize: options.materialize ?? false, views: options.views ?? true });
   try {
     return await fn(rm);

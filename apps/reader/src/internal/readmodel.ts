@@ -7,10 +7,9 @@ import { ReaderError } from "./errors.js";
 import type { FleetFiles } from "./fleet.js";
 import { VIEWS } from "./sql/views.js";
 
-/** Quote a SQL string literal. */
-export function sqlString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
+import { firstLine, sqlString } from "./sqltext.js";
+
+export { firstLine, sqlString };
 
 const q = (name: string) => `"${name}"`;
 
@@ -134,9 +133,4 @@ export function jsValue(v: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = jsValue(x);
   return out;
-}
-
-/** The first line of a message. */
-export function firstLine(s: string): string {
-  return s.split("\n")[0]!.trim();
 }

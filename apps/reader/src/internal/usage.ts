@@ -1,20 +1,8 @@
 // `usage daily|monthly|session|blocks`: usage-bearing rows are selected with DuckDB and counted by
 // @lake/events countUsage, so the reader, the adapters' totals and the tests agree.
-import { USAGE_KEYS, countUsage, groupUsage, totalTokens, type UsageContribution, type UsageRecord, type UsageTotals, type Usage } from "@lake/events";
-import { ReaderError } from "./errors.js";
+import { countUsage, groupUsage, totalTokens, type UsageContribution, type UsageRecord, type UsageTotals } from "@lake/events";
 import { PRICING_DATE, PRICING_VERSION, costOf, priceOf } from "./pricing.js";
-import type { ReadModel } from "./readmodel.js";
-import { sqlString } from "./readmodel.js";
-
-/** Filters of a usage report. */
-export interface UsageFilters {
-  /** First UTC day included, yyyy-mm-dd. */
-  readonly since?: string | undefined;
-  /** Last UTC day included, yyyy-mm-dd. */
-  readonly until?: string | undefined;
-  readonly runtimes?: readonly string[] | undefined;
-  readonly models?: readonly string[] | undefined;
-}
+import type { UsageFilters } from "./usage-scan.js";
 
 /** Token and cost keys of every usage row (null = nobody reported it / unpriced). */
 export interface UsageNumbers {
@@ -33,75 +21,6 @@ export interface PricingInfo {
   date: string;
   /** Models that reported tokens but are not in the table (their rows' cost_usd is null). */
   unpriced_models: string[];
-}
-
-/** Normalize a --since/--until value (yyyy-mm-dd or yyyymmdd). */
-export function parseDay(flag: string, v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(v);
-  const d = m ? `${m[1]}-${m[2]}-${m[3]}` : "";
-  if (!m || Number.isNaN(Date.parse(`${d}T00:00:00Z`)) || new Date(`${d}T00:00:00Z`).toISOString().slice(0, 10) !== d) {
-    throw new ReaderError("Usage", `${flag} ${JSON.stringify(v)}: expected a date yyyy-mm-dd or yyyymmdd`);
-  }
-  return d;
-}
-
-const USAGE_PRED = USAGE_KEYS.map((k) => `${k} IS NOT NULL`).join(" OR ");
-
-const ORDER = "source_file, file_row";
-
-/**
- * Load the usage-bearing rows of the read model — the rows countUsage reads — in a stable order.
- * DuckDB drops, before the rows reach JS, only rows countUsage would drop itself in the same way:
- * replayed rows (rule 1), second copies of one record (rule 2: same session, stream and record_id,
- * or same session and content hash; the first in order stays), and for a `delta` response sharing
- * a usage_key every copy but the one countUsage keeps (rule 3: the largest output_tokens, a tie
- * preferring the non-sidechain copy, then the first in order). Cumulative rows all stay (rule 4).
- * So countUsage over these rows gives the same totals as over every row.
- */
-export async function loadUsageRecords(rm: ReadModel, runtimes?: readonly string[]): Promise<UsageRecord[]> {
-  const where = [`(${USAGE_PRED})`, "NOT coalesce(replayed, false)"];
-  if (runtimes && runtimes.length) where.push(`runtime IN (${runtimes.map(sqlString).join(", ")})`);
-  const res = await rm.conn.run(`
-    WITH u AS (
-      SELECT session_id, runtime, stream, content_hash, record_id, ts, model, ${USAGE_KEYS.join(", ")}, usage_mode, usage_key, is_sidechain,
-        source_path, source_line, source_offset, source_file, file_row
-      FROM fleet_rows WHERE ${where.join(" AND ")}
-      QUALIFY row_number() OVER (PARTITION BY session_id,
-        CASE WHEN record_id IS NOT NULL THEN 'i' || stream || chr(31) || record_id ELSE 'h' || content_hash END ORDER BY ${ORDER}) = 1
-    )
-    , v AS (
-      SELECT * FROM u
-      QUALIFY usage_mode = 'cumulative' OR usage_key IS NULL OR row_number() OVER (
-        PARTITION BY session_id, CASE WHEN coalesce(usage_mode, 'delta') <> 'cumulative' THEN usage_key END
-        ORDER BY coalesce(output_tokens, -1) DESC, coalesce(is_sidechain, false), ${ORDER}) = 1
-    )
-    SELECT CAST(to_json(coalesce(list([session_id, runtime, stream, content_hash, record_id, CAST(epoch_ms(ts) AS VARCHAR), model,
-      CAST(input_tokens AS VARCHAR), CAST(cached_input_tokens AS VARCHAR), CAST(cache_write_tokens AS VARCHAR), CAST(output_tokens AS VARCHAR),
-      CAST(reasoning_tokens AS VARCHAR), usage_mode, usage_key, CAST(is_sidechain AS VARCHAR)] ORDER BY ${ORDER}), [])) AS VARCHAR) AS j
-    FROM v`);
-  // One JSON text for the whole result: far cheaper than converting value by value.
-  const text = (await res.getColumnsJS())[0]?.[0];
-  const rows = JSON.parse(typeof text === "string" ? text : "[]") as (string | null)[][];
-  const out: UsageRecord[] = new Array(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const [sid, rt, st, ch, rid, ts, model, i0, i1, i2, i3, i4, mode, key, side] = rows[i]!;
-    const usage: Usage = {};
-    const us = [i0, i1, i2, i3, i4];
-    for (let k = 0; k < 5; k++) {
-      const v = us[k];
-      if (v !== null && v !== undefined) usage[USAGE_KEYS[k]!] = Number(v);
-    }
-    const r: Record<string, unknown> = { session_id: sid, runtime: rt, stream: st, content_hash: ch, usage };
-    if (rid !== null) r.record_id = rid;
-    if (ts !== null && ts !== undefined) r.ts = new Date(Number(ts)).toISOString();
-    if (model !== null) r.model = model;
-    if (mode !== null) r.usage_mode = mode;
-    if (key !== null) r.usage_key = key;
-    if (side !== null && side !== undefined) r.is_sidechain = side === "true";
-    out[i] = r as unknown as UsageRecord;
-  }
-  return out;
 }
 
 /** The contributions that pass the filters (days and models are filtered after counting). */
@@ -246,8 +165,7 @@ export function blocksReport(cs: readonly UsageContribution[], now: number = Dat
   return { blocks, totals: totalsOf(timed.map((x) => x.c), unpriced), untimed_tokens: ut, pricing: pricing(unpriced) };
 }
 
-/** Count the usage of the read model's rows and filter it. */
-export async function contributions(rm: ReadModel, f: UsageFilters): Promise<UsageContribution[]> {
-  const recs = await loadUsageRecords(rm, f.runtimes);
-  return filterContributions(countUsage(recs), f);
+/** Count the usage of scanned records (countUsage) and filter it. */
+export function contributions(records: readonly UsageRecord[], f: UsageFilters): UsageContribution[] {
+  return filterContributions(countUsage(records), f);
 }

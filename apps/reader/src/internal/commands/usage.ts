@@ -1,7 +1,8 @@
-import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io } from "../context.js";
+import { COMMON_HELP, COMMON_OPTIONS, fleetFiles, locations, usageError, type Io } from "../context.js";
 import { fmtInt, fmtUsd, renderTable, toJson } from "../format.js";
 import { PRICING_DATE, PRICING_VERSION } from "../pricing.js";
-import { blocksReport, contributions, parseDay, periodReport, sessionReport, type PricingInfo, type UsageNumbers } from "../usage.js";
+import { parseDay, scanUsage } from "../usage-scan.js";
+import type { PricingInfo, UsageNumbers } from "../usage.js";
 import { parse } from "./parse.js";
 
 export const USAGE_HELP = `lake-reader usage daily|monthly|session|blocks [options]
@@ -62,7 +63,13 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
   if (positionals.length > 1) throw usageError(`usage ${report}: unexpected argument ${JSON.stringify(positionals[1])}`);
   const filters = { since: parseDay("--since", values.since), until: parseDay("--until", values.until), runtimes: values.runtime, models: values.model };
   const loc = locations(values, io.env);
-  const cs = await withReadModel(loc, (rm) => contributions(rm, filters), { views: false });
+  const files = await fleetFiles(loc);
+  // The report code (and @lake/events) loads on the main thread while DuckDB reads the files.
+  let reports: typeof import("../usage.js") | undefined;
+  const records = await scanUsage(files, { runtimes: filters.runtimes, meanwhile: async () => (reports = await import("../usage.js")) });
+  reports ??= await import("../usage.js");
+  const { blocksReport, contributions, periodReport, sessionReport } = reports;
+  const cs = contributions(records, filters);
   const right = [false, true, true, true, true, true, true, true];
   if (report === "session") {
     const r = sessionReport(cs);
