@@ -1,0 +1,279 @@
+// `show SESSION`: one conversation, from the round chain's fold when the local root has a chain
+// for the session (@lake/chain foldChain; record text read from the landed files with @lake/store
+// readLanded), else from the fleet's events. Both become the same ShowConversation and are
+// rendered by the same code.
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { RecordRef, StreamNode, ToolCall } from "@lake/chain";
+import { ReaderError } from "./errors.js";
+import { clip } from "./format.js";
+
+/** One item of a shown conversation. */
+export interface ShowItem {
+  kind: string;
+  ts: string | null;
+  stream: string;
+  /** The turn of its stream (0-based): a user record opens the next one. */
+  turn: number;
+  model?: string;
+  text?: string;
+  redaction_rules?: string[];
+  /** A steering or queued message (chain only). */
+  message?: "steering" | "queued";
+  /** A compaction boundary (chain only). */
+  compaction?: true;
+  /** The record's landed file is gone (a tombstone): its address (chain only). */
+  gone?: { seq: number; row: number };
+  tool?: {
+    name: string | null;
+    call_id: string | null;
+    input: string | null;
+    result: { text: string | null; is_error: boolean | null; exit_code: number | null; redaction_rules?: string[] } | null;
+    child?: { stream: string; items: ShowItem[] };
+  };
+}
+
+/** A stream shown apart from the main one: not launched by a shown call, or a call's second child. */
+export interface OtherStream {
+  stream: string;
+  /** The call that launched it, when one did. */
+  launched_by?: string;
+  items: ShowItem[];
+}
+
+/** A session's conversation (the JSON `show --json` prints). */
+export interface ShowConversation {
+  session_id: string;
+  runtime: string;
+  /** The fleet agent (events), or null for the local root (chain). */
+  agent: string | null;
+  source: "chain" | "events";
+  first_ts: string | null;
+  last_ts: string | null;
+  /** Chain only: rounds folded, the landed seq they reach, and landed files gone since (tombstones). */
+  chain?: { root: string; rounds: number; through_seq: number; tombstones: { seq: number; rows: number }[] };
+  items: ShowItem[];
+  other_streams: OtherStream[];
+}
+
+/** A record as show reads it (a landed row, or an events row made plain). */
+export type ShowRecord = Record<string, unknown>;
+
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v));
+
+/** The masks of a record, when any rule fired. */
+export function maskRules(r: ShowRecord): { redaction_rules?: string[] } {
+  const x = (r.redaction_rules as string[] | null | undefined) ?? [];
+  return x.length ? { redaction_rules: x } : {};
+}
+
+/** A tool result as shown beside its call. */
+export function resultOf(res: ShowRecord): NonNullable<NonNullable<ShowItem["tool"]>["result"]> {
+  return { text: str(res.text ?? res.raw), is_error: (res.is_error ?? null) as boolean | null, exit_code: (res.exit_code ?? null) as number | null, ...maskRules(res) };
+}
+
+/** A record that is neither a tool call nor a result shown beside its call; undefined when it has nothing to show. */
+export function plainItem(r: ShowRecord, stream: string, turn: number): ShowItem | undefined {
+  const kind = String(r.kind);
+  if (kind === "tool_result") return { kind, ts: str(r.ts), stream, turn, text: String(r.text ?? ""), ...maskRules(r) };
+  if (kind === "usage" || kind === "meta") return undefined;
+  const text = str(r.text ?? r.raw);
+  if (text === null || text === "") return undefined;
+  const item: ShowItem = { kind, ts: str(r.ts), stream, turn, text, ...maskRules(r) };
+  if (r.model !== null && r.model !== undefined) item.model = String(r.model);
+  return item;
+}
+
+/** A tool call item (without its child). */
+export function callItem(r: ShowRecord, stream: string, turn: number, callId: string | null, res: ShowRecord | undefined): ShowItem {
+  return {
+    kind: "tool_call",
+    ts: str(r.ts),
+    stream,
+    turn,
+    ...maskRules(r),
+    tool: { name: str(r.tool_name), call_id: callId, input: str(r.tool_input), result: res ? resultOf(res) : null },
+  };
+}
+
+/** The chain directory names of the local root (session ids), or [] when it has none. */
+function chainIds(root: string): string[] {
+  const dir = join(root, "_conversations");
+  if (!existsSync(dir)) return [];
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+  } catch (e) {
+    throw new ReaderError("Io", `${dir}: cannot list: ${(e as Error).message}`, { data: { file: dir }, cause: e });
+  }
+}
+
+/** The session a SESSION argument names among `ids` (exact, else a unique prefix); undefined when none. */
+export function pickSession(ids: readonly string[], want: string, where: string): string | undefined {
+  if (ids.includes(want)) return want;
+  const m = ids.filter((id) => id.startsWith(want));
+  if (m.length > 1) throw new ReaderError("Usage", `show: ${JSON.stringify(want)} matches ${m.length} sessions in ${where} (${m.slice(0, 3).join(", ")}…)`);
+  return m[0];
+}
+
+const refKey = (r: RecordRef) => `${r.seq}:${r.row}`;
+
+/**
+ * The conversation of `want` from the local root's round chain, or undefined when the root has no
+ * chain (with rounds) for it. Record text comes from the landed files the rounds cite; a record of a
+ * file that is gone (tombstoned) shows as a `gone` item.
+ */
+export async function chainConversation(root: string, want: string): Promise<ShowConversation | undefined> {
+  const sid = pickSession(chainIds(root), want, `${root}/_conversations`);
+  if (sid === undefined) return undefined;
+  const [{ foldChain, isChainError }, { readLanded, isStoreError }] = await Promise.all([import("@lake/chain"), import("@lake/store")]);
+  let fold;
+  try {
+    fold = await foldChain(root, sid);
+  } catch (e) {
+    if (isChainError(e)) throw new ReaderError("Corrupt", `${join(root, "_conversations", sid)}: ${(e as Error).message}`, { data: { file: join(root, "_conversations", sid) }, cause: e });
+    throw e;
+  }
+  if (fold.rounds.length === 0) return undefined;
+  const landed = new Map<number, string[] | null>();
+  const load = (ref: RecordRef): ShowRecord | null => {
+    let rows = landed.get(ref.seq);
+    if (rows === undefined) {
+      try {
+        rows = readLanded(root, sid, ref.seq).rows;
+      } catch (e) {
+        if (!isStoreError(e) || e.code !== "NotFound") {
+          throw new ReaderError("Corrupt", `${join(root, sid)}: landed file ${ref.seq}: ${(e as Error).message}`, { data: { file: join(root, sid) }, cause: e });
+        }
+        rows = null;
+      }
+      landed.set(ref.seq, rows);
+    }
+    const text = rows?.[ref.row];
+    if (text === undefined) return null;
+    try {
+      return JSON.parse(text) as ShowRecord;
+    } catch (e) {
+      throw new ReaderError("Corrupt", `${join(root, sid)}: landed file ${ref.seq} row ${ref.row}: not JSON`, { data: { file: join(root, sid) }, cause: e });
+    }
+  };
+  // A result shown beside its call is not shown again where it lies.
+  const besideCall = new Set<string>();
+  const callAt = new Map<string, ToolCall>();
+  for (const c of fold.calls) {
+    if (c.call) callAt.set(refKey(c.call), c);
+    if (c.call && c.result) besideCall.add(refKey(c.result));
+  }
+  const seen: ShowRecord[] = [];
+  const others: OtherStream[] = [];
+  const build = (node: StreamNode, depth: number): ShowItem[] => {
+    const out: ShowItem[] = [];
+    for (const turn of node.turns) {
+      const compactions = new Set(turn.compactions.map((c) => refKey(c.at)));
+      const messages = new Map(turn.messages.map((m) => [refKey(m.at), m.type]));
+      for (const ref of turn.records) {
+        const key = refKey(ref);
+        if (besideCall.has(key)) continue;
+        const r = load(ref);
+        if (r === null) {
+          out.push({ kind: "gone", ts: null, stream: node.name, turn: turn.index, gone: { seq: ref.seq, row: ref.row }, text: `[landed file ${ref.seq} is gone: record ${ref.row} not shown]` });
+          continue;
+        }
+        seen.push(r);
+        if (compactions.has(key)) {
+          out.push({ kind: "compaction", ts: str(r.ts), stream: node.name, turn: turn.index, compaction: true, text: str(r.text) ?? "context compacted" });
+          continue;
+        }
+        const call = callAt.get(key);
+        if (call) {
+          const res = call.result ? load(call.result) : null;
+          const item = callItem(r, node.name, turn.index, call.id, res ?? undefined);
+          if (call.result && res === null) item.tool!.result = { text: `[landed file ${call.result.seq} is gone: result not shown]`, is_error: null, exit_code: null };
+          call.children.forEach((child, i) => {
+            const items = depth < 16 ? build(child, depth + 1) : [];
+            if (i === 0) item.tool!.child = { stream: child.name, items };
+            else others.push({ stream: child.name, launched_by: call.id, items });
+          });
+          out.push(item);
+          continue;
+        }
+        const item = plainItem(r, node.name, turn.index);
+        if (!item) continue;
+        const m = messages.get(key);
+        if (m) item.message = m;
+        out.push(item);
+      }
+    }
+    return out;
+  };
+  const items = build(fold.main, 0);
+  for (const d of fold.detached) others.push({ stream: d.name, items: build(d, 1) });
+  const tss = seen.map((r) => str(r.ts)).filter((t): t is string => t !== null).sort();
+  return {
+    session_id: sid,
+    runtime: String(seen.find((r) => r.runtime)?.runtime ?? ""),
+    agent: null,
+    source: "chain",
+    first_ts: tss[0] ?? null,
+    last_ts: tss[tss.length - 1] ?? null,
+    chain: { root, rounds: fold.rounds.length, through_seq: fold.throughSeq, tombstones: fold.tombstones.map((t) => ({ seq: t.seq, rows: t.rows })) },
+    items,
+    other_streams: others,
+  };
+}
+
+/** The text rendering of a conversation (the same for both sources). */
+export function renderConversation(conv: ShowConversation, full: boolean): string {
+  const n = full ? Infinity : 400;
+  const from = conv.source === "chain" ? `from the round chain (${conv.chain?.rounds ?? 0} round(s), ${conv.chain?.root ?? ""})` : "from events";
+  const who = conv.agent === null ? "local root" : `agent ${conv.agent}`;
+  const lines: string[] = [`session ${conv.session_id} (${conv.runtime}, ${who}) — ${from}`, `${conv.first_ts ?? "?"} → ${conv.last_ts ?? "?"}`];
+  const gone = conv.chain?.tombstones ?? [];
+  if (gone.length) lines.push(`landed files gone (tombstones): ${gone.map((t) => `seq ${t.seq} (${t.rows} records)`).join(", ")}`);
+  lines.push("");
+  const render = (items: readonly ShowItem[], indent: string) => {
+    let turn = -1;
+    for (const it of items) {
+      if (it.turn !== turn) {
+        turn = it.turn;
+        lines.push(`${indent}── turn ${turn} ──`);
+      }
+      const t = it.ts ? it.ts.slice(11, 19) : "--:--:--";
+      const masks = it.redaction_rules && it.redaction_rules.length ? ` [masked: ${it.redaction_rules.join(", ")}]` : "";
+      if (it.tool) {
+        lines.push(`${indent}${t} ⚙ ${it.tool.name ?? "tool"}(${clip(it.tool.input ?? "", Math.min(n, 160))})${masks}`);
+        const r = it.tool.result;
+        if (r) {
+          const status = r.is_error ? "✗" : "✓";
+          const rm = r.redaction_rules && r.redaction_rules.length ? ` [masked: ${r.redaction_rules.join(", ")}]` : "";
+          lines.push(`${indent}         ${status} ${r.exit_code !== null ? `exit ${r.exit_code} ` : ""}${clip(r.text ?? "", n)}${rm}`);
+        } else lines.push(`${indent}         … no result`);
+        if (it.tool.child) {
+          lines.push(`${indent}         ┌ agent ${it.tool.child.stream}`);
+          render(it.tool.child.items, indent + "         │ ");
+          lines.push(`${indent}         └`);
+        }
+        continue;
+      }
+      if (it.compaction) {
+        lines.push(`${indent}${t} ── compaction: ${clip(it.text ?? "", Math.min(n, 160))}`);
+        continue;
+      }
+      if (it.gone) {
+        lines.push(`${indent}${t} ✂ ${it.text ?? ""}`);
+        continue;
+      }
+      const whoSaid = it.kind === "user" ? "user" : it.kind === "assistant" ? `assistant${it.model ? ` (${it.model})` : ""}` : it.kind;
+      const tag = it.message ? ` [${it.message}]` : "";
+      lines.push(`${indent}${t} ${whoSaid}${tag}: ${clip(it.text ?? "", n)}${masks}`);
+    }
+  };
+  render(conv.items, "");
+  for (const o of conv.other_streams) {
+    lines.push("", `agent ${o.stream} (${o.launched_by ? `also launched by call ${o.launched_by}` : "not attached to a call"})`);
+    render(o.items, "  ");
+  }
+  return lines.join("\n") + "\n";
+}
