@@ -105,7 +105,7 @@ export function readCursorFile(path: string): Cursor | undefined {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    if (errno(e) === "ENOENT") return undefined;
+    if (errno(e) === "ENOENT" || errno(e) === "ENOTDIR") return undefined;
     throw ioError(path, "read cursor", e);
   }
   return decodeCursor(text, path);

@@ -15,13 +15,30 @@ export function encodeKv(pairs: ReadonlyArray<readonly [string, string | number 
 /** Decode key/value text; throws Corrupt naming `file` on a malformed line. Later duplicates win. */
 export function decodeKv(text: string, file: string): Map<string, string> {
   const m = new Map<string, string>();
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line === "") continue;
-    const sp = line.search(/[ \t]/);
-    if (sp <= 0) throw new StoreError("Corrupt", `${file}: line ${i + 1}: expected "key value"`, { data: { file, line: i + 1 } });
-    m.set(line.slice(0, sp), line.slice(sp).replace(/^[ \t]+/, ""));
+  let start = 0;
+  let lineNo = 0;
+  while (start < text.length) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    lineNo++;
+    if (end > start) {
+      // key: up to the first space or tab; value: after the run of spaces and tabs that follows.
+      let sp = start;
+      while (sp < end) {
+        const c = text.charCodeAt(sp);
+        if (c === 32 || c === 9) break;
+        sp++;
+      }
+      if (sp === start || sp === end) throw new StoreError("Corrupt", `${file}: line ${lineNo}: expected "key value"`, { data: { file, line: lineNo } });
+      let v = sp + 1;
+      while (v < end) {
+        const c = text.charCodeAt(v);
+        if (c !== 32 && c !== 9) break;
+        v++;
+      }
+      m.set(text.slice(start, sp), text.slice(v, end));
+    }
+    start = end + 1;
   }
   return m;
 }

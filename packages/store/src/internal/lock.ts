@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { randomBytes, randomUUID } from "node:crypto";
+import { closeSync, fstatSync, lstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync, type BigIntStats } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { StoreError, errno, ioError } from "./errors.js";
@@ -95,22 +95,32 @@ function isStale(r: { holder: LockHolder | undefined; ageMs: number }): boolean 
   return holderLiveness(r.holder) === "dead";
 }
 
-function tryCreate(path: string, content: string, step?: StepHook): boolean {
+/** What identifies one created lock file: a file that replaced it differs in ino or ctime. */
+interface FileIdentity {
+  readonly ino: bigint;
+  readonly ctimeNs: bigint;
+}
+
+function identity(st: BigIntStats): FileIdentity {
+  return { ino: st.ino, ctimeNs: st.ctimeNs };
+}
+
+function tryCreate(path: string, content: string, step?: StepHook): FileIdentity | undefined {
   let fd: number;
   step?.("lock:create");
   try {
     fd = openSync(path, "wx", 0o644);
   } catch (e) {
-    if (errno(e) === "EEXIST") return false;
+    if (errno(e) === "EEXIST") return undefined;
     throw ioError(path, "create lock", e);
   }
   try {
     // No fsync: a lock matters only while its holder lives; after a machine crash the boot id makes it stale.
     writeSync(fd, content);
+    return identity(fstatSync(fd, { bigint: true }));
   } finally {
     closeSync(fd);
   }
-  return true;
 }
 
 /**
@@ -143,22 +153,28 @@ function breakStale(path: string, staleToken: string | undefined, step?: StepHoo
   }
 }
 
+/** This process's pid, host, boot id and start time: read once (they do not change while it lives). */
+let selfHead: string | undefined;
+
 function holderText(token: string): string {
-  const pairs: Array<[string, string | number | undefined]> = [
+  selfHead ??= encodeKv([
     ["pid", process.pid],
     ["host", hostname()],
     ["boot_id", BOOT_ID],
     ["proc_start", procStart(process.pid)],
-    ["acquired_at", new Date().toISOString()],
-    ["token", token],
-  ];
-  return encodeKv(pairs);
+  ]);
+  return selfHead + encodeKv([["acquired_at", new Date().toISOString()], ["token", token]]);
 }
 
 /** A held lock. `release()` removes the lock file if it still carries this holder's token. */
 export interface LockHandle {
   readonly path: string;
   readonly token: string;
+  /**
+   * True when taking the lock broke a stale one: its holder died holding it, so what it guarded
+   * may be half done (a session then scans its directory on open).
+   */
+  readonly recovered: boolean;
   release(): void;
 }
 
@@ -172,15 +188,34 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  */
 export async function acquireLock(dir: string, options: { waitMs?: number; step?: StepHook } = {}): Promise<LockHandle> {
   const path = join(dir, ".lock");
-  const token = randomBytes(12).toString("hex");
+  const token = randomUUID().replaceAll("-", "");
   const deadline = Date.now() + (options.waitMs ?? 0);
   let delay = 10;
+  let recovered = false;
   for (;;) {
-    if (tryCreate(path, holderText(token), options.step)) {
+    const made = tryCreate(path, holderText(token), options.step);
+    if (made) {
       return {
         path,
         token,
+        recovered,
         release() {
+          // The file this holder created (same inode, untouched since): remove it without reading it.
+          let same = false;
+          try {
+            const st = lstatSync(path, { bigint: true });
+            same = st.ino === made.ino && st.ctimeNs === made.ctimeNs;
+          } catch (e) {
+            if (errno(e) === "ENOENT") return;
+          }
+          if (same) {
+            try {
+              unlinkSync(path);
+            } catch (e) {
+              if (errno(e) !== "ENOENT") throw ioError(path, "release lock", e);
+            }
+            return;
+          }
           const r = readHolder(path);
           if (r !== "gone" && r.holder?.token === token) {
             try {
@@ -196,6 +231,7 @@ export async function acquireLock(dir: string, options: { waitMs?: number; step?
     if (r === "gone") continue;
     if (isStale(r)) {
       breakStale(path, r.holder?.token, options.step);
+      recovered = true;
       continue;
     }
     if (Date.now() >= deadline) {
