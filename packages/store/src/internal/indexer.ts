@@ -105,92 +105,90 @@ interface IndexState {
   bytes: number;
 }
 
-class Writer {
-  private bufs: Buffer[] = [];
-  private cur = Buffer.allocUnsafe(1 << 16);
-  private pos = 0;
-  private ensure(n: number): void {
-    if (this.pos + n <= this.cur.length) return;
-    this.bufs.push(this.cur.subarray(0, this.pos));
-    this.cur = Buffer.allocUnsafe(Math.max(1 << 16, n));
-    this.pos = 0;
-  }
-  u8(v: number): void {
-    this.ensure(1);
-    this.cur[this.pos++] = v;
-  }
-  u32(v: number): void {
-    this.ensure(4);
-    this.cur.writeUInt32LE(v >>> 0, this.pos);
-    this.pos += 4;
-  }
-  bytes(b: Uint8Array): void {
-    this.ensure(b.length);
-    this.cur.set(b, this.pos);
-    this.pos += b.length;
-  }
-  done(): Buffer {
-    this.bufs.push(this.cur.subarray(0, this.pos));
-    return Buffer.concat(this.bufs);
-  }
-}
-
 /** One block's content before encoding. */
 export interface IndexBlock {
   readonly files: readonly IndexedFile[];
   readonly entries: readonly IndexEntry[];
 }
 
+const FILE_ROW_BYTES = 4 + 4 + 1 + 4 + 4 + 32 + 4;
+const NFIELDS = ENTRY_STRING_FIELDS.length;
+const ENTRY_ROW_BYTES = 4 + 4 + 1 + 4 + 4 * NFIELDS;
+
 /** Encode one block (see README "Index format"). Entries must belong to the block's files. */
 export function encodeBlock(block: IndexBlock): { bytes: Buffer; strings: number } {
+  // String refs are block-local, numbered in order of first use: file names, streams, kinds, then
+  // each entry's kind and fields in their on-disk order.
   const strings = new Map<string, number>();
+  const table: string[] = [];
+  let stringBytes = 0;
   const sid = (s: string): number => {
     let i = strings.get(s);
     if (i === undefined) {
-      i = strings.size;
+      i = table.length;
       strings.set(s, i);
+      table.push(s);
+      stringBytes += 4 + Buffer.byteLength(s, "utf8");
     }
     return i;
   };
-  const fileRows = block.files.map((f) => ({ f, name: sid(f.name), stream: sid(f.stream), kind: sid(f.kind) }));
-  const entryRows = block.entries.map((e) => ({ e, kind: sid(e.kind), refs: ENTRY_STRING_FIELDS.map((k) => (e[k] === undefined ? NONE : sid(e[k]!))) }));
-  const body = new Writer();
-  const first = block.files.length ? block.files[0]!.seq : 0;
-  const last = block.files.length ? block.files[block.files.length - 1]!.seq : 0;
-  body.u32(first);
-  body.u32(last);
-  body.u32(strings.size);
-  body.u32(block.files.length);
-  body.u32(block.entries.length);
-  for (const s of strings.keys()) {
-    const b = Buffer.from(s, "utf8");
-    body.u32(b.length);
-    body.bytes(b);
+  const { files, entries } = block;
+  const fileRefs = new Uint32Array(files.length * 3);
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i]!;
+    fileRefs[i * 3] = sid(f.name);
+    fileRefs[i * 3 + 1] = sid(f.stream);
+    fileRefs[i * 3 + 2] = sid(f.kind);
   }
-  for (const r of fileRows) {
-    body.u32(r.f.seq);
-    body.u32(r.name);
-    body.u8(r.f.area === "runs" ? 1 : 0);
-    body.u32(r.stream);
-    body.u32(r.kind);
-    body.bytes(Buffer.from(r.f.sha256, "hex"));
-    body.u32(r.f.records);
+  const W = 1 + NFIELDS;
+  const entryRefs = new Uint32Array(entries.length * W);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    entryRefs[i * W] = sid(e.kind);
+    for (let j = 0; j < NFIELDS; j++) {
+      const v = e[ENTRY_STRING_FIELDS[j]!];
+      entryRefs[i * W + 1 + j] = v === undefined ? NONE : sid(v);
+    }
   }
-  for (const r of entryRows) {
-    const e = r.e;
-    body.u32(e.seq);
-    body.u32(e.row);
-    body.u8((e.duplicate ? FLAG_DUPLICATE : 0) | (e.is_sidechain ? FLAG_SIDECHAIN : 0) | (e.replayed ? FLAG_REPLAYED : 0) | (e.is_error ? FLAG_ERROR : 0));
-    body.u32(r.kind);
-    for (const ref of r.refs) body.u32(ref);
-  }
-  const content = body.done();
-  const out = Buffer.allocUnsafe(8 + content.length + 4);
+  const contentLen = 20 + stringBytes + files.length * FILE_ROW_BYTES + entries.length * ENTRY_ROW_BYTES;
+  const out = Buffer.allocUnsafe(8 + contentLen + 4);
   BLOCK_MAGIC.copy(out, 0);
-  out.writeUInt32LE(content.length + 4, 4);
-  content.copy(out, 8);
-  out.writeUInt32LE(crc32(content), 8 + content.length);
-  return { bytes: out, strings: strings.size };
+  out.writeUInt32LE(contentLen + 4, 4);
+  let p = 8;
+  const u32 = (v: number) => {
+    out.writeUInt32LE(v >>> 0, p);
+    p += 4;
+  };
+  u32(files.length ? files[0]!.seq : 0);
+  u32(files.length ? files[files.length - 1]!.seq : 0);
+  u32(table.length);
+  u32(files.length);
+  u32(entries.length);
+  for (const s of table) {
+    const n = out.write(s, p + 4, "utf8");
+    u32(n);
+    p += n;
+  }
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i]!;
+    u32(f.seq);
+    u32(fileRefs[i * 3]!);
+    out[p++] = f.area === "runs" ? 1 : 0;
+    u32(fileRefs[i * 3 + 1]!);
+    u32(fileRefs[i * 3 + 2]!);
+    if (out.write(f.sha256, p, "hex") !== 32) throw new StoreError("InvalidArgument", `index: file ${f.rel} has no SHA-256 hex digest`);
+    p += 32;
+    u32(f.records);
+  }
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    u32(e.seq);
+    u32(e.row);
+    out[p++] = (e.duplicate ? FLAG_DUPLICATE : 0) | (e.is_sidechain ? FLAG_SIDECHAIN : 0) | (e.replayed ? FLAG_REPLAYED : 0) | (e.is_error ? FLAG_ERROR : 0);
+    for (let j = 0; j < W; j++) u32(entryRefs[i * W + j]!);
+  }
+  out.writeUInt32LE(crc32(out.subarray(8, p)), p);
+  return { bytes: out, strings: table.length };
 }
 
 /** The 8-byte header of entries.bin: `LKIX` and the schema as u32 LE. */
@@ -316,11 +314,80 @@ function stateText(s: IndexState): string {
 
 const DEDUPE_SEP = "\u0000";
 
-/** Build the block content for some landed files. `seen` holds `area/stream\0record_id` keys already indexed, and is extended. */
-export function indexFiles(sessionDir: string, refs: readonly LandedRef[], seen: Set<string>): IndexBlock {
+/** An entry before its duplicate flag is known. */
+export type PendingEntry = Omit<IndexEntry, "duplicate">;
+
+/**
+ * A file this session just landed, with its entries taken from the records it wrote: the index
+ * update uses it instead of reading the file back.
+ */
+export interface PendingFile {
+  readonly file: IndexedFile;
+  readonly entries: readonly PendingEntry[];
+}
+
+const isOwnEnumerable = Object.prototype.propertyIsEnumerable;
+const ENTRY_KEYS = ["kind", ...ENTRY_STRING_FIELDS, "is_sidechain", "replayed", "is_error"] as const;
+
+/**
+ * The identifiers and roles of one record as written: `r` is the object that was serialised.
+ * Fields are read as JSON.parse would give them back; an object with its own toJSON (or a field
+ * holding an object) goes through a JSON round trip so the result is exactly that.
+ */
+export function pendingEntry(r: object, file: { seq: number; area: Area; stream: string; kind: string }, row: number): PendingEntry {
+  let o = r as Record<string, unknown>;
+  let round = typeof o.toJSON === "function";
+  if (!round) {
+    for (const k of ENTRY_KEYS) {
+      const v = o[k];
+      if (v === undefined) continue;
+      if ((typeof v === "object" && v !== null) || !isOwnEnumerable.call(o, k)) {
+        round = true;
+        break;
+      }
+    }
+  }
+  if (round) {
+    const v: unknown = JSON.parse(JSON.stringify(r));
+    o = typeof v === "object" && v !== null ? (v as Record<string, unknown>) : {};
+  }
+  return entryFrom(o, file, row);
+}
+
+function entryFrom(r: Record<string, unknown>, ref: { seq: number; area: Area; stream: string; kind: string }, row: number): PendingEntry {
+  const e: Record<string, unknown> = { seq: ref.seq, row, area: ref.area, stream: ref.stream, kind: typeof r.kind === "string" ? r.kind : "", file_kind: ref.kind };
+  for (const k of ENTRY_STRING_FIELDS) if (typeof r[k] === "string") e[k] = r[k];
+  if (r.is_sidechain === true) e.is_sidechain = true;
+  if (r.replayed === true) e.replayed = true;
+  if (r.is_error === true) e.is_error = true;
+  return e as unknown as PendingEntry;
+}
+
+function markDuplicate(e: PendingEntry, seen: Set<string>): IndexEntry {
+  let dup = false;
+  if (e.record_id !== undefined) {
+    const key = `${e.area}/${e.stream}${DEDUPE_SEP}${e.record_id}`;
+    if (seen.has(key)) dup = true;
+    else seen.add(key);
+  }
+  (e as { duplicate?: boolean }).duplicate = dup;
+  return e as IndexEntry;
+}
+
+/**
+ * Build the block content for some landed files. `seen` holds `area/stream\0record_id` keys
+ * already indexed, and is extended. Files found in `pending` are taken from it, not read back.
+ */
+export function indexFiles(sessionDir: string, refs: readonly LandedRef[], seen: Set<string>, pending?: ReadonlyMap<number, PendingFile>): IndexBlock {
   const files: IndexedFile[] = [];
   const entries: IndexEntry[] = [];
   for (const ref of refs) {
+    const p = pending?.get(ref.seq);
+    if (p && p.file.rel === ref.rel) {
+      files.push(p.file);
+      for (const e of p.entries) entries.push(markDuplicate({ ...e }, seen));
+      continue;
+    }
     const path = join(sessionDir, ref.rel);
     let buf: Buffer;
     try {
@@ -345,19 +412,7 @@ export function indexFiles(sessionDir: string, refs: readonly LandedRef[], seen:
       } catch {
         /* verify names it */
       }
-      const e: Record<string, unknown> = { seq: ref.seq, row, area: ref.area, stream: ref.stream, kind: typeof r.kind === "string" ? r.kind : "", file_kind: ref.kind };
-      for (const k of ENTRY_STRING_FIELDS) if (typeof r[k] === "string") e[k] = r[k];
-      if (r.is_sidechain === true) e.is_sidechain = true;
-      if (r.replayed === true) e.replayed = true;
-      if (r.is_error === true) e.is_error = true;
-      let dup = false;
-      if (typeof r.record_id === "string") {
-        const key = `${ref.area}/${ref.stream}${DEDUPE_SEP}${r.record_id}`;
-        if (seen.has(key)) dup = true;
-        else seen.add(key);
-      }
-      e.duplicate = dup;
-      entries.push(e as unknown as IndexEntry);
+      entries.push(markDuplicate(entryFrom(r, ref, row), seen));
     }
   }
   return { files, entries };
@@ -373,8 +428,13 @@ const caches = new WeakMap<object, IndexCache>();
 /** The session facets the indexer needs. */
 export interface IndexTarget {
   readonly dir: string;
+  /** Landed files on disk in sequence order (a session may scan its directory to answer). */
   readonly landed: readonly LandedRef[];
   readonly opts: { readonly onStep?: StepHook; readonly fsync?: boolean };
+  /** The highest landed sequence as far as known without listing the directory, and whether it was listed. */
+  highestSeqHint?(): { seq: number; scanned: boolean };
+  /** Files landed by this session and not yet indexed, by sequence (consumed by the update). */
+  readonly pendingIndex?: Map<number, PendingFile>;
 }
 
 function loadExisting(dir: string): { state: IndexState; seen: Set<string> } | undefined {
@@ -411,11 +471,15 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
     // Someone may have deleted index/ under us: check the state is still there.
     const s = readState(statePath);
     if (!s || s.indexed_seq !== cache.state.indexed_seq || s.bytes !== cache.state.bytes) cache = undefined;
+    const hint = session.highestSeqHint?.();
+    if (cache && hint && !hint.scanned && cache.state.indexed_seq >= hint.seq) return { indexedSeq: cache.state.indexed_seq, files: 0, entries: 0, rebuilt: false };
   }
   if (!cache) {
-    // Nothing new and a plausible index on disk: a no-op pass does not decode entries.bin.
+    // Nothing new and a plausible index on disk: a no-op pass does not decode entries.bin. When
+    // session.state already says nothing lies above indexed_seq, the directory is not listed.
     const s = readState(statePath);
-    const maxLanded = session.landed.length ? session.landed[session.landed.length - 1]!.seq : 0;
+    const hint = session.highestSeqHint?.();
+    const maxLanded = hint && (hint.scanned || (s !== undefined && s.indexed_seq >= hint.seq)) ? hint.seq : session.landed.length ? session.landed[session.landed.length - 1]!.seq : 0;
     if (s && s.schema === INDEX_SCHEMA && s.indexed_seq >= maxLanded) {
       let size = -1;
       try {
@@ -434,7 +498,7 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
   const todo = session.landed.filter((l) => l.seq > state.indexed_seq);
   if (!rebuild && todo.length === 0) return { indexedSeq: state.indexed_seq, files: 0, entries: 0, rebuilt: false };
   mkdirSync(idxDir, { recursive: true });
-  const block = indexFiles(session.dir, todo, seen);
+  const block = indexFiles(session.dir, todo, seen, session.pendingIndex);
   const enc = block.files.length ? encodeBlock(block) : undefined;
   if (rebuild) {
     replaceAtomic(binPath, idxDir, enc ? Buffer.concat([encodeIndexHeader(), enc.bytes]) : encodeIndexHeader(), step, "index", sync);
@@ -467,6 +531,7 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
   state.indexed_seq = Math.max(state.indexed_seq, maxSeq);
   replaceAtomic(statePath, idxDir, stateText(state), step, "index-state", sync);
   caches.set(session, { state, seen });
+  if (session.pendingIndex) for (const seq of session.pendingIndex.keys()) if (seq <= state.indexed_seq) session.pendingIndex.delete(seq);
   return { indexedSeq: state.indexed_seq, files: block.files.length, entries: block.entries.length, rebuilt: rebuild };
 }
 

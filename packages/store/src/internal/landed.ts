@@ -69,6 +69,46 @@ export function buildLanded(h: Omit<LandedHeader, "records" | "body_sha256" | "f
   return { chunks: [head, body], header, bytes: head.length + body.length };
 }
 
+/**
+ * Collects a landed file's record lines straight into one buffer (each line and its `\n`), so a
+ * window's rows are encoded once, not joined and then encoded.
+ */
+export class BodyWriter {
+  private buf: Buffer;
+  private pos = 0;
+  /** Record lines added. */
+  records = 0;
+  constructor(sizeHint = 1 << 16) {
+    this.buf = Buffer.allocUnsafe(Math.max(1 << 12, sizeHint));
+  }
+  /** Add one record line (without its newline). */
+  add(line: string): void {
+    const need = this.pos + line.length * 3 + 1;
+    if (need > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+      this.buf.copy(next, 0, 0, this.pos);
+      this.buf = next;
+    }
+    this.pos += this.buf.write(line, this.pos, "utf8");
+    this.buf[this.pos++] = 10;
+    this.records++;
+  }
+  /** The body bytes (a view of the writer's buffer). */
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+}
+
+/**
+ * Build a landed file's bytes from a body of `records` newline-terminated lines. Fills records and
+ * body_sha256, and gives the SHA-256 of the whole file.
+ */
+export function buildLandedBody(h: Omit<LandedHeader, "records" | "body_sha256" | "format" | "schema">, body: Buffer, records: number): { chunks: Buffer[]; header: LandedHeader; bytes: number; sha256: string } {
+  const header: LandedHeader = { format: LANDED_FORMAT, schema: LANDED_SCHEMA, ...h, records, body_sha256: createHash("sha256").update(body).digest("hex") };
+  const head = Buffer.from(encodeHeader(header));
+  return { chunks: [head, body], header, bytes: head.length + body.length, sha256: createHash("sha256").update(head).update(body).digest("hex") };
+}
+
 /** A decoded landed file. `rows` are the record lines' exact text (no newline). */
 export interface LandedFile {
   readonly header: LandedHeader;

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, type Stats } from "node:fs";
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, unlinkSync, type Stats } from "node:fs";
 import { join } from "node:path";
+import { uptime } from "node:os";
 import type { CanonicalRecord } from "@lake/events";
 import { StoreError, errno, ioError } from "./errors.js";
 import { replaceAtomic, landNoReplace, type StepHook } from "./fsx.js";
@@ -8,9 +9,9 @@ import { decodeKv, encodeKv, kvInt } from "./kv.js";
 import { acquireLock, type LockHandle } from "./lock.js";
 import { checkId, checkKind, formatStamp, isoMicros, landedName, nowNs, type Area } from "./names.js";
 import { CURSOR_SCHEMA, encodeCursor, readCursorFile, type AppendCursor, type Cursor, type SnapshotCursor } from "./cursor.js";
-import { buildLanded } from "./landed.js";
+import { BodyWriter, buildLandedBody } from "./landed.js";
 import { scanSession, type LandedRef } from "./scan.js";
-import { updateIndexFor, type IndexUpdate } from "./indexer.js";
+import { pendingEntry, updateIndexFor, type IndexUpdate, type PendingFile } from "./indexer.js";
 
 /** The tail window: the bytes before offset that must still match tail_sha256. */
 export const TAIL_WINDOW = 1024 * 1024;
@@ -190,10 +191,35 @@ function mtimeSec(st: Stats): number {
   return Math.floor(st.mtimeMs / 1000);
 }
 
+/** Wall-clock time this machine booted (ms since the epoch), or undefined where unknown. */
+const BOOT_MS = (() => {
+  const up = uptime();
+  return Number.isFinite(up) && up > 0 ? Date.now() - up * 1000 : undefined;
+})();
+
+/** What session.state says. */
+interface SessionState {
+  readonly nextSeq: number;
+  /** last_scan as ms since the epoch (NaN when unreadable). */
+  readonly lastScanMs: number;
+}
+
+/** What a scan of the session directory found, kept current as the session lands files. */
+interface ScanState {
+  readonly landed: LandedRef[];
+  readonly cursorFiles: Set<string>;
+}
+
 /**
  * A session opened under its lock. One collector per session: the lock is held until `close()`.
- * Opening raises the sequence counter above the highest sequence on disk and removes temporary
- * files a crashed writer left.
+ * Before it issues a sequence number, the session raises its counter above the highest sequence on
+ * disk, and opening removes temporary files a crashed writer left.
+ *
+ * The directory is scanned at open only when a crash may have left something behind: the lock was
+ * broken from a dead holder, session.state is missing, or it was written before this machine last
+ * booted. Otherwise the scan waits until it is needed (the first file landed, the index catching
+ * up, pruning, the {@link SessionStore.landed} list), so a pass over unchanged sources reads only
+ * their cursors. A cursor whose `last_seq` reaches the counter also triggers the scan.
  */
 export class SessionStore {
   /** Storage root. */
@@ -201,18 +227,19 @@ export class SessionStore {
   readonly sessionId: string;
   /** `<root>/<session-id>`. */
   readonly dir: string;
-  /** Landed files on disk, in sequence order (kept current as the session lands files). */
-  readonly landed: LandedRef[];
-  /** Cursor files on disk, relative to the session directory. */
-  readonly cursorFiles: Set<string>;
   /** @internal */ readonly opts: SessionOptions;
   /** @internal */ readonly cursors = new Map<string, Cursor>();
   private lock: LockHandle | undefined;
   private seq: number;
   private stateSeq: number;
+  private scanned: ScanState | undefined;
+  /** session.state predates this boot: rewrite it (last_scan) once the scan is done. */
+  private stateStale = false;
   private madeDirs = new Set<string>();
   /** Sources in conflict noticed so far by this open session (so a watcher names each once). */
   readonly knownConflicts = new Set<string>();
+  /** @internal files this session landed that the index has not taken yet: their entries, so the update reads nothing back. */
+  readonly pendingIndex = new Map<number, PendingFile>();
 
   /** @internal use {@link openSession}. */
   constructor(root: string, sessionId: string, lock: LockHandle, opts: SessionOptions) {
@@ -221,6 +248,20 @@ export class SessionStore {
     this.dir = join(root, sessionId);
     this.lock = lock;
     this.opts = opts;
+    const st = this.readState();
+    this.stateSeq = st?.nextSeq ?? 1;
+    this.seq = this.stateSeq;
+    const rebooted = st !== undefined && BOOT_MS !== undefined && !(st.lastScanMs > BOOT_MS + 1000);
+    this.stateStale = rebooted;
+    if (lock.recovered || st === undefined || rebooted) this.scan();
+  }
+
+  /**
+   * Scan the session directory (once per open): remove temporary files a crash left, list landed
+   * files and cursors, and raise the counter above the highest sequence on disk.
+   */
+  private scan(): ScanState {
+    if (this.scanned) return this.scanned;
     const scan = scanSession(this.dir);
     for (const t of scan.temps) {
       try {
@@ -229,28 +270,47 @@ export class SessionStore {
         if (errno(e) !== "ENOENT") throw ioError(join(this.dir, t), "remove temporary file", e);
       }
     }
-    this.landed = scan.landed;
-    this.cursorFiles = new Set(scan.cursors.map((c) => c.rel));
     const maxOnDisk = scan.landed.length ? scan.landed[scan.landed.length - 1]!.seq : 0;
-    const st = this.readState();
-    this.stateSeq = st;
-    this.seq = Math.max(st, maxOnDisk + 1);
+    this.seq = Math.max(this.seq, maxOnDisk + 1);
+    this.scanned = { landed: scan.landed, cursorFiles: new Set(scan.cursors.map((c) => c.rel)) };
+    return this.scanned;
   }
 
-  private readState(): number {
+  /** Landed files on disk, in sequence order (kept current as the session lands files). */
+  get landed(): LandedRef[] {
+    return this.scan().landed;
+  }
+
+  /** Cursor files on disk, relative to the session directory. */
+  get cursorFiles(): Set<string> {
+    return this.scan().cursorFiles;
+  }
+
+  /**
+   * @internal the highest landed sequence as far as known without a scan: the last landed file
+   * once scanned, else the one below session.state's next_seq.
+   */
+  highestSeqHint(): { seq: number; scanned: boolean } {
+    if (this.scanned) return { seq: this.scanned.landed.length ? this.scanned.landed[this.scanned.landed.length - 1]!.seq : 0, scanned: true };
+    return { seq: this.seq - 1, scanned: false };
+  }
+
+  private readState(): SessionState | undefined {
     const p = join(this.dir, "session.state");
     let text: string;
     try {
       text = readFileSync(p, "utf8");
     } catch (e) {
-      if (errno(e) === "ENOENT") return 1;
+      if (errno(e) === "ENOENT") return undefined;
       throw ioError(p, "read session state", e);
     }
-    return kvInt(decodeKv(text, p), "next_seq", p) ?? 1;
+    const m = decodeKv(text, p);
+    return { nextSeq: kvInt(m, "next_seq", p) ?? 1, lastScanMs: Date.parse(m.get("last_scan") ?? "") };
   }
 
   /** The next sequence number the session will issue. */
   get nextSeq(): number {
+    this.scan();
     return this.seq;
   }
 
@@ -266,6 +326,7 @@ export class SessionStore {
 
   /** @internal issue the next sequence number. */
   issueSeq(): number {
+    this.scan();
     return this.seq++;
   }
 
@@ -280,9 +341,13 @@ export class SessionStore {
   loadCursor(rel: string): Cursor | undefined {
     const c = this.cursors.get(rel);
     if (c) return c;
-    if (!this.cursorFiles.has(rel)) return undefined;
+    if (this.scanned && !this.scanned.cursorFiles.has(rel)) return undefined;
     const r = readCursorFile(join(this.dir, rel));
-    if (r) this.cursors.set(rel, r);
+    if (r) {
+      this.cursors.set(rel, r);
+      // A file landed past what session.state says: a crash went unnoticed. Scan before going on.
+      if (!this.scanned && r.last_seq >= this.seq) this.scan();
+    }
     return r;
   }
 
@@ -293,19 +358,20 @@ export class SessionStore {
     this.ensureDir(d);
     replaceAtomic(p, d, encodeCursor(c), this.opts.onStep, "cursor", this.opts.fsync !== false);
     this.cursors.set(rel, c);
-    this.cursorFiles.add(rel);
+    this.scanned?.cursorFiles.add(rel);
   }
 
-  /** Write session.state (next_seq, liveness unknown, last scan) when the counter moved. */
+  /** Write session.state (next_seq, liveness unknown, last scan) when the counter moved (or it predates this boot). */
   saveState(force = false): void {
     this.assertOpen();
-    if (!force && this.seq === this.stateSeq) return;
+    if (!force && this.seq === this.stateSeq && !this.stateStale) return;
     this.ensureDir(this.dir);
     const text = encodeKv([
       ["schema", 1], ["session", this.sessionId], ["next_seq", this.seq], ["liveness", "unknown"], ["last_scan", isoMicros(nowNs())],
     ]);
     replaceAtomic(join(this.dir, "session.state"), this.dir, text, this.opts.onStep, "state", this.opts.fsync !== false);
     this.stateSeq = this.seq;
+    this.stateStale = false;
   }
 
   /** Start a pass: every file it lands carries the pass's UTC stamp. */
@@ -326,6 +392,7 @@ export class SessionStore {
     try {
       this.saveState();
     } finally {
+      this.pendingIndex.clear();
       this.lock.release();
       this.lock = undefined;
     }
@@ -411,29 +478,34 @@ export class Pass {
 
   private lastId: string | undefined;
 
-  private async toRecords(src: SourceRef, lines: SourceLine[], invalid: boolean[], convert: Convert): Promise<string[]> {
+  /** Convert a window's lines and serialise the records: once, straight into the landed file's body. */
+  private async toRecords(src: SourceRef, lines: SourceLine[], invalid: boolean[], convert: Convert, sizeHint: number): Promise<{ body: BodyWriter; recs: object[] }> {
     const ctx: ConvertContext = { sessionId: this.session.sessionId, source: src };
-    const out: string[] = [];
+    const body = new BodyWriter(sizeHint);
+    const recs: object[] = [];
     this.lastId = undefined;
     let i = 0;
     while (i < lines.length) {
       if (invalid[i]) {
-        out.push(JSON.stringify(await this.unknownRecord(src, lines[i]!, ctx)));
+        const u = await this.unknownRecord(src, lines[i]!, ctx);
+        body.add(JSON.stringify(u) ?? "");
+        recs.push(u);
         i++;
         continue;
       }
       let j = i;
       while (j < lines.length && !invalid[j]) j++;
-      const recs = await convert(lines.slice(i, j), ctx);
-      if (!Array.isArray(recs)) throw new StoreError("InvalidArgument", `${src.path}: convert did not return an array`, { data: { file: src.path } });
-      for (const r of recs) {
+      const recsOut = await convert(lines.slice(i, j), ctx);
+      if (!Array.isArray(recsOut)) throw new StoreError("InvalidArgument", `${src.path}: convert did not return an array`, { data: { file: src.path } });
+      for (const r of recsOut as readonly CanonicalRecord[]) {
         if (typeof r !== "object" || r === null) throw new StoreError("InvalidArgument", `${src.path}: convert returned a non-object record`, { data: { file: src.path } });
-        out.push(JSON.stringify(r));
+        body.add(JSON.stringify(r) ?? "");
+        recs.push(r);
         if (typeof r.record_id === "string") this.lastId = r.record_id;
       }
       i = j;
     }
-    return out;
+    return { body, recs };
   }
 
   private async unknownRecord(src: SourceRef, l: SourceLine, ctx: ConvertContext): Promise<CanonicalRecord> {
@@ -482,25 +554,32 @@ export class Pass {
     return { lines, invalid };
   }
 
-  private land(src: SourceRef, area: Area, dirRel: string, cursor: "append" | "snapshot", range: { first_offset: number; end_offset: number; first_line: number; last_line: number }, rows: string[], contentSha?: string): { seq: number; rel: string; records: number; bytes: number } {
+  private land(src: SourceRef, area: Area, dirRel: string, cursor: "append" | "snapshot", range: { first_offset: number; end_offset: number; first_line: number; last_line: number }, out: { body: BodyWriter; recs: readonly object[] }, contentSha?: string): { seq: number; rel: string; records: number; bytes: number } {
     const s = this.session;
     const seq = s.issueSeq();
     const name = landedName(src.kind, this.stamp, seq);
-    const built = buildLanded(
+    const records = out.body.records;
+    const built = buildLandedBody(
       {
         session: s.sessionId, area, stream: src.stream, kind: src.kind, cursor, source: src.source, seq, collected_at: this.stamp, ...range,
         ...(contentSha !== undefined ? { content_sha256: contentSha } : {}), adapter: src.adapter, adapter_version: src.adapterVersion,
       },
-      rows,
+      out.body.bytes(),
+      records,
     );
     const dir = join(s.dir, dirRel);
     s.ensureDir(dir);
     landNoReplace(dir, name, built.chunks, s.opts.onStep, s.opts.fsync !== false);
     const rel = `${dirRel}/${name}`;
     s.landed.push({ seq, name, area, stream: src.stream, kind: src.kind, stamp: this.stamp, rel });
+    const where = { seq, area, stream: src.stream, kind: src.kind };
+    s.pendingIndex.set(seq, {
+      file: { seq, name, area, stream: src.stream, kind: src.kind, sha256: built.sha256, records, rel },
+      entries: out.recs.map((r, row) => pendingEntry(r, where, row)),
+    });
     this.landedFiles++;
-    this.records += rows.length;
-    return { seq, rel, records: rows.length, bytes: built.bytes };
+    this.records += records;
+    return { seq, rel, records, bytes: built.bytes };
   }
 
   /** Read one window starting at offset: up to the budget, cut at the last complete newline; a longer single line is read whole. null: nothing complete. */
@@ -549,6 +628,16 @@ export class Pass {
     if (cur?.state === "conflict") {
       this.conflicts++;
       return { status: "in_conflict", landed: [], bytesRead: 0 };
+    }
+    if (cur === undefined || cur.state === "active") {
+      // Step 3 without opening the file: same size and identity, nothing new, nothing read.
+      let st0: Stats | undefined;
+      try {
+        st0 = statSync(src.path);
+      } catch {
+        st0 = undefined; // gone or unreadable: the steps below say which
+      }
+      if (st0 && st0.size === (cur?.offset ?? 0) && (cur === undefined || st0.ino === cur.ino)) return { status: "unchanged", landed: [], bytesRead: 0 };
     }
     let fd: number;
     try {
@@ -619,7 +708,7 @@ export class Pass {
         const split = src.framing ? src.framing.split(win, c.offset, c.ord) : this.splitLines(win.subarray(0, win.length - 1), c.offset, c.ord);
         if (split.refuse !== undefined) return { ...this.conflict(src, cursorRel, c, split.refuse, st), landed, bytesRead, ...(reactivated ? { reactivated } : {}) };
         const { lines, invalid } = split;
-        const rows = await this.toRecords(src, lines, invalid, convert);
+        const rows = await this.toRecords(src, lines, invalid, convert, win.length + (win.length >> 1) + 4096);
         const newOffset = c.offset + win.length;
         // Step 7: land, then save the cursor.
         const f = this.land(src, area, dirRel, "append", { first_offset: c.offset, end_offset: newOffset, first_line: c.ord + 1, last_line: c.ord + lines.length }, rows);
@@ -627,7 +716,7 @@ export class Pass {
         bytesRead += win.length;
         const lastUuid = this.lastId ?? c.last_uuid;
         c = {
-          ...c, offset: newOffset, ord: c.ord + lines.length, tail_sha256: tailDigest(fd, newOffset, src.path), size: st.size, mtime: mtimeSec(st),
+          ...c, offset: newOffset, ord: c.ord + lines.length, tail_sha256: win.length >= TAIL_WINDOW ? sha256(win.subarray(win.length - TAIL_WINDOW)) : tailDigest(fd, newOffset, src.path), size: st.size, mtime: mtimeSec(st),
           dev: st.dev, ino: st.ino, last_seq: f.seq, updated_at: isoMicros(nowNs()), state: "active",
         };
         if (lastUuid !== undefined) c.last_uuid = lastUuid;
@@ -706,8 +795,8 @@ export class Pass {
       bad = true;
     }
     const one: SourceLine = { bytes: trimmed, text, value, offset: 0, line: 1 };
-    const rows = await this.toRecords(src, [one], [bad], convert);
-    if (rows.length === 0) throw new StoreError("InvalidArgument", `${src.path}: convert returned no record for a snapshot source`, { data: { file: src.path } });
+    const rows = await this.toRecords(src, [one], [bad], convert, trimmed.length + (trimmed.length >> 1) + 4096);
+    if (rows.body.records === 0) throw new StoreError("InvalidArgument", `${src.path}: convert returned no record for a snapshot source`, { data: { file: src.path } });
     let nlines = 1;
     for (const b of trimmed) if (b === 10) nlines++;
     const f = this.land(src, area, dirRel, "snapshot", { first_offset: 0, end_offset: trimmed.length, first_line: 1, last_line: nlines }, rows, digest);
