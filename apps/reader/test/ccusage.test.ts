@@ -1,5 +1,6 @@
 // ccusage (the npm package, a dev dependency for this test only) reads the same Claude Code files
-// as lake: per-day token totals must agree, and every difference must be explained. The test
+// as lake (records through @lake/adapters, as the collector lands them): per-day token totals must
+// agree, and every difference must be explained. The test
 // models ccusage 20.0.24's counting rules on the raw lines, checks ccusage's output against that
 // model exactly (so the explanations are true), and checks that every day where lake and ccusage
 // differ has at least one of the explaining rules at work, while the other days agree exactly.
@@ -23,8 +24,8 @@ const zero = (): Tok => ({ input: 0, cacheRead: 0, cacheWrite: 0, output: 0 });
 /** Why lake and ccusage may differ on a day. */
 type Reason =
   | "spaced-json" // ccusage skips lines not written as compact JSON ("usage": { with spaces): its fast string prefilter misses them; lake parses them
-  | "no-request-id" // ccusage dedupes only lines that carry both message.id and requestId; lake counts a streamed response once per message.id
-  | "progress-usage"; // a sub-agent's responses seen only inside the parent's progress/agent_progress rows: ccusage counts them, the test converter does not read progress rows
+  | "no-request-id" // ccusage dedupes only lines that carry both message.id and requestId; the adapter keys a response on requestId, else message.id, so lake counts a streamed response once
+  | "progress-usage"; // a sub-agent's responses seen inside the parent's progress/agent_progress rows: ccusage counts them; the adapters never count usage copied into progress rows or Task results (issue 4)
 
 /** ccusage's rules, modelled on the raw lines: per UTC day totals and the reasons at work. */
 function model(files: string[]): { days: Map<string, Tok>; reasons: Map<string, Set<Reason>> } {
@@ -102,7 +103,7 @@ describe("ccusage daily --json and lake-reader usage daily --json on the same Cl
         { input: d.inputTokens, cacheRead: d.cacheReadTokens, cacheWrite: d.cacheCreationTokens, output: d.outputTokens },
       ]),
     );
-    await pushBronze(store, claudeRecords());
+    await pushBronze(store, await claudeRecords());
     const ours = await runJson<{ daily: { date: string; input_tokens: number | null; cached_input_tokens: number | null; cache_write_tokens: number | null; output_tokens: number | null }[] }>(
       ["usage", "daily", "--json", "--store", pathToFileURL(store).href],
       { LAKE_READER_CACHE: join(tmp, "cache") },

@@ -12,6 +12,8 @@ import { run, runJson } from "./support/run.js";
 
 afterAll(cleanupTempDirs);
 
+const fixtures = await claudeRecords();
+
 type Row = Record<string, unknown>;
 
 /** A small hand-made session: a turn, a masked secret, a tool call with its result, a child agent. */
@@ -34,7 +36,6 @@ describe("commands against a local fleet store", () => {
   const root = tempDir("reader-cmd");
   const store = pathToFileURL(join(root, "fleet")).href;
   const env = { LAKE_READER_CACHE: join(root, "cache"), LAKE_ROOT: join(root, "local") };
-  const fixtures = claudeRecords();
   const hand = handMade();
 
   beforeAll(async () => {

@@ -35,7 +35,7 @@ describe("an s3:// fleet store on the radosgw test server, mirrored into the cac
   let records: CanonicalRecord[] = [];
 
   beforeAll(async () => {
-    records = claudeRecords();
+    records = await claudeRecords();
     const pushed = await pushBronze(local, records, { segments: 2 });
     // Compact one partition with lake-maint's marker form (session and part objects).
     const target = pushed.find((p) => p.session === "258c7280-ae70-4798-800f-63464d01a85d")!;

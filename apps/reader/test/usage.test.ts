@@ -9,6 +9,8 @@ import { runJson, run } from "./support/run.js";
 
 afterAll(cleanupTempDirs);
 
+const records = await claudeRecords();
+
 type Row = Record<string, unknown>;
 const expectTokens = (row: Row, u: Usage) => {
   for (const k of USAGE_KEYS) expect(row[k], k).toBe(u[k] ?? null);
@@ -16,7 +18,6 @@ const expectTokens = (row: Row, u: Usage) => {
 };
 
 describe("usage over a local fleet store built from the Claude Code fixtures", () => {
-  const records = claudeRecords();
   const root = tempDir("reader-usage");
   const store = pathToFileURL(root).href;
   const env = { LAKE_READER_CACHE: join(root, "..", "cache-" + Date.now()) };

@@ -1,9 +1,10 @@
-// The Claude Code fixtures of test/fixtures/claude-code, converted by the test-only converter.
+// The Claude Code fixtures of test/fixtures/claude-code as canonical records, through the real
+// adapter: @lake/adapters discover → parseFile → canonicalize (unmasked), as the collector lands them.
 import { readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { CanonicalRecord } from "@lake/events";
-import { convertClaudeFile } from "./claude-convert.js";
+import { claudeCodeAdapter, parseFile } from "@lake/adapters";
+import { canonicalize, type CanonicalRecord } from "@lake/events";
 
 /** test/fixtures/claude-code. */
 export const CLAUDE_FIXTURES = fileURLToPath(new URL("../fixtures/claude-code", import.meta.url));
@@ -22,7 +23,10 @@ export function jsonlFiles(dir: string): string[] {
   return out;
 }
 
-/** Every Claude Code fixture converted to canonical records. */
-export function claudeRecords(): CanonicalRecord[] {
-  return jsonlFiles(CLAUDE_FIXTURES).flatMap((f) => convertClaudeFile(f, relative(CLAUDE_FIXTURES, f)));
+/** The canonical records of every Claude Code source the adapter discovers under `root` (default: the fixtures). */
+export async function claudeRecords(root: string = CLAUDE_FIXTURES): Promise<CanonicalRecord[]> {
+  const found = await claudeCodeAdapter.discover({ roots: [root] });
+  const out: CanonicalRecord[] = [];
+  for (const s of found.sources) for await (const r of parseFile(s.path, { source: s })) out.push(canonicalize(r));
+  return out;
 }
