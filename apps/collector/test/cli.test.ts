@@ -1,5 +1,5 @@
 // verify, repack, status and parse against a real collected root, through the built bin.
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
@@ -137,6 +137,18 @@ describe("status and parse", { timeout: 120_000 }, () => {
     const j = JSON.parse((await runCli(["status", "--root", r, "--json"], env())).stdout) as { cursors: { active: number; source_gone: number }; last_pass: { landed_files: number } };
     expect(j.cursors.source_gone).toBe(1);
     expect(j.last_pass.landed_files).toBe(0);
+  });
+
+  it("status counts a source that grew past its cursor as pending (with the same --source flags as collect)", async () => {
+    const d = tempDir("cli-pending");
+    const t = vendorTree(join(d, "vendor"));
+    const r = join(d, "root");
+    expect((await runCli(["collect", "--root", r, ...t.flags], env())).code).toBe(0);
+    const before = JSON.parse((await runCli(["status", "--root", r, ...t.flags, "--json"], env())).stdout) as { pending: number };
+    expect(before.pending).toBe(0);
+    appendFileSync(join(t.claude, "-home-marco-projects-spotter", "tool_heavy.jsonl"), JSON.stringify({ type: "user", uuid: "00000000-0000-4000-8000-0000000000aa", message: { role: "user", content: "more" } }) + "\n");
+    const after = JSON.parse((await runCli(["status", "--root", r, ...t.flags, "--json"], env())).stdout) as { pending: number };
+    expect(after.pending).toBe(1);
   });
 
   it("parse publishes a round for every session collected with --no-parse, then nothing", async () => {

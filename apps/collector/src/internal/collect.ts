@@ -9,7 +9,7 @@ import { createRedactor, loadOrCreateKey, type Redactor } from "@lake/redact";
 import { checkLostSessions, openSession, type Convert, type LostSessionTracker, type SourceRef as StoreSource } from "@lake/store";
 import { parse as parseChain } from "@lake/chain";
 import { spoolDir } from "./hook.js";
-import { QUARANTINE_TYPE } from "./push.js";
+import { QUARANTINE_TYPE } from "./quarantine.js";
 import { crashTesting, step } from "./crash.js";
 import { walFraming } from "./wal-framing.js";
 import { readFileSync } from "node:fs";
@@ -97,6 +97,22 @@ interface Planned {
 /** The cursor's record of a source: `<runtime>:<path relative to its root>`. */
 export function cursorSource(runtime: string, rel: string): string {
   return `${runtime}:${rel}`;
+}
+
+/**
+ * Map a cursor's source (`<runtime>:<path relative to its root>`) back to the file the adapter
+ * would read, or undefined for a runtime this collector does not read (the cursor is left alone).
+ */
+export function sourceResolver(roots: ReadonlyMap<string, readonly string[]>): (sessionId: string, source: string) => string | undefined {
+  return (_sid, source) => {
+    const i = source.indexOf(":");
+    if (i <= 0) return undefined;
+    const rs = roots.get(source.slice(0, i));
+    if (!rs || rs.length === 0) return undefined;
+    const rel = source.slice(i + 1);
+    for (const r of rs) if (existsSync(join(r, rel))) return join(r, rel);
+    return join(rs[0]!, rel);
+  };
 }
 
 /** Every root to scan per runtime. */
@@ -226,15 +242,7 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   const totalBytes = planned.reduce((a, p) => a + p.src.size, 0);
   let doneBytes = 0;
   let doneSessions = 0;
-  const resolve = (_sid: string, source: string) => {
-    const i = source.indexOf(":");
-    if (i <= 0) return undefined;
-    const rs = roots.get(source.slice(0, i));
-    if (!rs || rs.length === 0) return undefined;
-    const rel = source.slice(i + 1);
-    for (const r of rs) if (existsSync(join(r, rel))) return join(r, rel);
-    return join(rs[0]!, rel);
-  };
+  const resolve = sourceResolver(roots);
   const states = new Map<string, AdapterState>();
   const maskUnknown = (text: string) => {
     const r = redactor.redactString(text);

@@ -27,6 +27,7 @@ import type { FleetRow } from "@lake/segments";
 import { CollectorError } from "./errors.js";
 import type { LocalRoot, LandedFileRef } from "./local-root.js";
 import { step } from "./crash.js";
+import { QUARANTINE_TYPE } from "./quarantine.js";
 
 /** push.state: what has been sent to each receiver. */
 export interface PushState {
@@ -236,8 +237,6 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
   return summary;
 }
 
-/** The vendor_type of a landed record standing in for a quarantined one. */
-export const QUARANTINE_TYPE = "lake/quarantined";
 
 async function putQuarantine(store: ObjectStore, agent: string, r: FleetRow): Promise<number> {
   let attrs: { rules_fired?: string[]; hash?: string } = {};

@@ -1,20 +1,23 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { status } from "@lake/store";
-import { parse, resolveRoot } from "../options.js";
+import { parse, parseSources, resolveRoot } from "../options.js";
+import { runtimeRoots, sourceResolver } from "../collect.js";
 
 export const help = `lake-collector status — what the root holds
 
-Usage: lake-collector status [--root DIR] [--json]
+Usage: lake-collector status [--root DIR] [--source RUNTIME=PATH]... [--sources-only] [--json]
 
-Sessions, streams, landed files, cursors by state (active, conflict, source_gone), pending sources,
-conflicts, locked sessions, and the last pass (from collector.state).
+Sessions, streams, landed files, cursors by state (active, conflict, source_gone), pending sources
+(active cursors whose source has grown past them; sources are found as collect finds them, so pass
+the same --source flags), conflicts, locked sessions, and the last pass (from collector.state).
 `;
 
 export async function run(args: string[]): Promise<number> {
-  const { values } = parse(args, { root: { type: "string" }, json: { type: "boolean" } });
+  const { values } = parse(args, { root: { type: "string" }, source: { type: "string", multiple: true }, "sources-only": { type: "boolean" }, json: { type: "boolean" } });
   const root = resolveRoot(values.root);
-  const s = status(root);
+  const roots = runtimeRoots(root, { roots: parseSources(values.source), only: Boolean(values["sources-only"]) });
+  const s = status(root, { resolve: sourceResolver(roots) });
   const lastFile = join(root, "collector.state");
   const last = existsSync(lastFile) ? (JSON.parse(readFileSync(lastFile, "utf8")) as Record<string, unknown>) : null;
   const out = { root, ...s, last_pass: last };
