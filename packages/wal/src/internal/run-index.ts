@@ -1,4 +1,14 @@
-import Database from "better-sqlite3";
+import { createRequire } from "node:module";
+import type Database from "better-sqlite3";
+
+// better-sqlite3 (a native module) is loaded only when a run-index reader is opened, so the
+// frame codec and the writer start without it (a hook appends a frame on every tool call).
+const requireCjs = createRequire(import.meta.url);
+let sqlite: typeof Database | undefined;
+function openDatabase(path: string, options: Database.Options): Database.Database {
+  sqlite ??= requireCjs("better-sqlite3") as typeof Database;
+  return new sqlite(path, options);
+}
 import { z } from "zod";
 import { ioError, WalError } from "./errors.js";
 import { SessionTripleSchema, UsageSchema } from "./records.js";
@@ -90,7 +100,7 @@ export class RunIndexReader {
   /** Open run-index.db read-only. The file must exist. */
   static open(path: string): RunIndexReader {
     try {
-      const db = new Database(path, { readonly: true, fileMustExist: true });
+      const db = openDatabase(path, { readonly: true, fileMustExist: true });
       return new RunIndexReader(path, db);
     } catch (e) {
       throw ioError(path, "cannot open run-index.db read-only", e);
