@@ -2,8 +2,9 @@
 // 1. A no-op pass over 1,000 unchanged sources (10 sessions × 100 append sources; goal ≤ 50 ms),
 //    against a baseline of the least such a pass must do: stat every source and read every cursor.
 // 2. Landing throughput: a pass that reads, splits, converts and lands a growing source, as a
-//    ratio to a raw write + fsync of the same landed bytes in the same number of files.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+//    ratio to a raw write + fsync of the same landed bytes in the same number of files, and to a
+//    raw write of the same bytes with the store's fsync policy (directory and cursor per file).
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { mkdtempSync } from "node:fs";
@@ -108,10 +109,40 @@ async function landBench(): Promise<void> {
     closeSync(dfd);
     rmSync(d, { recursive: true, force: true });
   };
+  // The same bytes with the store's fsync policy: per file, write + fsync + directory fsync (it must be
+  // durable before its cursor), then a cursor-sized file written, fsynced, renamed over, directory fsynced.
+  const cursorBytes = Buffer.alloc(400, 0x62);
+  const rawPolicy = async () => {
+    const d = join(base, `rawp-${run++}`);
+    mkdirSync(d);
+    const dirSync = () => {
+      const dfd = openSync(d, "r");
+      fsyncSync(dfd);
+      closeSync(dfd);
+    };
+    for (let i = 0; i < landedFiles; i++) {
+      let fd = openSync(join(d, `f${i}`), "wx");
+      writeSync(fd, payload);
+      fsyncSync(fd);
+      closeSync(fd);
+      dirSync();
+      fd = openSync(join(d, "c.tmp"), "w");
+      writeSync(fd, cursorBytes);
+      fsyncSync(fd);
+      closeSync(fd);
+      renameSync(join(d, "c.tmp"), join(d, "c"));
+      dirSync();
+    }
+    rmSync(d, { recursive: true, force: true });
+  };
   const baseline = await measure("raw write + fsync of the same bytes", raw, { runs: 5, bytes: landedBytes });
+  const policy = await measure("raw, the store's fsync policy (+dir, +cursor per file)", rawPolicy, { runs: 5, bytes: landedBytes });
   const subject = await measure("collectAppend: read, split, convert, land, cursor", land(false), { runs: 5, bytes: landedBytes });
   const withIndex = await measure("… and updateIndex", land(true), { runs: 5, bytes: landedBytes });
-  report("landing throughput", baseline, [subject, withIndex], [`source ${(size / 1e6).toFixed(1)} MB, ${corpus.lines} lines; landed ${(landedBytes / 1e6).toFixed(1)} MB in ${landedFiles} files (2 MiB windows)`]);
+  report("landing throughput", baseline, [policy, subject, withIndex], [
+    `source ${(size / 1e6).toFixed(1)} MB, ${corpus.lines} lines; landed ${(landedBytes / 1e6).toFixed(1)} MB in ${landedFiles} files (2 MiB windows)`,
+    `ratio to raw with the same fsync policy: ${(policy.medianMs / subject.medianMs).toFixed(2)}x (collect), ${(policy.medianMs / withIndex.medianMs).toFixed(2)}x (with index)`,
+  ]);
   const s = await openSession(join(base, "idx"), "s");
   const p = s.beginPass();
   await p.collectAppend(ref(file, "main"), passthrough);

@@ -4,7 +4,9 @@
 // only marked re-lands. fsync is off here: a SIGKILL stops the process, not the machine, so
 // the page cache keeps every write and only the order of operations decides what a rerun sees.
 // Size: LAKE_STORE_CRASH_RUNS child runs (default 240, in 6 epochs of 40, three epochs at a time):
-// 7 sessions, 22 sources, ~300 durable steps per run; kills at steps 1..241, each step index once.
+// 7 sessions, 22 sources, ~300 durable steps per run; kills at steps 1..241, each step index once,
+// and every 12th run by a timer. Each child is started ahead of its run (READY=1): it loads its
+// modules while the test reruns and verifies the previous run, then waits for its start.
 import { afterAll, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
@@ -21,18 +23,37 @@ const CHILD = fileURLToPath(new URL("./fixtures/collect-child.mjs", import.meta.
 const RUNS = Number(process.env.LAKE_STORE_CRASH_RUNS ?? 240);
 const MAX_DELTA = 4096;
 
-function runChild(root: string, srcRoot: string, env: Record<string, string>, killAfterMs?: number): Promise<{ code: number | null; signal: string | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, root, srcRoot], { env: { ...process.env, MAX_DELTA: String(MAX_DELTA), FSYNC: "0", ...env }, stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+/**
+ * A child started ahead of its run: it loads its modules while the test checks the previous run,
+ * then waits for `start` (the kill step, or a timer from the start) before it reads the sources.
+ */
+interface ReadyChild {
+  start(crashAt: number | undefined, killAfterMs?: number): Promise<{ code: number | null; signal: string | null; stderr: string }>;
+  /** Let a child that will not be started exit. */
+  dismiss(): void;
+}
+
+function readyChild(root: string, srcRoot: string): ReadyChild {
+  const child = spawn(process.execPath, [CHILD, root, srcRoot], { env: { ...process.env, MAX_DELTA: String(MAX_DELTA), FSYNC: "0", READY: "1" }, stdio: ["pipe", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  child.stdin.on("error", () => {}); // a child that died before its start: its exit says so
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
     child.on("error", reject);
-    child.on("exit", (code, signal) => {
-      if (timer) clearTimeout(timer);
-      resolve({ code, signal, stderr });
-    });
+    child.on("exit", (code, signal) => resolve({ code, signal }));
   });
+  return {
+    async start(crashAt, killAfterMs) {
+      child.stdin.end(crashAt === undefined ? "go\n" : `go ${crashAt}\n`);
+      const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+      const r = await exited;
+      if (timer) clearTimeout(timer);
+      return { ...r, stderr };
+    },
+    dismiss() {
+      child.stdin.end("stop\n");
+    },
+  };
 }
 
 function sourcesOf(srcRoot: string, session: string): Array<SourceRef & { mode: "append" | "snapshot" }> {
@@ -174,35 +195,42 @@ async function epochRun(epoch: number, runs: number) {
   let killed = 0;
   let timedKills = 0;
   const time = { child: 0, rerun: 0, verify: 0 };
-  for (let j = 0; j < runs; j++) {
-    const i = epoch * EPOCH_STRIDE + j;
-    mutate();
-    let t = performance.now();
-    const timed = j % 12 === 11;
-    // Kill points 1..241 in a permuted order, distinct over all runs of all epochs (a run takes ~300 steps).
-    const crashAt = 1 + (((j * 6 + epoch) * 37) % 241);
+  let next: ReadyChild | undefined = readyChild(root, srcRoot);
+  try {
+    for (let j = 0; j < runs; j++) {
+      const i = epoch * EPOCH_STRIDE + j;
+      mutate();
+      let t = performance.now();
+      const timed = j % 12 === 11;
+      // Kill points 1..241 in a permuted order, distinct over all runs of all epochs (a run takes ~300 steps).
+      const crashAt = 1 + (((j * 6 + epoch) * 37) % 241);
 
-    const res = await runChild(root, srcRoot, timed ? {} : { CRASH_AT: String(crashAt) }, timed ? 100 + Math.floor(r() * 800) : undefined);
-    time.child += performance.now() - t;
-    if (res.signal === "SIGKILL") {
-      killed++;
-      const m = /KILL (\d+) (\S+)/.exec(res.stderr);
-      if (m) killPoints.add(`${m[1]}:${m[2]}`);
-      else {
-        timedKills++;
-        killPoints.add(`timer:${i}`);
+      const res = await next!.start(timed ? undefined : crashAt, timed ? 5 + Math.floor(r() * 120) : undefined);
+      // The next child loads its modules while this run is checked.
+      next = j + 1 < runs ? readyChild(root, srcRoot) : undefined;
+      time.child += performance.now() - t;
+      if (res.signal === "SIGKILL") {
+        killed++;
+        const m = /KILL (\d+) (\S+)/.exec(res.stderr);
+        if (m) killPoints.add(`${m[1]}:${m[2]}`);
+        else {
+          timedKills++;
+          killPoints.add(`timer:${i}`);
+        }
+      } else {
+        expect(res.stderr, `child ${i} failed`).not.toMatch(/Error/);
       }
-    } else {
-      expect(res.stderr, `child ${i} failed`).not.toMatch(/Error/);
+      t = performance.now();
+      const rerunSteps = await rerun(root, srcRoot);
+      void rerunSteps;
+      time.rerun += performance.now() - t;
+      t = performance.now();
+      const v = verify(root);
+      time.verify += performance.now() - t;
+      expect(v.problems.map(formatProblem), `verify after run ${i}`).toEqual([]);
     }
-    t = performance.now();
-    const rerunSteps = await rerun(root, srcRoot);
-    void rerunSteps;
-    time.rerun += performance.now() - t;
-    t = performance.now();
-    const v = verify(root);
-    time.verify += performance.now() - t;
-    expect(v.problems.map(formatProblem), `verify after run ${i}`).toEqual([]);
+  } finally {
+    next?.dismiss();
   }
   // Finish: restore hidden sources and complete partial lines, then collect once more.
   for (const [p, h] of hidden) renameSync(h, p);
