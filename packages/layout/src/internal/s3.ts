@@ -9,21 +9,20 @@ import { dirname } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { randomBytes } from "node:crypto";
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-} from "@aws-sdk/client-s3";
+import { createRequire } from "node:module";
+import type { S3Client } from "@aws-sdk/client-s3";
 import { LayoutError } from "./errors.js";
 import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
 import { pageSize, sameBytes, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
+
+// The SDK (CommonJS, ~0.35 s of CPU to load) is required on first use, so importing the package
+// and opening file:// stores never loads it.
+type Sdk = typeof import("@aws-sdk/client-s3");
+const requireCjs = createRequire(import.meta.url);
+let loaded: Sdk | undefined;
+function sdk(): Sdk {
+  return (loaded ??= requireCjs("@aws-sdk/client-s3") as Sdk);
+}
 
 /** Options of the S3 backend. */
 export interface S3StoreOptions {
@@ -68,7 +67,7 @@ export function classifyS3Error(e: unknown): Failure {
 export function defaultS3Client(requestTimeoutMs = 30_000, env: NodeJS.ProcessEnv = process.env): S3Client {
   const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
   const hasRegion = Boolean(env.AWS_REGION || env.AWS_DEFAULT_REGION);
-  return new S3Client({
+  return new (sdk().S3Client)({
     ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
     ...(endpoint && !hasRegion ? { region: "us-east-1" } : {}),
     requestHandler: { requestTimeout: requestTimeoutMs, connectionTimeout: Math.min(requestTimeoutMs, 10_000) },
@@ -107,7 +106,7 @@ export class S3Store implements ObjectStore {
   async get(key: string): Promise<StoredObject | undefined> {
     const Key = this.k(key);
     try {
-      const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
+      const r = await this.client.send(new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key }));
       const body = r.Body ? await r.Body.transformToByteArray() : new Uint8Array();
       return { body, etag: unquoteEtag(r.ETag) };
     } catch (e) {
@@ -119,7 +118,7 @@ export class S3Store implements ObjectStore {
   async head(key: string): Promise<ObjectInfo | undefined> {
     const Key = this.k(key);
     try {
-      const r = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
+      const r = await this.client.send(new (sdk().HeadObjectCommand)({ Bucket: this.bucket, Key }));
       const info: ObjectInfo = { key, etag: unquoteEtag(r.ETag), size: r.ContentLength ?? 0 };
       return r.LastModified ? { ...info, lastModified: r.LastModified } : info;
     } catch (e) {
@@ -131,7 +130,7 @@ export class S3Store implements ObjectStore {
   async put(key: string, body: Uint8Array): Promise<{ etag: string }> {
     const Key = this.k(key);
     try {
-      const r = await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body }));
+      const r = await this.client.send(new (sdk().PutObjectCommand)({ Bucket: this.bucket, Key, Body: body }));
       return { etag: unquoteEtag(r.ETag) };
     } catch (e) {
       throw this.fail("put", key, e);
@@ -171,19 +170,19 @@ export class S3Store implements ObjectStore {
 
   putIfAbsent(key: string, body: Uint8Array): Promise<ConditionalResult> {
     const Key = this.k(key);
-    return this.conditional(key, body, () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body, IfNoneMatch: "*" })));
+    return this.conditional(key, body, () => this.client.send(new (sdk().PutObjectCommand)({ Bucket: this.bucket, Key, Body: body, IfNoneMatch: "*" })));
   }
 
   putIfMatch(key: string, body: Uint8Array, etag: string): Promise<ConditionalResult> {
     const Key = this.k(key);
     const IfMatch = unquoteEtag(etag);
-    return this.conditional(key, body, () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body, IfMatch })));
+    return this.conditional(key, body, () => this.client.send(new (sdk().PutObjectCommand)({ Bucket: this.bucket, Key, Body: body, IfMatch })));
   }
 
   async delete(key: string): Promise<void> {
     const Key = this.k(key);
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }));
+      await this.client.send(new (sdk().DeleteObjectCommand)({ Bucket: this.bucket, Key }));
     } catch (e) {
       if (classifyS3Error(e) !== "missing") throw this.fail("delete", key, e);
     }
@@ -193,7 +192,7 @@ export class S3Store implements ObjectStore {
     validatePrefix(prefix, this.url);
     try {
       const r = await this.client.send(
-        new ListObjectsV2Command({
+        new (sdk().ListObjectsV2Command)({
           Bucket: this.bucket,
           Prefix: this.root + prefix,
           MaxKeys: pageSize(options.maxKeys),
@@ -236,14 +235,14 @@ export class S3Store implements ObjectStore {
     }
     let uploadId: string | undefined;
     try {
-      const created = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key }));
+      const created = await this.client.send(new (sdk().CreateMultipartUploadCommand)({ Bucket: this.bucket, Key }));
       uploadId = created.UploadId;
       if (!uploadId) throw new Error("no UploadId in CreateMultipartUpload response");
       const parts: { ETag: string; PartNumber: number }[] = [];
       let part: { buf: Buffer; done: boolean } = first;
       for (let n = 1; ; n++) {
         if (part.buf.byteLength > 0 || n === 1) {
-          const r = await this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key, UploadId: uploadId, PartNumber: n, Body: part.buf }));
+          const r = await this.client.send(new (sdk().UploadPartCommand)({ Bucket: this.bucket, Key, UploadId: uploadId, PartNumber: n, Body: part.buf }));
           parts.push({ ETag: r.ETag ?? "", PartNumber: n });
         }
         if (part.done) break;
@@ -251,7 +250,7 @@ export class S3Store implements ObjectStore {
       }
       const complete = () =>
         this.client.send(
-          new CompleteMultipartUploadCommand({
+          new (sdk().CompleteMultipartUploadCommand)({
             Bucket: this.bucket,
             Key,
             UploadId: uploadId,
@@ -272,12 +271,12 @@ export class S3Store implements ObjectStore {
         const current = await this.reread(key);
         const etag = multipartEtag(parts);
         if (current !== undefined && current.etag === etag) return { status: "written", etag };
-        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId })).catch(() => undefined);
+        await this.client.send(new (sdk().AbortMultipartUploadCommand)({ Bucket: this.bucket, Key, UploadId: uploadId })).catch(() => undefined);
         uploadId = undefined;
         return f === "unknown" ? { status: "unknown", current, cause: e } : { status: "conflict", current };
       }
     } catch (e) {
-      if (uploadId) await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId })).catch(() => undefined);
+      if (uploadId) await this.client.send(new (sdk().AbortMultipartUploadCommand)({ Bucket: this.bucket, Key, UploadId: uploadId })).catch(() => undefined);
       throw e instanceof LayoutError ? e : this.fail("upload", key, e);
     }
   }
@@ -286,7 +285,7 @@ export class S3Store implements ObjectStore {
     const Key = this.k(key);
     const tmp = `${file}.tmp-${randomBytes(6).toString("hex")}`;
     try {
-      const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
+      const r = await this.client.send(new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key }));
       await fs.mkdir(dirname(file), { recursive: true });
       let size = 0;
       const body = r.Body as Readable;
