@@ -136,3 +136,43 @@ describe("the derived index", () => {
     expect(v.relanded).toBe(2);
   });
 });
+
+describe("a session left behind session.state (no stale lock to say so)", () => {
+  it("raises the counter above the disk before landing, and the index catches up from the landed records", async () => {
+    const root = tempDir("store-lazy");
+    const dir = tempDir("store-lazy-src");
+    const a = join(dir, "a.jsonl");
+    const b = join(dir, "b.jsonl");
+    writeFileSync(a, jline("a1") + jline("a2"));
+    writeFileSync(b, jline("b1"));
+    const collect = async (paths: string[]) => {
+      const s = await openSession(root, "s1");
+      try {
+        const p = s.beginPass();
+        for (const f of paths) await p.collectAppend(src(f, { stream: f === a ? "main" : "agent-b" }), convert);
+        return p.finish();
+      } finally {
+        s.close();
+      }
+    };
+    await collect([a, b]);
+    const statePath = join(root, "s1", "session.state");
+    const state = readFileSync(statePath, "utf8");
+    // Land more, then put back the older session.state and index: what a lost write would leave.
+    const indexState = readFileSync(join(root, "s1", "index", "index.state"), "utf8");
+    const entries = readFileSync(join(root, "s1", "index", "entries.bin"));
+    appendFileSync(a, jline("a3"));
+    await collect([a, b]);
+    writeFileSync(statePath, state);
+    writeFileSync(join(root, "s1", "index", "index.state"), indexState);
+    writeFileSync(join(root, "s1", "index", "entries.bin"), entries);
+    // A no-op pass over b alone: its cursor's last_seq is below the counter, but a's is not.
+    appendFileSync(b, jline("b2"));
+    const sum = await collect([a, b]);
+    expect(sum.landed).toBe(1);
+    const idx = readIndex(root, "s1");
+    expect(idx.files.map((f) => f.seq)).toEqual([1, 2, 3, 4]);
+    expect(idx.entries.map((e) => e.record_id)).toEqual(["a1", "a2", "b1", "a3", "b2"]);
+    expect(verify(root).ok).toBe(true);
+  });
+});
