@@ -52,14 +52,7 @@ export function vendorTree(dir: string): { claude: string; codex: string; gemini
 
 /** The adapters' own per-session usage over the vendor tree (what the fleet must agree with). */
 export async function adapterTotals(roots: Record<string, string>): Promise<Map<string, Usage>> {
-  const records: CanonicalRecord[] = [];
-  for (const a of listAdapters()) {
-    const root = roots[a.runtime];
-    if (!root) continue;
-    const d = await a.discover({ roots: [root] });
-    for (const s of d.sources) for await (const r of parseFile(s.path, { source: s })) records.push(canonicalize(r));
-  }
-  return new Map([...usageBySession(records)].map(([k, v]) => [k, v.usage]));
+  return new Map([...usageBySession(await adapterRecords(roots))].map(([k, v]) => [k, v.usage]));
 }
 
 /** Every file under `dir`, recursively. */
