@@ -17,11 +17,11 @@ if ! command -v radosgw >/dev/null 2>&1 || ! command -v ceph-mon >/dev/null 2>&1
   (
     flock 9
     if ! command -v radosgw >/dev/null 2>&1; then
-      apt-get update -qq >&2 || die "apt-get update failed"
+      apt-get update -qq >&2 || { echo "rgw-start: apt-get update failed" >&2; exit 1; }
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ceph-mon ceph-osd radosgw >&2 \
-        || die "apt-get install ceph-mon ceph-osd radosgw failed"
+        || { echo "rgw-start: apt-get install ceph-mon ceph-osd radosgw failed" >&2; exit 1; }
     fi
-  ) 9>/tmp/lake-rgw-install.lock
+  ) 9>/tmp/lake-rgw-install.lock || exit 1
 fi
 
 free_port() {
