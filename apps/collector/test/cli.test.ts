@@ -167,6 +167,12 @@ describe("status and parse", { timeout: 120_000 }, () => {
     expect(JSON.parse(again.stdout)).toEqual({ sessions: summary.sessions, published: 0, locked: [] });
   });
 
+  it("a --source with an unknown runtime is a usage error naming it", async () => {
+    const r = await runCli(["collect", "--root", root, "--sources-only", "--source", "bogus=/tmp"], env());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^lake-collector: --source bogus=\/tmp: unknown runtime "bogus" \(known: .*claude-code.*\)\n$/);
+  });
+
   it("an unknown option is a usage error: exit 2, one line", async () => {
     const r = await runCli(["status", "--root", root, "--bogus"], env());
     expect(r.code).toBe(2);

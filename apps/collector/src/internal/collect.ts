@@ -12,6 +12,7 @@ import { spoolDir } from "./hook.js";
 import { QUARANTINE_TYPE } from "./quarantine.js";
 import { crashTesting, step } from "./crash.js";
 import { walFraming } from "./wal-framing.js";
+import { CollectorError } from "./errors.js";
 import { readFileSync } from "node:fs";
 import { parseWal } from "@lake/adapters";
 
@@ -117,6 +118,10 @@ export function sourceResolver(roots: ReadonlyMap<string, readonly string[]>): (
 
 /** Every root to scan per runtime. */
 export function runtimeRoots(root: string, sources: SourceRoots, env: NodeJS.ProcessEnv = process.env, home?: string): Map<string, string[]> {
+  const known = listAdapters().map((a) => a.runtime);
+  for (const [rt, paths] of sources.roots) {
+    if (!known.includes(rt)) throw new CollectorError("Usage", `--source ${rt}=${paths[0] ?? ""}: unknown runtime "${rt}" (known: ${known.join(", ")})`);
+  }
   const out = new Map<string, string[]>();
   for (const a of listAdapters()) {
     const given = sources.roots.get(a.runtime);
