@@ -44,7 +44,7 @@ export {
   validatePartitionValue,
 } from "./internal/keys.js";
 export type { CompactedPartition, ParsedKey, SessionPartition } from "./internal/keys.js";
-export { isUlid, ulid, ulidTime } from "./internal/ulid.js";
+export { isUlid, seededUlid, ulid, ulidTime } from "./internal/ulid.js";
 
 export { NONCE_HISTORY, casUpdate, decodeJsonObject, encodeJsonObject, readJson } from "./internal/cas.js";
 export type { CasFields, CasOptions, CasOutcome, JsonObject } from "./internal/cas.js";

@@ -17,6 +17,7 @@ import {
   quarantineKey,
   readFleet,
   sealedKey,
+  seededUlid,
   segmentKey,
   sessionPrefix,
   utcDate,
@@ -248,32 +249,12 @@ async function putQuarantine(store: ObjectStore, agent: string, r: FleetRow): Pr
   const hash = attrs.hash ?? r.content_hash;
   // A deterministic id (time from the record, entropy from its hash), so a re-push writes the same key.
   const t = r.ts ? Date.parse(r.ts) : 0;
-  const id = deterministicUlid(Number.isNaN(t) ? 0 : t, createHash("sha256").update(`${r.session_id}\0${hash}\0${r.record_id ?? ""}`).digest());
+  const id = seededUlid(Number.isNaN(t) ? 0 : t, createHash("sha256").update(`${r.session_id}\0${hash}\0${r.record_id ?? ""}`).digest());
   const key = quarantineKey(agent, utcDate(Number.isNaN(t) ? 0 : t), id);
   const body = Buffer.from(JSON.stringify({ status: "quarantined", rules_fired: attrs.rules_fired ?? r.redaction_rules, hash, session_id: r.session_id, runtime: r.runtime, record_id: r.record_id ?? null, ts: r.ts ?? null }) + "\n");
   const res = await store.putIfAbsent(key, body);
   step("push:quarantine");
   return res.status === "written" ? 1 : 0;
-}
-
-const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-
-/** A ULID whose 80 random bits come from `entropy` (so the same inputs give the same id). */
-function deterministicUlid(ms: number, entropy: Uint8Array): string {
-  let out = "";
-  let t = ms;
-  for (let i = 0; i < 10; i++) {
-    out = CROCKFORD[t % 32]! + out;
-    t = Math.floor(t / 32);
-  }
-  let bits = 0n;
-  for (let i = 0; i < 10; i++) bits = (bits << 8n) | BigInt(entropy[i] ?? 0);
-  let rnd = "";
-  for (let i = 0; i < 16; i++) {
-    rnd = CROCKFORD[Number(bits & 31n)]! + rnd;
-    bits >>= 5n;
-  }
-  return out + rnd;
 }
 
 async function segmentLandedSeqs(store: ObjectStore, key: string, tmp: string, runtime: string, agent: string): Promise<{ seqs: Set<number>; rows: number }> {

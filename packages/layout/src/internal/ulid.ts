@@ -38,6 +38,24 @@ export function ulid(now: number = Date.now()): string {
   return encodeTime(now) + lastRandom.map((d) => ALPHABET[d]).join("");
 }
 
+/**
+ * A ULID whose 80 random bits are taken from `entropy` (its first 10 bytes), so the same time and
+ * entropy always give the same id: an object named by it can be written again idempotently (a
+ * re-sent quarantine record lands on the same key).
+ */
+export function seededUlid(now: number, entropy: Uint8Array): string {
+  if (!Number.isInteger(now) || now < 0 || now > 2 ** 48 - 1) throw new LayoutError("InvalidKey", `ulid time out of range: ${now}`);
+  if (entropy.length < 10) throw new LayoutError("InvalidKey", `ulid entropy needs 10 bytes, got ${entropy.length}`);
+  let bits = 0n;
+  for (let i = 0; i < 10; i++) bits = (bits << 8n) | BigInt(entropy[i]!);
+  let rnd = "";
+  for (let i = 0; i < 16; i++) {
+    rnd = ALPHABET[Number(bits & 31n)]! + rnd;
+    bits >>= 5n;
+  }
+  return encodeTime(now) + rnd;
+}
+
 /** True when `s` is a canonical (upper-case) ULID. */
 export function isUlid(s: string): boolean {
   return ULID_RE.test(s);
