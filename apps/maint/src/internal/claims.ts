@@ -143,15 +143,7 @@ export async function runPromote(ctx: MaintContext): Promise<PromoteReport> {
     const store = ctx.store;
     const current = new Map<string, { claim: FleetClaim; etag: string }>();
     const rejected: { key: string; reason: string }[] = [];
-    for await (const o of store.listAll(PREFIXES.fleetClaims)) {
-      const k = parseKey(o.key);
-      if (k?.kind !== "fleet-claim") continue;
-      const got = await store.get(o.key);
-      if (!got) continue;
-      const c = parseFleetClaim(got.body, k.claimId);
-      if (typeof c === "string") throw new MaintError("Corrupt", `${o.key}: ${c}`, { key: o.key, store: store.url });
-      current.set(k.claimId, { claim: c, etag: got.etag });
-    }
+    for (const c of await listFleetClaims(store)) current.set(c.claim.claim_id, c);
     const events: { key: string; ulid: string; ev: ClaimEvent }[] = [];
     let seen = 0;
     for await (const o of store.listAll(PREFIXES.claimEvents)) {
@@ -208,4 +200,19 @@ export async function runPromote(ctx: MaintContext): Promise<PromoteReport> {
   });
   if (!r.held) return { status: "held", held_by: r.owner, events: 0, promoted: [], revised: [], duplicates: 0, rejected: [], conflicts: [] };
   return r.value;
+}
+
+/** Every promoted claim with its etag, sorted by claim_id (a corrupt one is refused, naming its key). */
+export async function listFleetClaims(store: ObjectStore): Promise<{ claim: FleetClaim; etag: string }[]> {
+  const out: { claim: FleetClaim; etag: string }[] = [];
+  for await (const o of store.listAll(PREFIXES.fleetClaims)) {
+    const k = parseKey(o.key);
+    if (k?.kind !== "fleet-claim") continue;
+    const got = await store.get(o.key);
+    if (!got) continue;
+    const c = parseFleetClaim(got.body, k.claimId);
+    if (typeof c === "string") throw new MaintError("Corrupt", `${o.key}: ${c}`, { key: o.key, store: store.url });
+    out.push({ claim: c, etag: got.etag });
+  }
+  return out.sort((a, b) => (a.claim.claim_id < b.claim.claim_id ? -1 : a.claim.claim_id > b.claim.claim_id ? 1 : 0));
 }

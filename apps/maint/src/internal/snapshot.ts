@@ -2,9 +2,9 @@
 // snapshot/<sha256>.sqlite, then swap snapshot/latest.json (both through @lake/layout).
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { PREFIXES, parseKey, publishSnapshot, type ObjectStore } from "@lake/layout";
+import { publishSnapshot, type ObjectStore } from "@lake/layout";
 import { scratch, withLease, type MaintContext } from "./context.js";
-import { parseFleetClaim, type FleetClaim } from "./claims.js";
+import { listFleetClaims, type FleetClaim } from "./claims.js";
 import { MaintError } from "./errors.js";
 
 /** Schema version recorded in the snapshot's meta table. */
@@ -19,17 +19,7 @@ export const SNAPSHOT_DDL = [
 
 /** Every promoted claim, sorted by claim_id. */
 export async function readFleetClaims(store: ObjectStore): Promise<FleetClaim[]> {
-  const out: FleetClaim[] = [];
-  for await (const o of store.listAll(PREFIXES.fleetClaims)) {
-    const k = parseKey(o.key);
-    if (k?.kind !== "fleet-claim") continue;
-    const got = await store.get(o.key);
-    if (!got) continue;
-    const c = parseFleetClaim(got.body, k.claimId);
-    if (typeof c === "string") throw new MaintError("Corrupt", `${o.key}: ${c}`, { key: o.key, store: store.url });
-    out.push(c);
-  }
-  return out.sort((a, b) => (a.claim_id < b.claim_id ? -1 : a.claim_id > b.claim_id ? 1 : 0));
+  return (await listFleetClaims(store)).map((c) => c.claim);
 }
 
 /**
