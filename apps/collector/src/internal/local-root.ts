@@ -35,15 +35,21 @@ export function stampMs(stamp: string): number {
 
 /** A LocalRoot over a @lake/store storage root. */
 export function localRoot(root: string): LocalRoot {
+  // push asks for a session's files, then its rows: the index (entries.bin) is read once per session.
+  let cached: { sessionId: string; index: ReturnType<typeof readIndex> } | undefined;
+  const indexOf = (sessionId: string) => {
+    if (cached?.sessionId !== sessionId) cached = { sessionId, index: readIndex(root, sessionId) };
+    return cached.index;
+  };
   return {
     root,
     sessions: () => listSessions(root),
     landedFiles(sessionId) {
-      const idx = readIndex(root, sessionId);
+      const idx = indexOf(sessionId);
       return idx.files.map((f) => ({ rel: f.rel, seq: f.seq, collectedAtMs: stampMs(parseLandedName(f.name)?.stamp ?? "") }));
     },
     readRows(sessionId, files, agent) {
-      const idx = readIndex(root, sessionId);
+      const idx = indexOf(sessionId);
       const dup = new Set<string>();
       for (const e of idx.entries) if (e.duplicate) dup.add(`${e.seq}/${e.row}`);
       const rows: FleetRow[] = [];
