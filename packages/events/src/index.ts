@@ -2,7 +2,6 @@ export { EventsError, isEventsError } from "./internal/errors.js";
 export type { EventsErrorCode } from "./internal/errors.js";
 export {
   USAGE_KEYS,
-  UsageSchema,
   sumUsage,
   addUsageInto,
   totalTokens,
@@ -17,6 +16,7 @@ export {
   USAGE_MODES,
   MAIN_STREAM,
   RECORD_SCHEMA_VERSION,
+  UsageSchema,
   CanonicalRecordSchema,
   contentHash,
   canonicalize,
@@ -37,3 +37,17 @@ export {
 export type { Column, ColumnType, CellValue } from "./internal/columns.js";
 export { countUsage, groupUsage, usageBySession, usageByDay } from "./internal/accounting.js";
 export type { UsageRecord, UsageContribution, UsageTotals } from "./internal/accounting.js";
+export {
+  USAGE_ROLLUP_FORMAT,
+  USAGE_ROLLUP_VERSION,
+  USAGE_ROLLUP_COLUMNS,
+  usageKeyHash,
+  usageIdentity,
+  rollupRows,
+  buildUsageRollup,
+  encodeUsageRollup,
+  decodeUsageRollup,
+  rollupContributions,
+  overlappingRollups,
+} from "./internal/rollup.js";
+export type { UsageRollup, UsageRollupRow, UsageIdentity } from "./internal/rollup.js";

@@ -1,5 +1,5 @@
-import { recordDay, type CanonicalRecord } from "./record.js";
-import { addUsageInto, isEmptyUsage, usageDelta, usageEquals, type Usage } from "./usage.js";
+import type { CanonicalRecord } from "./record.js";
+import { addUsageInto, isEmptyUsage, recordDay, usageDelta, usageEquals, type Usage } from "./usage.js";
 
 /** The part of a record usage accounting reads. */
 export type UsageRecord = Pick<

@@ -1,7 +1,7 @@
 const BRAND = Symbol.for("@lake/events/EventsError");
 
 /** Error codes of @lake/events. */
-export type EventsErrorCode = "InvalidRecord" | "InvalidUsage";
+export type EventsErrorCode = "InvalidRecord" | "InvalidUsage" | "InvalidRollup" | "NewerRollup";
 
 /** The one error class of @lake/events. */
 export class EventsError extends Error {

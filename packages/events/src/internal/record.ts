@@ -1,7 +1,19 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { EventsError } from "./errors.js";
-import { USAGE_KEYS, UsageSchema, isEmptyUsage, type Usage } from "./usage.js";
+import { USAGE_KEYS, isEmptyUsage, recordDay, type Usage } from "./usage.js";
+
+export { recordDay };
+
+const count = z.number().int().nonnegative();
+/** zod schema of Usage (unknown keys are dropped). */
+export const UsageSchema = z.object({
+  input_tokens: count.optional(),
+  cached_input_tokens: count.optional(),
+  cache_write_tokens: count.optional(),
+  output_tokens: count.optional(),
+  reasoning_tokens: count.optional(),
+});
 
 /** Runtime ids (ARCHITECTURE.md). Decoded as an open string: a newer adapter may add one. */
 export const RUNTIMES = ["claude-code", "codex", "gemini", "broca", "hook"] as const;
@@ -176,12 +188,3 @@ export function safeParseRecord(value: unknown): { success: true; data: Canonica
   return r.success ? { success: true, data: r.data as CanonicalRecord } : { success: false, error: r.error };
 }
 
-/** The UTC day (yyyy-mm-dd) of a record's timestamp, or "unknown". */
-export function recordDay(r: { ts?: string | undefined }): string {
-  const ts = r.ts;
-  if (ts && /^\d{4}-\d{2}-\d{2}/.test(ts)) {
-    const d = new Date(ts);
-    if (!Number.isNaN(d.getTime())) return d.toISOString().slice(0, 10);
-  }
-  return "unknown";
-}

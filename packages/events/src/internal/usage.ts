@@ -1,5 +1,3 @@
-import { z } from "zod";
-
 /** The five usage keys, in broca's meaning (WAL data model 2.5). */
 export const USAGE_KEYS = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens"] as const;
 export type UsageKey = (typeof USAGE_KEYS)[number];
@@ -13,16 +11,6 @@ export type UsageKey = (typeof USAGE_KEYS)[number];
  * - reasoning_tokens: a subset of output_tokens; never add the two
  */
 export type Usage = { [K in UsageKey]?: number };
-
-const count = z.number().int().nonnegative();
-/** zod schema of Usage (unknown keys are dropped). */
-export const UsageSchema = z.object({
-  input_tokens: count.optional(),
-  cached_input_tokens: count.optional(),
-  cache_write_tokens: count.optional(),
-  output_tokens: count.optional(),
-  reasoning_tokens: count.optional(),
-});
 
 /**
  * Sum usages with absent ≠ zero: a key stays absent only if no operand reported it; otherwise the
@@ -90,4 +78,14 @@ export function usageDelta(cur: Usage, prev: Usage | null | undefined): Usage {
 /** Per-key equality (absent equals only absent). */
 export function usageEquals(a: Usage | null | undefined, b: Usage | null | undefined): boolean {
   return USAGE_KEYS.every((k) => a?.[k] === b?.[k]);
+}
+
+/** The UTC day (yyyy-mm-dd) of a record's timestamp, or "unknown". */
+export function recordDay(r: { ts?: string | undefined }): string {
+  const ts = r.ts;
+  if (ts && /^\d{4}-\d{2}-\d{2}/.test(ts)) {
+    const d = new Date(ts);
+    if (!Number.isNaN(d.getTime())) return d.toISOString().slice(0, 10);
+  }
+  return "unknown";
 }

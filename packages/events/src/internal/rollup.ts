@@ -1,0 +1,244 @@
+// Usage rollups: what countUsage counts in one set of records (a compacted partition), summed per
+// (session, runtime, day, model), with the identities that let a reader add rollups together
+// without counting anything twice. The format is documented in the package README.
+import { createHash } from "node:crypto";
+import { countUsage, type UsageContribution, type UsageRecord } from "./accounting.js";
+import { EventsError } from "./errors.js";
+import { USAGE_KEYS, addUsageInto, isEmptyUsage, type Usage } from "./usage.js";
+
+/** The `format` field of a rollup document. */
+export const USAGE_ROLLUP_FORMAT = "lake-usage-rollup";
+/** The rollup version this package writes and reads (a newer one is refused whole). */
+export const USAGE_ROLLUP_VERSION = 1;
+
+/** Columns of a rollup row, in order. */
+export const USAGE_ROLLUP_COLUMNS = ["session_id", "runtime", "day", "model", "contributions", "first_ts", "last_ts", ...USAGE_KEYS] as const;
+
+/** One rollup row: the contributions of one (session, runtime, day, model), summed (absent ≠ zero). */
+export interface UsageRollupRow {
+  readonly session_id: string;
+  readonly runtime: string;
+  /** UTC day of the contributions, or "unknown". */
+  readonly day: string;
+  readonly model: string | null;
+  /** Contributions summed into this row. */
+  readonly contributions: number;
+  /** Earliest and latest contribution time (ISO), null when none had one. */
+  readonly first_ts: string | null;
+  readonly last_ts: string | null;
+  readonly usage: Usage;
+}
+
+/** A decoded rollup. */
+export interface UsageRollup {
+  readonly rows: readonly UsageRollupRow[];
+  /** Sessions with a record countUsage looks at (sorted, unique). */
+  readonly sessions: readonly string[];
+  /** usageKeyHash of every usage key countUsage looks at (sorted ascending, unique). */
+  readonly keys: BigUint64Array;
+}
+
+/** The records countUsage looks at past its rule 1 (no usage, or replayed, counts nothing). */
+function counted(rec: UsageRecord): boolean {
+  return !rec.replayed && (!isEmptyUsage(rec.usage) || (rec.usage_mode === "latest" && rec.usage_key !== undefined));
+}
+
+/**
+ * The 64-bit identity of a record's usage key as countUsage groups it: the first 8 bytes
+ * (big-endian) of SHA-256 over `l` (a `latest` copy) or `d` (any other keyed copy), a NUL, and the
+ * key's UTF-8 bytes. Undefined for a record countUsage does not group by key (no key, cumulative,
+ * or one it skips).
+ */
+export function usageKeyHash(rec: UsageRecord): bigint | undefined {
+  if (rec.usage_key === undefined || rec.usage_mode === "cumulative" || !counted(rec)) return undefined;
+  return createHash("sha256")
+    .update(`${rec.usage_mode === "latest" ? "l" : "d"}\0${rec.usage_key}`)
+    .digest()
+    .readBigUInt64BE(0);
+}
+
+/** What records could interact with other records in countUsage: their sessions and usage keys. */
+export interface UsageIdentity {
+  readonly sessions: ReadonlySet<string>;
+  /** Sorted ascending, unique. */
+  readonly keys: BigUint64Array;
+}
+
+/** The sessions and usage-key hashes of the records countUsage looks at. */
+export function usageIdentity(records: Iterable<UsageRecord>): UsageIdentity {
+  const sessions = new Set<string>();
+  const keys: bigint[] = [];
+  for (const rec of records) {
+    if (!counted(rec)) continue;
+    sessions.add(rec.session_id);
+    const h = usageKeyHash(rec);
+    if (h !== undefined) keys.push(h);
+  }
+  return { sessions, keys: sortedUnique(BigUint64Array.from(keys)) };
+}
+
+function sortedUnique(a: BigUint64Array): BigUint64Array {
+  a.sort();
+  let n = 0;
+  for (let i = 0; i < a.length; i++) if (i === 0 || a[i] !== a[n - 1]) a[n++] = a[i]!;
+  return a.subarray(0, n);
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Sum contributions per (session, runtime, day, model), sorted by those four (null model first). */
+export function rollupRows(contributions: Iterable<UsageContribution>): UsageRollupRow[] {
+  const groups = new Map<string, { session_id: string; runtime: string; day: string; model: string | null; contributions: number; first_ts: string | null; last_ts: string | null; usage: Usage }>();
+  for (const c of contributions) {
+    const k = `${c.session_id}\0${c.runtime}\0${c.day}\0${c.model === null ? "\u0001" : `\u0002${c.model}`}`;
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = { session_id: c.session_id, runtime: c.runtime, day: c.day, model: c.model, contributions: 0, first_ts: null, last_ts: null, usage: {} }));
+    g.contributions++;
+    addUsageInto(g.usage, c.usage);
+    if (c.ts !== null) {
+      if (g.first_ts === null || c.ts < g.first_ts) g.first_ts = c.ts;
+      if (g.last_ts === null || c.ts > g.last_ts) g.last_ts = c.ts;
+    }
+  }
+  return [...groups.values()].sort(
+    (a, b) =>
+      cmp(a.session_id, b.session_id) ||
+      cmp(a.runtime, b.runtime) ||
+      cmp(a.day, b.day) ||
+      (a.model === b.model ? 0 : a.model === null ? -1 : b.model === null ? 1 : cmp(a.model, b.model)),
+  );
+}
+
+/** Count `records` (countUsage, in the order given) into a rollup. */
+export function buildUsageRollup(records: readonly UsageRecord[]): UsageRollup {
+  const id = usageIdentity(records);
+  return { rows: rollupRows(countUsage(records)), sessions: [...id.sessions].sort(cmp), keys: id.keys };
+}
+
+/** The rollup document: canonical JSON (fixed key order, no spaces) and a final newline. */
+export function encodeUsageRollup(r: UsageRollup): string {
+  const keys = Buffer.alloc(r.keys.length * 8);
+  for (let i = 0; i < r.keys.length; i++) keys.writeBigUInt64BE(r.keys[i]!, i * 8);
+  const rows = r.rows.map((x) => [x.session_id, x.runtime, x.day, x.model, x.contributions, x.first_ts, x.last_ts, ...USAGE_KEYS.map((k) => x.usage[k] ?? null)]);
+  return `${JSON.stringify({ format: USAGE_ROLLUP_FORMAT, version: USAGE_ROLLUP_VERSION, columns: USAGE_ROLLUP_COLUMNS, rows, sessions: r.sessions, keys: keys.toString("base64") })}\n`;
+}
+
+function bad(file: string, why: string): never {
+  throw new EventsError("InvalidRollup", `${file}: not a usage rollup: ${why}`, { data: { file } });
+}
+
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+const isStrOrNull = (v: unknown): v is string | null => v === null || typeof v === "string";
+
+/**
+ * Decode a rollup document. Throws EventsError `InvalidRollup` naming `file` when it is not one,
+ * and `NewerRollup` when a newer writer made it (refused whole: it may count differently).
+ */
+export function decodeUsageRollup(text: string, file: string): UsageRollup {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new EventsError("InvalidRollup", `${file}: not a usage rollup: ${(e as Error).message}`, { data: { file }, cause: e });
+  }
+  const o = v as { format?: unknown; version?: unknown; columns?: unknown; rows?: unknown; sessions?: unknown; keys?: unknown };
+  if (typeof o !== "object" || o === null || o.format !== USAGE_ROLLUP_FORMAT) bad(file, `"format" is not "${USAGE_ROLLUP_FORMAT}"`);
+  if (!isCount(o.version) || o.version < 1) bad(file, `"version" is not a positive integer`);
+  if (o.version > USAGE_ROLLUP_VERSION) {
+    throw new EventsError("NewerRollup", `${file}: usage rollup version ${o.version} is newer than this reader's ${USAGE_ROLLUP_VERSION}`, { data: { file, version: o.version } });
+  }
+  if (!Array.isArray(o.columns) || o.columns.join("\0") !== USAGE_ROLLUP_COLUMNS.join("\0")) bad(file, `"columns" differ from version 1's`);
+  if (!Array.isArray(o.rows)) bad(file, `"rows" is not a list`);
+  const rows: UsageRollupRow[] = [];
+  const width = USAGE_ROLLUP_COLUMNS.length;
+  for (let i = 0; i < o.rows.length; i++) {
+    const r = o.rows[i] as unknown[];
+    if (!Array.isArray(r) || r.length !== width) bad(file, `row ${i} does not have ${width} values`);
+    const [session_id, runtime, day, model, n, first, last] = r;
+    if (typeof session_id !== "string" || typeof runtime !== "string" || typeof day !== "string" || !isStrOrNull(model) || !isCount(n) || !isStrOrNull(first) || !isStrOrNull(last)) {
+      bad(file, `row ${i} has a value of the wrong type`);
+    }
+    const usage: Usage = {};
+    for (let k = 0; k < USAGE_KEYS.length; k++) {
+      const x = r[7 + k];
+      if (x === null) continue;
+      if (!isCount(x)) bad(file, `row ${i}: ${USAGE_KEYS[k]} is not a token count`);
+      usage[USAGE_KEYS[k]!] = x;
+    }
+    rows.push({ session_id, runtime, day, model, contributions: n, first_ts: first, last_ts: last, usage });
+  }
+  if (!Array.isArray(o.sessions) || !o.sessions.every((s) => typeof s === "string")) bad(file, `"sessions" is not a list of ids`);
+  if (typeof o.keys !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(o.keys)) bad(file, `"keys" is not base64`);
+  const buf = Buffer.from(o.keys, "base64");
+  if (buf.length % 8 !== 0) bad(file, `"keys" is not a whole number of 8-byte hashes`);
+  const keys = new BigUint64Array(buf.length / 8);
+  for (let i = 0; i < keys.length; i++) {
+    keys[i] = buf.readBigUInt64BE(i * 8);
+    if (i > 0 && keys[i]! <= keys[i - 1]!) bad(file, `"keys" is not sorted ascending without repeats`);
+  }
+  return { rows, sessions: o.sessions as string[], keys };
+}
+
+/**
+ * A rollup's rows as contributions (one per row, stream "", ts = the row's last_ts), for the
+ * report functions that group contributions: per-day, per-month and per-session totals and costs
+ * come out the same as from the contributions the rows sum. Not for anything that needs each
+ * contribution's own time (5-hour blocks).
+ */
+export function rollupContributions(r: Pick<UsageRollup, "rows">): UsageContribution[] {
+  return r.rows.map((x) => ({ session_id: x.session_id, runtime: x.runtime, stream: "", model: x.model, ts: x.last_ts, day: x.day, usage: { ...x.usage } }));
+}
+
+/**
+ * Which of `rollups` can be added to the others as they are: a rollup that shares a session or a
+ * usage key with another rollup, or with `outside` (records counted elsewhere), cannot — countUsage
+ * would count those records together (a copied response once, a running total as one stream).
+ * Returns the indices of the rollups that must be counted from their records instead.
+ */
+export function overlappingRollups(rollups: readonly Pick<UsageRollup, "sessions" | "keys">[], outside?: UsageIdentity): Set<number> {
+  const out = new Set<number>();
+  const owner = new Map<string, number>();
+  rollups.forEach((r, i) => {
+    for (const s of r.sessions) {
+      const j = owner.get(s);
+      if (j === undefined) owner.set(s, i);
+      else if (j !== i) out.add(i).add(j);
+      if (outside?.sessions.has(s)) out.add(i);
+    }
+  });
+  let total = outside?.keys.length ?? 0;
+  for (const r of rollups) total += r.keys.length;
+  const all = new BigUint64Array(total);
+  let at = 0;
+  for (const r of rollups) {
+    all.set(r.keys, at);
+    at += r.keys.length;
+  }
+  if (outside) all.set(outside.keys, at);
+  all.sort();
+  for (let i = 1; i < all.length; i++) {
+    if (all[i] !== all[i - 1]) continue;
+    const h = all[i]!;
+    rollups.forEach((r, j) => {
+      if (has(r.keys, h)) out.add(j);
+    });
+    while (i + 1 < all.length && all[i + 1] === h) i++;
+  }
+  return out;
+}
+
+/** Binary search in a sorted BigUint64Array. */
+function has(a: BigUint64Array, h: bigint): boolean {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = a[mid]!;
+    if (v === h) return true;
+    if (v < h) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}

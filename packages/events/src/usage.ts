@@ -1,0 +1,23 @@
+// `@lake/events/usage`: usage arithmetic, countUsage and rollups without the record schema, so a
+// program that only counts (the reader's usage reports) does not load zod. Everything here is
+// also exported from the package root.
+export { EventsError, isEventsError } from "./internal/errors.js";
+export type { EventsErrorCode } from "./internal/errors.js";
+export { USAGE_KEYS, sumUsage, addUsageInto, totalTokens, isEmptyUsage, usageDelta, usageEquals, recordDay } from "./internal/usage.js";
+export type { Usage, UsageKey } from "./internal/usage.js";
+export { countUsage, groupUsage, usageBySession, usageByDay } from "./internal/accounting.js";
+export type { UsageRecord, UsageContribution, UsageTotals } from "./internal/accounting.js";
+export {
+  USAGE_ROLLUP_FORMAT,
+  USAGE_ROLLUP_VERSION,
+  USAGE_ROLLUP_COLUMNS,
+  usageKeyHash,
+  usageIdentity,
+  rollupRows,
+  buildUsageRollup,
+  encodeUsageRollup,
+  decodeUsageRollup,
+  rollupContributions,
+  overlappingRollups,
+} from "./internal/rollup.js";
+export type { UsageRollup, UsageRollupRow, UsageIdentity } from "./internal/rollup.js";

@@ -1,0 +1,210 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import {
+  buildUsageRollup,
+  countUsage,
+  decodeUsageRollup,
+  encodeUsageRollup,
+  isEventsError,
+  overlappingRollups,
+  rollupContributions,
+  usageIdentity,
+  usageKeyHash,
+  type Usage,
+  type UsageContribution,
+  type UsageRecord,
+} from "../src/index.js";
+import * as light from "../src/usage.js";
+
+const golden = (name: string) => new URL(`./golden/${name}`, import.meta.url);
+
+/** The records of the golden rollup: every rule of countUsage appears once. */
+const GOLDEN_RECORDS: UsageRecord[] = [
+  // delta copies of one response: the larger output counts
+  { session_id: "s1", runtime: "claude-code", stream: "main", content_hash: "a", record_id: "r1", ts: "2026-02-10T21:00:00.000Z", model: "claude-opus-4-6", usage: { input_tokens: 3, output_tokens: 5 }, usage_key: "msg_1:req_1" },
+  { session_id: "s1", runtime: "claude-code", stream: "main", content_hash: "b", record_id: "r2", ts: "2026-02-10T21:00:01.000Z", model: "claude-opus-4-6", usage: { input_tokens: 3, output_tokens: 13 }, usage_key: "msg_1:req_1" },
+  // the same record landed twice counts once
+  { session_id: "s1", runtime: "claude-code", stream: "main", content_hash: "c", record_id: "r3", ts: "2026-02-11T00:10:00.000Z", model: "claude-haiku-4-5", usage: { input_tokens: 1, cached_input_tokens: 100, cache_write_tokens: 7, output_tokens: 2 }, usage_key: "msg_2:req_2" },
+  { session_id: "s1", runtime: "claude-code", stream: "main", content_hash: "c", record_id: "r3", ts: "2026-02-11T00:10:00.000Z", model: "claude-haiku-4-5", usage: { input_tokens: 1, cached_input_tokens: 100, cache_write_tokens: 7, output_tokens: 2 }, usage_key: "msg_2:req_2" },
+  // a running total: counts its growth; a replayed record nothing
+  { session_id: "s2", runtime: "codex", stream: "main", content_hash: "d", ts: "2026-02-10T08:00:00.000Z", model: "gpt-5.2", usage: { input_tokens: 10, output_tokens: 4, reasoning_tokens: 1 }, usage_mode: "cumulative" },
+  { session_id: "s2", runtime: "codex", stream: "main", content_hash: "e", ts: "2026-02-10T08:01:00.000Z", model: "gpt-5.2", usage: { input_tokens: 25, output_tokens: 9, reasoning_tokens: 3 }, usage_mode: "cumulative" },
+  { session_id: "s2", runtime: "codex", stream: "main", content_hash: "f", ts: "2026-02-09T08:01:00.000Z", model: "gpt-5.2", usage: { input_tokens: 999 }, replayed: true },
+  // a latest copy voided by a later reported-zero copy, and a record without a time
+  { session_id: "s3", runtime: "gemini", stream: "main", content_hash: "g", ts: "2026-02-12T10:00:00.000Z", model: "gemini-2.5-pro", usage: { input_tokens: 50, output_tokens: 5 }, usage_mode: "latest", usage_key: "g-1" },
+  { session_id: "s3", runtime: "gemini", stream: "main", content_hash: "h", ts: "2026-02-12T10:00:02.000Z", model: "gemini-2.5-pro", usage_mode: "latest", usage_key: "g-1" },
+  { session_id: "s3", runtime: "gemini", stream: "main", content_hash: "i", model: "gemini-2.5-pro", usage: { output_tokens: 6 } },
+];
+
+describe("usage rollup format", () => {
+  it("hashes a usage key as SHA-256 over mode, NUL and key (first 8 bytes, big-endian)", () => {
+    const expected = createHash("sha256").update(Buffer.from("d\u0000msg_1:req_1", "utf8")).digest().subarray(0, 8).toString("hex");
+    expect(usageKeyHash(GOLDEN_RECORDS[0]!)!.toString(16).padStart(16, "0")).toBe(expected);
+    const latest = createHash("sha256").update(Buffer.from("l\u0000g-1", "utf8")).digest().subarray(0, 8).toString("hex");
+    expect(usageKeyHash(GOLDEN_RECORDS[7]!)!.toString(16).padStart(16, "0")).toBe(latest);
+    expect(usageKeyHash(GOLDEN_RECORDS[4]!)).toBeUndefined(); // cumulative
+    expect(usageKeyHash(GOLDEN_RECORDS[9]!)).toBeUndefined(); // no key
+  });
+
+  it("encodes the golden records to the pinned bytes, and decodes them back", () => {
+    const text = encodeUsageRollup(buildUsageRollup(GOLDEN_RECORDS));
+    expect(text).toBe(readFileSync(golden("usage-rollup-v1.json"), "utf8"));
+    const back = decodeUsageRollup(text, "golden");
+    expect(encodeUsageRollup(back)).toBe(text);
+    // The pinned rows, re-derived by hand from the rules.
+    expect(back.rows.map((r) => [r.session_id, r.day, r.model, r.contributions, r.usage])).toEqual([
+      ["s1", "2026-02-10", "claude-opus-4-6", 1, { input_tokens: 3, output_tokens: 13 }],
+      ["s1", "2026-02-11", "claude-haiku-4-5", 1, { input_tokens: 1, cached_input_tokens: 100, cache_write_tokens: 7, output_tokens: 2 }],
+      ["s2", "2026-02-10", "gpt-5.2", 2, { input_tokens: 25, output_tokens: 9, reasoning_tokens: 3 }],
+      ["s3", "unknown", "gemini-2.5-pro", 1, { output_tokens: 6 }],
+    ]);
+    expect(back.sessions).toEqual(["s1", "s2", "s3"]);
+    expect(back.keys.length).toBe(3);
+  });
+
+  it("refuses what is not a rollup, naming the file, and a newer version whole", () => {
+    const good = JSON.parse(encodeUsageRollup(buildUsageRollup(GOLDEN_RECORDS))) as Record<string, unknown>;
+    const cases: [unknown, string][] = [
+      ["{", "not a usage rollup"],
+      [{ ...good, format: "x" }, '"format"'],
+      [{ ...good, columns: ["session_id"] }, '"columns"'],
+      [{ ...good, rows: [["s1"]] }, "row 0"],
+      [{ ...good, rows: [["s1", "rt", "d", null, 1, null, null, -1, null, null, null, null]] }, "input_tokens"],
+      [{ ...good, keys: "!!" }, "base64"],
+      [{ ...good, keys: Buffer.alloc(7).toString("base64") }, "8-byte"],
+      [{ ...good, keys: Buffer.alloc(16).toString("base64") }, "sorted"],
+    ];
+    for (const [doc, why] of cases) {
+      const text = typeof doc === "string" ? doc : JSON.stringify(doc);
+      let err: unknown;
+      try {
+        decodeUsageRollup(text, "dir/usage.json");
+      } catch (e) {
+        err = e;
+      }
+      expect(isEventsError(err) && err.code === "InvalidRollup", why).toBe(true);
+      expect((err as Error).message).toMatch(/^dir\/usage\.json: /);
+      expect((err as Error).message).toContain(why);
+    }
+    let newer: unknown;
+    try {
+      decodeUsageRollup(JSON.stringify({ ...good, version: 2 }), "u.json");
+    } catch (e) {
+      newer = e;
+    }
+    expect(isEventsError(newer) && newer.code).toBe("NewerRollup");
+  });
+
+  it("is exported without the record schema from @lake/events/usage", () => {
+    expect(light.buildUsageRollup).toBe(buildUsageRollup);
+    expect(light.countUsage).toBe(countUsage);
+  });
+});
+
+// --- Adding rollups equals counting everything -------------------------------------------------
+
+type Placed = UsageRecord & { place: number };
+
+const SESSIONS = ["s0", "s1", "s2", "s3", "s4", "s5"];
+const arbUsage: fc.Arbitrary<Usage | undefined> = fc.option(
+  fc.record(
+    { input_tokens: fc.nat(50), cached_input_tokens: fc.nat(50), cache_write_tokens: fc.nat(50), output_tokens: fc.nat(50), reasoning_tokens: fc.nat(5) },
+    { requiredKeys: [] },
+  ),
+  { nil: undefined, freq: 5 },
+);
+const arbRecord = fc.record({
+  s: fc.nat(SESSIONS.length - 1),
+  stream: fc.constantFrom("main", "a1"),
+  record_id: fc.option(fc.constantFrom("r0", "r1", "r2", "r3"), { nil: undefined }),
+  content_hash: fc.constantFrom("c0", "c1", "c2", "c3", "c4"),
+  ts: fc.option(fc.constantFrom("2026-03-01T10:00:00.000Z", "2026-03-01T23:59:59.000Z", "2026-03-02T00:00:00.000Z", "2026-03-03T12:00:00.000Z"), { nil: undefined }),
+  model: fc.option(fc.constantFrom("m1", "m2"), { nil: undefined }),
+  usage: arbUsage,
+  usage_mode: fc.option(fc.constantFrom("delta" as const, "latest" as const, "cumulative" as const), { nil: undefined }),
+  usage_key: fc.option(fc.constantFrom("k0", "k1", "k2", "k3", "k4"), { nil: undefined, freq: 2 }),
+  is_sidechain: fc.option(fc.boolean(), { nil: undefined }),
+  replayed: fc.option(fc.constant(true), { nil: undefined, freq: 8 }),
+});
+
+/** Per (session, runtime, day, model): summed usage and the latest time — what the reports read. */
+function projection(cs: readonly UsageContribution[]): Record<string, { usage: Usage; last: string | null }> {
+  const out: Record<string, { usage: Usage; last: string | null }> = {};
+  for (const c of cs) {
+    const k = JSON.stringify([c.session_id, c.runtime, c.day, c.model]);
+    const g = (out[k] ??= { usage: {}, last: null });
+    for (const [key, v] of Object.entries(c.usage)) (g.usage as Record<string, number>)[key] = ((g.usage as Record<string, number>)[key] ?? 0) + v;
+    if (c.ts !== null && (g.last === null || c.ts > g.last)) g.last = c.ts;
+  }
+  return out;
+}
+
+describe("rollups added together count what countUsage counts over all records", () => {
+  it("holds for random records over partitions and bronze, with shared sessions and keys", () => {
+    fc.assert(
+      fc.property(
+        fc.array(arbRecord, { minLength: 4, maxLength: 60, size: "max" }),
+        fc.array(fc.nat(4), { minLength: SESSIONS.length, maxLength: SESSIONS.length }),
+        fc.nat(3),
+        (raw, placeOf, splitSession) => {
+          // A session lives in one place (partitions 0-2, or 3 = bronze), except that one
+          // session's records may be split over two places (a session resumed after its seal).
+          const recs: Placed[] = raw.map((r, i) => {
+            let place = placeOf[r.s]! % 4;
+            if (r.s === splitSession && i % 2 === 1) place = (place + 1) % 4;
+            const rec: UsageRecord = {
+              session_id: SESSIONS[r.s]!,
+              runtime: r.s % 2 ? "codex" : "claude-code",
+              stream: r.stream,
+              content_hash: r.content_hash,
+              ...(r.record_id !== undefined && { record_id: r.record_id }),
+              ...(r.ts !== undefined && { ts: r.ts }),
+              ...(r.model !== undefined && { model: r.model }),
+              ...(r.usage !== undefined && { usage: r.usage }),
+              ...(r.usage_mode !== undefined && { usage_mode: r.usage_mode }),
+              ...(r.usage_key !== undefined && { usage_key: r.usage_key }),
+              ...(r.is_sidechain !== undefined && { is_sidechain: r.is_sidechain }),
+              ...(r.replayed !== undefined && { replayed: r.replayed }),
+            };
+            return { ...rec, place };
+          });
+          // Read order: partitions in order, then bronze; records in their order within each.
+          const ordered = [0, 1, 2, 3].flatMap((p) => recs.filter((r) => r.place === p));
+          const expected = projection(countUsage(ordered));
+          const parts = [0, 1, 2].map((p) => ordered.filter((r) => r.place === p));
+          const bronze = ordered.filter((r) => r.place === 3);
+          // What maint writes, through the document bytes.
+          const rollups = parts.map((p, i) => decodeUsageRollup(encodeUsageRollup(buildUsageRollup(p)), `p${i}`));
+          const rescan = overlappingRollups(rollups, usageIdentity(bronze));
+          const recount = [...parts.filter((_, i) => rescan.has(i)).flat(), ...bronze];
+          const got = [...rollups.filter((_, i) => !rescan.has(i)).flatMap((r) => rollupContributions(r)), ...countUsage(recount)];
+          expect(projection(got)).toEqual(expected);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("marks only the rollups that share something", () => {
+    const r = (session: string, key?: string, mode?: "latest"): UsageRecord => ({
+      session_id: session,
+      runtime: "claude-code",
+      stream: "main",
+      content_hash: `${session}${key}`,
+      usage: { output_tokens: 1 },
+      ...(key !== undefined && { usage_key: key }),
+      ...(mode !== undefined && { usage_mode: mode }),
+    });
+    const a = buildUsageRollup([r("a", "k1")]);
+    const b = buildUsageRollup([r("b", "k1")]); // same key as a
+    const c = buildUsageRollup([r("c", "k2")]);
+    const d = buildUsageRollup([r("d", "k2", "latest")]); // same key, other mode: counted apart
+    const e = buildUsageRollup([r("e", "k3")]);
+    expect([...overlappingRollups([a, b, c, d, e])].sort()).toEqual([0, 1]);
+    expect([...overlappingRollups([a, c, d, e], usageIdentity([r("x", "k3")]))].sort()).toEqual([3]);
+    expect([...overlappingRollups([a, c, d, e], usageIdentity([r("c")]))].sort()).toEqual([1]);
+    expect([...overlappingRollups([a, buildUsageRollup([r("a")])])].sort()).toEqual([0, 1]);
+  });
+});
