@@ -27,6 +27,7 @@ export {
   claimEventKey,
   compactedMarkerKey,
   compactedPartKey,
+  compactedUsageKey,
   compactedPrefix,
   digestKey,
   fleetClaimKey,

@@ -30,6 +30,7 @@ export type ParsedKey =
   | ({ readonly kind: "sealed" } & SessionPartition)
   | ({ readonly kind: "digest" } & SessionPartition)
   | ({ readonly kind: "compacted-part"; readonly gen: string; readonly part: number } & CompactedPartition)
+  | ({ readonly kind: "compacted-usage"; readonly gen: string } & CompactedPartition)
   | ({ readonly kind: "compacted-marker" } & CompactedPartition)
   | { readonly kind: "claim-event"; readonly dt: string; readonly agent: string; readonly ulid: string }
   | { readonly kind: "fleet-claim"; readonly claimId: string }
@@ -148,6 +149,11 @@ export function compactedPartKey(p: CompactedPartition, gen: string, part: numbe
   if (!GEN_RE.test(gen)) invalid("gen", gen, "expected 16-64 lowercase hex digits");
   return `${compactedPrefix(p)}gen=${gen}/part-${seqField("part", part)}.parquet`;
 }
+/** `sessions/compacted/dt=…/fleet=…/gen=<hash>/usage.json`: the generation's usage rollup (@lake/events). */
+export function compactedUsageKey(p: CompactedPartition, gen: string): string {
+  if (!GEN_RE.test(gen)) invalid("gen", gen, "expected 16-64 lowercase hex digits");
+  return `${compactedPrefix(p)}gen=${gen}/usage.json`;
+}
 /** `sessions/compacted/dt=…/fleet=…/_COMPACTED`. */
 export function compactedMarkerKey(p: CompactedPartition): string {
   return `${compactedPrefix(p)}_COMPACTED`;
@@ -210,6 +216,7 @@ function parseStrict(key: string): ParsedKey | undefined {
     const gen = kv(s[4], "gen");
     const m = /^part-(\d{6})\.parquet$/.exec(s[5] ?? "");
     if (s.length === 6 && gen !== undefined && GEN_RE.test(gen) && m) return { kind: "compacted-part", ...p, gen, part: Number(m[1]) };
+    if (s.length === 6 && gen !== undefined && GEN_RE.test(gen) && s[5] === "usage.json") return { kind: "compacted-usage", ...p, gen };
     return undefined;
   }
   if (s[0] === "sessions" && s.length === 7) {
