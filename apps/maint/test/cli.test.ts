@@ -26,12 +26,17 @@ describe.each(BACKENDS)("lake-maint through the built bin (%s)", (backend) => {
     const verify = await runBin(["verify", "--store", url, "--json"], {}, backend);
     expect(verify.code, verify.stdout).toBe(0);
     expect(JSON.parse(verify.stdout)).toMatchObject({ sessions: 1, segments: 2, compacted_partitions: 1, problems: [] });
-    // A broken object: verify names it, one line, exit 1.
+    // A broken object: verify names it, one line, exit 1. A usage rollup that is not the bytes the
+    // marker names is one.
+    const marker = JSON.parse(Buffer.from((await store.get("sessions/compacted/dt=2026-02-10/fleet=team-a/_COMPACTED"))!.body).toString("utf8")) as { usage: { key: string } };
+    const rollup = Buffer.from((await store.get(marker.usage.key))!.body).toString("utf8");
+    await store.put(marker.usage.key, Buffer.from(rollup.replace(/"rows":\[\["d6e0bada","claude-code","2026-02-10","([^"]+)",(\d+)/, '"rows":[["d6e0bada","claude-code","2026-02-10","$1",9$2')));
     await store.put("sessions/dt=2026-02-10/fleet=team-a/runtime=claude-code/agent=host-a/session=d6e0bada/seg-000002.parquet", Buffer.from("not parquet"));
     const bad = await run(["verify", "--store", url]);
     expect(bad.code).toBe(1);
     expect(bad.out).toContain("sessions/dt=2026-02-10/fleet=team-a/runtime=claude-code/agent=host-a/session=d6e0bada/_SEALED: says 2 segments, found 3");
     expect(bad.out.some((l) => /seg-000002\.parquet: unreadable Parquet: /.test(l))).toBe(true);
+    expect(bad.out.some((l) => l.startsWith(`${marker.usage.key}: content hashes to `))).toBe(true);
     store.close();
   }, 90_000);
 });

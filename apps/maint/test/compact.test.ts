@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compactedMarkerKey, openStore, type ObjectStore, type SessionPartition } from "@lake/layout";
+import { decodeUsageRollup, usageBySession } from "@lake/events";
 import { readSegment } from "@lake/segments";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { BACKENDS, fixtureRecords, freshStore, initStore, keys, pushSession, rec, row, run, split } from "./helpers.js";
@@ -40,6 +41,15 @@ describe.each(BACKENDS)("compact (%s)", (backend) => {
     const parts1 = m1.value.parts.map((p: { key: string }) => p.key);
     const rows = (await Promise.all(parts1.map((k: string) => readPart(store, k)))).flat();
     expect(rows.length).toBe(m1.value.rows);
+    // The generation's usage rollup: countUsage over the parts' rows, named by the marker.
+    expect(m1.value.usage.key).toBe(`sessions/compacted/dt=2026-02-10/fleet=f1/gen=${m1.value.gen}/usage.json`);
+    const rollup = decodeUsageRollup(Buffer.from((await store.get(m1.value.usage.key))!.body).toString("utf8"), m1.value.usage.key);
+    expect(rollup.rows.length).toBe(m1.value.usage.rows);
+    const counted = usageBySession(rows).get("s-heavy")!.usage;
+    const summed: Record<string, number> = {};
+    for (const r of rollup.rows) for (const [k, v] of Object.entries(r.usage)) summed[k] = (summed[k] ?? 0) + v;
+    expect(summed).toEqual(counted);
+    expect(Object.keys(counted).length).toBeGreaterThan(2);
     expect(rows.every((r) => r.session_id === "s-heavy" && r.agent === "host-a" && r.runtime === "claude-code")).toBe(true);
     const bronzeBefore = await Promise.all((await keys(store, "sessions/dt=")).map(async (k) => [k, (await store.head(k))!.etag]));
 
@@ -66,7 +76,7 @@ describe.each(BACKENDS)("compact (%s)", (backend) => {
     // gc inside the grace period keeps the old (unnamed) generation.
     const gc = await run(["gc", "--store", url, "--json"]);
     expect(gc.code).toBe(0);
-    expect(JSON.parse(gc.out[0]!).partitions[0]).toMatchObject({ live_gen: rep3.gen, deleted: [], kept: parts1 });
+    expect(JSON.parse(gc.out[0]!).partitions[0]).toMatchObject({ live_gen: rep3.gen, deleted: [], kept: [...parts1, m1.value.usage.key] });
     store.close();
   });
 

@@ -70,7 +70,8 @@ describe.each(BACKENDS)("maint processes (%s)", (backend) => {
     const bronze = await keys(store, "sessions/dt=");
     const gc = await run(["gc", "--store", url, "--grace", "0", "--json"]);
     expect(gc.code).toBe(0);
-    expect(JSON.parse(gc.out[0]!).partitions[0].deleted).toEqual(g1Parts.map(([k]) => k));
+    // The dead generation's part files and its usage rollup.
+    expect(JSON.parse(gc.out[0]!).partitions[0].deleted).toEqual([...g1Parts.map(([k]) => k), g1.usage.key]);
     expect(await genDirs(store)).toEqual([rep.gen]);
     expect(await keys(store, "sessions/dt=")).toEqual(bronze);
     store.close();

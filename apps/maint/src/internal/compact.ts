@@ -3,19 +3,22 @@
 // by compare-and-swap to name it. Bronze is only read; a live generation's files are never written.
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { COMPACTED_COLUMNS, duckdbCreateTable } from "@lake/events";
-import { casUpdate, compactedMarkerKey, compactedPartKey, readJson, sealedKey, type CasFields, type ObjectStore } from "@lake/layout";
-import { sha256File, sqlString } from "@lake/segments";
+import { COMPACTED_COLUMNS, buildUsageRollup, duckdbCreateTable, encodeUsageRollup } from "@lake/events";
+import { casUpdate, compactedMarkerKey, compactedPartKey, compactedUsageKey, readJson, sealedKey, type CasFields, type ObjectStore } from "@lake/layout";
+import { readUsageRecords, sha256File, sqlString } from "@lake/segments";
 import { createHash } from "node:crypto";
-import { statSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { scratch, testHook, withLease, type MaintContext } from "./context.js";
 import { MaintError } from "./errors.js";
 import { canonicalJson } from "./json.js";
 import { downloadSegments, readSealed, scanSessions, sealedMismatch, type SessionDir } from "./scan.js";
 import { byPartition, type PartitionFilter } from "./sessions.js";
 
-/** Version of the _COMPACTED format and of the compaction rules (part of every gen hash). */
-export const COMPACTION_FORMAT = 1;
+/**
+ * Version of the _COMPACTED format and of the compaction rules (part of every gen hash). 2: a
+ * generation has a usage rollup (`usage`); a partition compacted at format 1 is compacted again.
+ */
+export const COMPACTION_FORMAT = 2;
 
 /** Default rows per compacted part. */
 export const DEFAULT_PART_ROWS = 1_000_000;
@@ -37,6 +40,15 @@ export interface CompactedPart {
   readonly sha256: string;
 }
 
+/** A generation's usage rollup object (`gen=…/usage.json`, @lake/events format). */
+export interface CompactedUsage {
+  readonly key: string;
+  readonly bytes: number;
+  readonly sha256: string;
+  /** Rollup rows (session × day × model). */
+  readonly rows: number;
+}
+
 /** `sessions/compacted/dt=/fleet=/_COMPACTED` (plus casUpdate's nonce fields). */
 export interface CompactedMarker {
   readonly format: number;
@@ -46,6 +58,8 @@ export interface CompactedMarker {
   readonly gen: string;
   readonly sessions: CompactedSession[];
   readonly parts: CompactedPart[];
+  /** The usage rollup of the parts (format 2 on; absent in a format-1 marker). */
+  readonly usage?: CompactedUsage;
   /** Rows in the parts (after dedupe). */
   readonly rows: number;
   /** Rows read from bronze (the sealed sessions' `rows` sum). */
@@ -155,6 +169,10 @@ async function compactPartition(ctx: MaintContext, dt: string, fleet: string, se
         if (w.status !== "written") throw new MaintError("Io", `${p.key}: upload did not complete (${w.status})`, { key: p.key, store: ctx.store.url });
         parts.push({ key: p.key, rows: p.rows, bytes: p.bytes, sha256: p.sha256 });
       }
+      await lease.check();
+      const u = await ctx.store.upload(built.usage.key, { path: built.usage.path });
+      if (u.status !== "written") throw new MaintError("Io", `${built.usage.key}: upload did not complete (${u.status})`, { key: built.usage.key, store: ctx.store.url });
+      const usage: CompactedUsage = { key: built.usage.key, bytes: built.usage.bytes, sha256: built.usage.sha256, rows: built.usage.rows };
       await testHook(ctx, "compact:after-parts");
       const sourceRows = set.sessions.reduce((n, s) => n + s.meta.rows, 0);
       const marker: CompactedMarker = {
@@ -164,6 +182,7 @@ async function compactPartition(ctx: MaintContext, dt: string, fleet: string, se
         gen,
         sessions: set.sessions.map((s) => s.meta),
         parts,
+        usage,
         rows: built.rows,
         source_rows: sourceRows,
         epoch: lease.epoch,
@@ -195,7 +214,8 @@ const COLS = COMPACTED_COLUMNS.map((c) => `"${c.name}"`).join(", ");
 /**
  * Build a generation's part files locally: read the sessions' segments (runtime and agent from their
  * paths become columns), keep the first row per (session_id, content_hash) in segment order — rows
- * whose content_hash is "" (no content) are all kept — and write parts of `partRows` rows in that order.
+ * whose content_hash is "" (no content) are all kept — and write parts of `partRows` rows in that order,
+ * then the usage rollup of those parts (countUsage over their rows, read as a reader reads them).
  */
 export async function buildGeneration(
   store: ObjectStore,
@@ -206,7 +226,7 @@ export async function buildGeneration(
   dir: string,
   partRows: number,
   zstdLevel?: number,
-): Promise<{ rows: number; parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[] }> {
+): Promise<{ rows: number; parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[]; usage: { key: string; path: string; bytes: number; sha256: string; rows: number } }> {
   const files: { path: string; ord: number; runtime: string; agent: string; key: string }[] = [];
   let ord = 0;
   for (let i = 0; i < sessions.length; i++) {
@@ -216,6 +236,7 @@ export async function buildGeneration(
   }
   const db = await DuckDBInstance.create(":memory:", { temp_directory: join(dir, "duckdb.tmp") });
   const conn = await db.connect();
+  let built: { total: number; parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[] };
   try {
     await conn.run(`CREATE TABLE files (path VARCHAR, ord INTEGER, runtime VARCHAR, agent VARCHAR)`);
     for (let i = 0; i < files.length; i += 500) {
@@ -242,15 +263,22 @@ export async function buildGeneration(
     const parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[] = [];
     const nParts = Math.max(1, Math.ceil(total / partRows));
     for (let p = 0; p < nParts; p++) {
-      const path = join(dir, `part-${p}.parquet`);
+      const path = join(dir, `part-${String(p).padStart(6, "0")}.parquet`);
       const lo = p * partRows;
       const hi = Math.min(total, lo + partRows);
       await conn.run(`COPY (SELECT ${COLS} FROM out WHERE _o >= ${lo} AND _o < ${hi} ORDER BY _o) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd${zstdLevel === undefined ? "" : `, COMPRESSION_LEVEL ${zstdLevel}`})`);
       parts.push({ key: compactedPartKey({ dt, fleet }, gen, p), path, rows: hi - lo, bytes: statSync(path).size, sha256: await sha256File(path) });
     }
-    return { rows: total, parts };
+    built = { total, parts };
   } finally {
     conn.closeSync();
     db.closeSync();
   }
+  // Part files sort as their keys do (zero-padded), so this is a reader's read order.
+  const records = await readUsageRecords(built.parts.map((p) => ({ path: p.path, layout: "compacted" as const })), { label: `sessions/compacted/dt=${dt}/fleet=${fleet}/gen=${gen}` });
+  const rollup = buildUsageRollup(records);
+  const path = join(dir, "usage.json");
+  writeFileSync(path, encodeUsageRollup(rollup));
+  const usage = { key: compactedUsageKey({ dt, fleet }, gen), path, bytes: statSync(path).size, sha256: await sha256File(path), rows: rollup.rows.length };
+  return { rows: built.total, parts: built.parts, usage };
 }

@@ -1,5 +1,6 @@
 // `gc`: delete compacted generations that no _COMPACTED marker names, once older than a grace
-// period. Only keys that parse as compacted parts are ever deleted: never bronze, never the live gen.
+// period. Only keys that parse as compacted parts or usage rollups are ever deleted: never bronze,
+// never the live gen.
 import { PREFIXES, compactedPrefix, parseKey, type ObjectInfo } from "@lake/layout";
 import { withLease, type MaintContext } from "./context.js";
 import { readMarker } from "./compact.js";
@@ -26,7 +27,7 @@ export async function runGc(ctx: MaintContext, graceSeconds: number = DEFAULT_GC
   const prefix = filter.dt !== undefined ? `${PREFIXES.compacted}dt=${filter.dt}/` : PREFIXES.compacted;
   for await (const o of ctx.store.listAll(prefix)) {
     const k = parseKey(o.key);
-    if (k === undefined || (k.kind !== "compacted-part" && k.kind !== "compacted-marker")) continue;
+    if (k === undefined || (k.kind !== "compacted-part" && k.kind !== "compacted-usage" && k.kind !== "compacted-marker")) continue;
     if (filter.fleet !== undefined && k.fleet !== filter.fleet) continue;
     parts.set(`${k.dt}/${k.fleet}`, { dt: k.dt, fleet: k.fleet });
   }
@@ -40,7 +41,7 @@ export async function runGc(ctx: MaintContext, graceSeconds: number = DEFAULT_GC
       const doomed: ObjectInfo[] = [];
       for await (const o of ctx.store.listAll(compactedPrefix({ dt, fleet }))) {
         const k = parseKey(o.key);
-        if (k?.kind !== "compacted-part" || k.gen === live) continue;
+        if ((k?.kind !== "compacted-part" && k?.kind !== "compacted-usage") || k.gen === live) continue;
         if (o.lastModified === undefined || now - o.lastModified.getTime() < graceSeconds * 1000) kept.push(o.key);
         else doomed.push(o);
       }

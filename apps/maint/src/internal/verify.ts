@@ -1,9 +1,10 @@
 // `verify`: every key where the layout says, segments readable, markers consistent. One problem per line.
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
+import { createReadStream, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { sqlString } from "@lake/segments";
+import { buildUsageRollup, decodeUsageRollup, encodeUsageRollup } from "@lake/events";
+import { readUsageRecords, sqlString } from "@lake/segments";
 import { PREFIXES, SNAPSHOT_LATEST_KEY, parseKey, readFleet, snapshotBlobKey, type ObjectStore } from "@lake/layout";
 import { scratch } from "./context.js";
 import { generationOf, readMarker } from "./compact.js";
@@ -48,6 +49,7 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
   const sessions = new Map<string, { part: SessionPartition; segs: { key: string; seq: number }[]; sealed?: string; digest?: string }>();
   const markers: { dt: string; fleet: string; key: string }[] = [];
   const partKeys = new Set<string>();
+  const usageKeys = new Set<string>();
   const blobs: string[] = [];
   let latest = false;
   let keys = 0;
@@ -77,6 +79,9 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
         break;
       case "compacted-part":
         partKeys.add(o.key);
+        break;
+      case "compacted-usage":
+        usageKeys.add(o.key);
         break;
       case "snapshot-blob":
         blobs.push(o.key);
@@ -124,6 +129,45 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
     } catch (e) {
       add(key, `unreadable Parquet: ${(e instanceof Error ? e.message : String(e)).split("\n")[0]}`);
       return undefined;
+    }
+  };
+  // A generation's usage rollup: present, the bytes the marker names, and exactly what counting
+  // its parts gives now.
+  const verifyUsage = async (markerKey: string, gen: string, usage: { key: string; sha256: string; rows: number }, parts: readonly { key: string }[]): Promise<void> => {
+    if (!usageKeys.has(usage.key)) {
+      add(markerKey, `names usage rollup ${usage.key}, which does not exist`);
+      return;
+    }
+    if (!usage.key.includes(`/gen=${gen}/`)) add(markerKey, `usage rollup ${usage.key} is outside gen=${gen}`);
+    const path = join(tmp.dir, "usage.json");
+    await store.download(usage.key, path);
+    const h = await sha256Of(path);
+    if (h !== usage.sha256) {
+      add(usage.key, `content hashes to ${h}, _COMPACTED says ${usage.sha256}`);
+      return;
+    }
+    const text = readFileSync(path, "utf8");
+    let rollup;
+    try {
+      rollup = decodeUsageRollup(text, usage.key);
+    } catch (e) {
+      add(usage.key, e instanceof Error ? e.message : String(e));
+      return;
+    }
+    if (rollup.rows.length !== usage.rows) add(usage.key, `holds ${rollup.rows.length} rows, _COMPACTED says ${usage.rows}`);
+    const local: { path: string; layout: "compacted" }[] = [];
+    for (const [i, p] of [...parts].sort((a, b) => (a.key < b.key ? -1 : 1)).entries()) {
+      if (!partKeys.has(p.key)) return;
+      const f = join(tmp.dir, `usage-part-${String(i).padStart(6, "0")}.parquet`);
+      await store.download(p.key, f);
+      local.push({ path: f, layout: "compacted" });
+    }
+    try {
+      if (encodeUsageRollup(buildUsageRollup(await readUsageRecords(local, { label: markerKey }))) !== text) add(usage.key, "differs from the usage counted from the generation's parts");
+    } catch (e) {
+      add(usage.key, `cannot recount: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      for (const f of local) rmSync(f.path, { force: true });
     }
   };
   let segments = 0;
@@ -181,6 +225,7 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
         rows += p.rows;
       }
       if (rows !== marker.rows) add(m.key, `parts hold ${rows} rows, marker says ${marker.rows}`);
+      if (marker.usage !== undefined) await verifyUsage(m.key, marker.gen, marker.usage, marker.parts);
     }
     const latestKey = SNAPSHOT_LATEST_KEY;
     if (latest) {
