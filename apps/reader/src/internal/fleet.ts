@@ -28,6 +28,19 @@ export interface CompactedFile {
   readonly gen: string;
 }
 
+/** A partition's current compacted generation, with its usage rollup when maint wrote one. */
+export interface CompactedPartition {
+  readonly dt: string;
+  readonly fleet: string;
+  readonly gen: string;
+  /** Its part files (also in FleetFiles.compacted). */
+  readonly parts: readonly CompactedFile[];
+  /** Local path of the generation's usage rollup (`gen=…/usage.json`), when the marker names one. */
+  readonly usage: string | undefined;
+  /** The rollup's store key (for messages). */
+  readonly usageKey: string | undefined;
+}
+
 /** A sealed session directory. */
 export interface SealedSession {
   readonly dt: string;
@@ -42,6 +55,8 @@ export interface FleetFiles {
   readonly storeUrl: string;
   readonly bronze: readonly BronzeFile[];
   readonly compacted: readonly CompactedFile[];
+  /** The compacted partitions, in key order. */
+  readonly partitions: readonly CompactedPartition[];
   readonly sealed: readonly SealedSession[];
   /** Local path of the current snapshot SQLite, when the store has one. */
   readonly snapshot: string | undefined;
@@ -149,19 +164,19 @@ interface MarkerSession {
  * objects `{runtime, agent, session, …}` (lake-maint's form); `parts` entries are keys (relative to
  * the store root, to the partition, or to the generation) or objects `{key, …}`.
  */
-function parseMarker(key: string, body: Uint8Array): { gen: string; sessions: MarkerSession[]; parts: string[] } {
+function parseMarker(key: string, body: Uint8Array): { gen: string; sessions: MarkerSession[]; parts: string[]; usage: string | undefined } {
   let v: unknown;
   try {
     v = JSON.parse(Buffer.from(body).toString("utf8"));
   } catch (e) {
     throw new ReaderError("Corrupt", `${key}: _COMPACTED is not JSON: ${(e as Error).message}`, { data: { file: key }, cause: e });
   }
-  const o = v as { gen?: unknown; sessions?: unknown; parts?: unknown };
+  const o = v as { gen?: unknown; sessions?: unknown; parts?: unknown; usage?: unknown };
   if (typeof o !== "object" || o === null || typeof o.gen !== "string" || !/^[0-9a-f]{16,64}$/.test(o.gen)) {
     throw new ReaderError("Corrupt", `${key}: _COMPACTED has no valid "gen"`, { data: { file: key } });
   }
   const bad = (name: string): never => {
-    throw new ReaderError("Corrupt", `${key}: _COMPACTED "${name}" is not a list of names or objects`, { data: { file: key } });
+    throw new ReaderError("Corrupt", `${key}: _COMPACTED "${name}" is not ${name === "usage" ? "a key or an object with one" : "a list of names or objects"}`, { data: { file: key } });
   };
   const sessions: MarkerSession[] = [];
   if (o.sessions !== undefined && !Array.isArray(o.sessions)) bad("sessions");
@@ -179,7 +194,11 @@ function parseMarker(key: string, body: Uint8Array): { gen: string; sessions: Ma
     else if (typeof p === "object" && p !== null && typeof (p as { key?: unknown }).key === "string") parts.push((p as { key: string }).key);
     else bad("parts");
   }
-  return { gen: o.gen, sessions, parts };
+  let usage: string | undefined;
+  if (typeof o.usage === "string") usage = o.usage;
+  else if (typeof o.usage === "object" && o.usage !== null && typeof (o.usage as { key?: unknown }).key === "string") usage = (o.usage as { key: string }).key;
+  else if (o.usage !== undefined && o.usage !== null) bad("usage");
+  return { gen: o.gen, sessions, parts, usage };
 }
 
 /**
@@ -211,6 +230,7 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string): Prom
   }
   const covered = new Set<string>();
   const compacted: CompactedFile[] = [];
+  const partitions: CompactedPartition[] = [];
   for (const mk of markers) {
     let got;
     try {
@@ -222,15 +242,27 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string): Prom
     const marker = parseMarker(mk.obj.key, got.body);
     const prefix = `sessions/compacted/dt=${mk.dt}/fleet=${mk.fleet}/`;
     for (const s of marker.sessions) covered.add(`${mk.dt}\0${mk.fleet}\0${s.session}\0${s.runtime ?? "*"}\0${s.agent ?? "*"}`);
-    let partKeys = marker.parts.map((p) => (p.startsWith("sessions/") ? p : p.startsWith("gen=") ? prefix + p : `${prefix}gen=${marker.gen}/${p}`));
+    const rel = (p: string) => (p.startsWith("sessions/") ? p : p.startsWith("gen=") ? prefix + p : `${prefix}gen=${marker.gen}/${p}`);
+    let partKeys = marker.parts.map(rel);
     if (partKeys.length === 0) partKeys = [...compactedObjs.keys()].filter((k) => k.startsWith(`${prefix}gen=${marker.gen}/`) && k.endsWith(".parquet"));
     fp.update(`M${mk.obj.key}\0${marker.gen}\0`);
+    const parts: CompactedFile[] = [];
     for (const key of partKeys.sort()) {
       const obj = compactedObjs.get(key);
       if (!obj) throw new ReaderError("Corrupt", `${key}: named by ${mk.obj.key} but missing from the store`, { data: { file: key } });
       fp.update(`C${key}\0${obj.size}\0${obj.etag ?? obj.lastModified?.getTime() ?? ""}\0`);
-      compacted.push({ key, path: await access.localPath(obj), dt: mk.dt, fleet: mk.fleet, gen: marker.gen });
+      parts.push({ key, path: await access.localPath(obj), dt: mk.dt, fleet: mk.fleet, gen: marker.gen });
     }
+    compacted.push(...parts);
+    let usage: string | undefined;
+    const usageKey = marker.usage === undefined ? undefined : rel(marker.usage);
+    if (usageKey !== undefined) {
+      const obj = compactedObjs.get(usageKey);
+      if (!obj) throw new ReaderError("Corrupt", `${usageKey}: named by ${mk.obj.key} but missing from the store`, { data: { file: usageKey } });
+      fp.update(`U${usageKey}\0${obj.size}\0${obj.etag ?? obj.lastModified?.getTime() ?? ""}\0`);
+      usage = await access.localPath(obj);
+    }
+    partitions.push({ dt: mk.dt, fleet: mk.fleet, gen: marker.gen, parts, usage, usageKey });
   }
   const bronze: BronzeFile[] = [];
   for (const s of segs) {
@@ -243,7 +275,7 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string): Prom
   for (const s of sealed) fp.update(`S${s.dt}/${s.fleet}/${s.runtime}/${s.agent}/${s.session}\0`);
   const snapshot = await resolveSnapshot(access);
   if (snapshot) fp.update(`P${snapshot}`);
-  return { storeUrl: store.url, bronze, compacted, sealed, snapshot, fingerprint: fp.digest("hex") };
+  return { storeUrl: store.url, bronze, compacted, partitions, sealed, snapshot, fingerprint: fp.digest("hex") };
 }
 
 async function resolveSnapshot(access: Access): Promise<string | undefined> {

@@ -1,12 +1,12 @@
-// The usage scan: the rows @lake/events countUsage reads, straight from the followed Parquet files
-// (projection and filter pushed into read_parquet, no views, no window functions), handed to JS
-// in columns. This module loads neither @lake/events nor DuckDB until a scan runs, so the caller
-// can load the report code while DuckDB reads.
-import type { Usage, UsageRecord } from "@lake/events";
+// The usage a report counts, from a fleet: each compacted partition's usage rollup where it can be
+// added as it is (@lake/events overlappingRollups), and the rows of everything else — un-compacted
+// bronze, partitions without a rollup, and partitions that share a session or a usage key with
+// something else — read by @lake/segments and counted by countUsage. Neither DuckDB nor the record
+// schema loads unless rows are read: a compacted fleet's daily report reads a few small JSON files.
+import { readFileSync } from "node:fs";
+import type { UsageContribution, UsageRecord } from "@lake/events/usage";
 import { ReaderError } from "./errors.js";
-import type { FleetFiles } from "./fleet.js";
-import { USAGE_COLS } from "./sql/views.js";
-import { firstLine, sqlString } from "./sqltext.js";
+import type { BronzeFile, CompactedFile, FleetFiles } from "./fleet.js";
 
 /** Filters of a usage report. */
 export interface UsageFilters {
@@ -34,143 +34,81 @@ export interface ScanOptions {
   /** Only these runtimes (bronze files of other runtimes are not opened). */
   readonly runtimes?: readonly string[] | undefined;
   /** Main-thread work to run while DuckDB reads the files (e.g. loading the report code). */
-  readonly meanwhile?: () => Promise<unknown>;
+  readonly meanwhile?: (() => Promise<unknown>) | undefined;
 }
 
-/** Rows countUsage can count something from: a reported usage key, or a `latest` copy that voids earlier ones. */
-const CARRIES_USAGE = `(${USAGE_COLS.map((k) => `${k} IS NOT NULL`).join(" OR ")} OR (usage_mode = 'latest' AND usage_key IS NOT NULL)) AND NOT coalesce(replayed, false)`;
-
-/** Low-cardinality columns, handed over as DuckDB ENUMs (one JS string per distinct value). */
-const ENUM_COLS = ["session_id", "runtime", "stream", "model", "usage_mode"] as const;
-
-const SEP = "\u001e";
-
-/** A DuckDB result vector, read value by value. */
-interface Col<T> {
-  getItem(i: number): T;
+/** Read the usage-bearing rows of bronze segments and compacted parts, in read order (@lake/segments readUsageRecords). */
+export async function scanUsage(storeUrl: string, bronze: readonly BronzeFile[], compacted: readonly CompactedFile[], options: ScanOptions = {}): Promise<UsageRecord[]> {
+  if (bronze.length === 0 && compacted.length === 0) {
+    await options.meanwhile?.();
+    return [];
+  }
+  const { isSegmentError, readUsageRecords } = await import("@lake/segments");
+  try {
+    return await readUsageRecords(
+      [...bronze.map((b) => ({ path: b.path, layout: "bronze" as const, runtime: b.runtime })), ...compacted.map((c) => ({ path: c.path, layout: "compacted" as const }))],
+      { runtimes: options.runtimes, meanwhile: options.meanwhile, label: storeUrl },
+    );
+  } catch (e) {
+    if (isSegmentError(e)) throw new ReaderError("Corrupt", e.message, { data: { file: storeUrl }, cause: e });
+    throw e;
+  }
 }
 
-/** Byte-wise (UTF-8) order, as DuckDB orders VARCHAR: the order rows are read in. */
-function byteOrder(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
-function list(values: readonly (string | number)[]): string {
-  return `[${values.map((v) => (typeof v === "number" ? String(v) : sqlString(v))).join(", ")}]`;
+/** How {@link fleetUsage} counted: partitions added from rollups, and partitions whose rows were read. */
+export interface UsagePlan {
+  readonly rollups: number;
+  readonly scannedPartitions: number;
+  readonly bronzeFiles: number;
 }
 
 /**
- * Read the rows of `files` that countUsage reads — only its columns (session_id, runtime, stream,
- * record_id, content_hash, ts, model, the five usage keys, usage_mode, usage_key, is_sidechain) of
- * rows carrying usage — as UsageRecords, in read order: files by path (bytewise), rows in file order
- * (the order the `events` view keeps the first copy in). Nothing is deduplicated here: countUsage
- * does that. Dropped beforehand are only rows countUsage skips before looking at anything else:
- * `replayed` rows and rows with no usage (unless a `latest` copy with a usage_key). `content_hash`
- * is read only for rows without a record_id (the only rows countUsage keys on it); other rows carry "".
+ * The usage contributions of a fleet, counted as countUsage counts every followed row. With
+ * `rowsOnly` (5-hour blocks need every contribution's own time) rollups are not used.
  */
-export async function scanUsage(files: FleetFiles, options: ScanOptions = {}): Promise<UsageRecord[]> {
+export async function fleetUsage(
+  files: FleetFiles,
+  options: ScanOptions & { rowsOnly?: boolean } = {},
+): Promise<{ contributions: UsageContribution[]; plan: UsagePlan }> {
+  const ev = await import("@lake/events/usage");
   const want = options.runtimes && options.runtimes.length ? new Set(options.runtimes) : undefined;
   const bronze = files.bronze.filter((b) => !want || want.has(b.runtime));
-  const compacted = files.compacted;
-  const meanwhile = options.meanwhile ?? (async () => undefined);
-  if (bronze.length === 0 && compacted.length === 0) {
-    await meanwhile();
-    return [];
-  }
-  const rank = new Map([...bronze.map((b) => b.path), ...compacted.map((c) => c.path)].sort(byteOrder).map((p, i) => [p, i]));
-  const cols = `session_id, stream, record_id, CASE WHEN record_id IS NULL THEN content_hash END AS content_hash, CAST(epoch_ms(ts) AS DOUBLE) AS ts, model, ${USAGE_COLS.map((k) => `CAST(${k} AS DOUBLE) AS ${k}`).join(", ")}, usage_mode, usage_key, is_sidechain`;
-  const opts = "hive_partitioning = false, union_by_name = true, file_row_number = true";
-  const at = "[CAST(file_index AS BIGINT) + 1]";
-  const parts: string[] = [];
-  if (bronze.length) {
-    // Bronze files carry runtime in their path (SEGMENT_COLUMNS), not as a column.
-    parts.push(
-      `SELECT CAST(${list(bronze.map((b) => rank.get(b.path)!))}${at} AS INTEGER) AS fo, file_row_number AS rn, ${list(bronze.map((b) => b.runtime))}${at} AS runtime, ${cols}
-       FROM read_parquet(${list(bronze.map((b) => b.path))}, ${opts}) WHERE ${CARRIES_USAGE}`,
-    );
-  }
-  if (compacted.length) {
-    parts.push(
-      `SELECT CAST(${list(compacted.map((c) => rank.get(c.path)!))}${at} AS INTEGER) AS fo, file_row_number AS rn, runtime, ${cols}
-       FROM read_parquet(${list(compacted.map((c) => c.path))}, ${opts}) WHERE ${CARRIES_USAGE}${want ? ` AND runtime IN (${[...want].map(sqlString).join(", ")})` : ""}`,
-    );
-  }
-  const { DuckDBInstance } = await import("@duckdb/node-api");
-  const db = await DuckDBInstance.create(":memory:");
-  const conn = await db.connect();
-  try {
-    const scan = conn.run(`CREATE TEMP TABLE u AS ${parts.join("\nUNION ALL\n")}`);
-    const [done] = await Promise.allSettled([scan, meanwhile()]);
-    if (done.status === "rejected") throw done.reason;
-    for (const c of ENUM_COLS) await conn.run(`CREATE TYPE e_${c} AS ENUM (SELECT DISTINCT ${c} FROM u WHERE ${c} IS NOT NULL ORDER BY 1)`);
-    // The two high-cardinality strings of every row (record_id, else content_hash; usage_key) as
-    // one text, split in JS: far cheaper than converting 2 values per row one by one.
-    const agg = await conn.run(`SELECT count(*), string_agg(concat(coalesce(record_id, content_hash, ''), chr(30), coalesce(usage_key, '')), chr(30) ORDER BY fo, rn) FROM u`);
-    const [[count], [text]] = (await agg.getColumnsJS()) as [[bigint], [string | null]];
-    const n = Number(count);
-    if (n === 0) return [];
-    let ids = (text ?? "").split(SEP);
-    if (ids.length !== 2 * n) {
-      // A value holds the separator: take the strings one by one instead.
-      const res = await conn.run(`SELECT coalesce(record_id, content_hash, ''), coalesce(usage_key, '') FROM u ORDER BY fo, rn`);
-      const [a, b] = (await res.getColumnsJS()) as [string[], string[]];
-      ids = new Array<string>(2 * n);
-      for (let i = 0; i < n; i++) {
-        ids[2 * i] = a[i]!;
-        ids[2 * i + 1] = b[i]!;
-      }
+  const usable: { parts: readonly CompactedFile[]; rollup: import("@lake/events/usage").UsageRollup }[] = [];
+  const scanned: CompactedFile[] = [];
+  for (const p of files.partitions) {
+    if (options.rowsOnly || p.usage === undefined || p.usageKey === undefined) {
+      scanned.push(...p.parts);
+      continue;
     }
-    const res = await conn.run(
-      `SELECT ${ENUM_COLS.map((c) => `CAST(${c} AS e_${c})`).join(", ")}, record_id IS NULL, usage_key IS NULL, ts, ${USAGE_COLS.join(", ")}, is_sidechain FROM u ORDER BY fo, rn`,
-    );
-    const out: UsageRecord[] = new Array(n);
-    let row = 0;
-    for (const chunk of await res.fetchAllChunks()) {
-      const col = <T>(c: number) => chunk.getColumnVector(c) as unknown as Col<T>;
-      const [sid, rt, st, model, mode] = [0, 1, 2, 3, 4].map((c) => col<string | null>(c)) as [Col<string | null>, Col<string | null>, Col<string | null>, Col<string | null>, Col<string | null>];
-      const [noId, noKey, ts] = [col<boolean>(5), col<boolean>(6), col<number | null>(7)];
-      const nums = USAGE_COLS.map((_, k) => col<number | null>(8 + k));
-      if (nums.length !== 5) throw new Error("five usage columns expected");
-      const side = col<boolean | null>(8 + USAGE_COLS.length);
-      const [n0, n1, n2, n3, n4] = nums as [Col<number | null>, Col<number | null>, Col<number | null>, Col<number | null>, Col<number | null>];
-      for (let i = 0; i < chunk.rowCount; i++, row++) {
-        // Every record gets the same properties in the same order (absent = undefined, which is
-        // how countUsage reads a missing optional field): one object shape for the whole pass.
-        const usage: Usage = {};
-        const x0 = n0.getItem(i);
-        if (x0 !== null) usage.input_tokens = x0;
-        const x1 = n1.getItem(i);
-        if (x1 !== null) usage.cached_input_tokens = x1;
-        const x2 = n2.getItem(i);
-        if (x2 !== null) usage.cache_write_tokens = x2;
-        const x3 = n3.getItem(i);
-        if (x3 !== null) usage.output_tokens = x3;
-        const x4 = n4.getItem(i);
-        if (x4 !== null) usage.reasoning_tokens = x4;
-        const id = ids[2 * row]!;
-        const noRecordId = noId.getItem(i);
-        const t = ts.getItem(i);
-        out[row] = {
-          session_id: sid.getItem(i),
-          runtime: rt.getItem(i),
-          stream: st.getItem(i),
-          content_hash: noRecordId ? id : "",
-          record_id: noRecordId ? undefined : id,
-          ts: t === null ? undefined : new Date(t).toISOString(),
-          model: model.getItem(i) ?? undefined,
-          usage,
-          usage_mode: mode.getItem(i) ?? undefined,
-          usage_key: noKey.getItem(i) ? undefined : ids[2 * row + 1],
-          is_sidechain: side.getItem(i) ?? undefined,
-        } as UsageRecord;
-      }
+    let text: string;
+    try {
+      text = readFileSync(p.usage, "utf8");
+    } catch (e) {
+      throw new ReaderError("Io", `${p.usageKey}: cannot read: ${(e as Error).message}`, { data: { file: p.usageKey }, cause: e });
     }
-    return out;
-  } catch (e) {
-    if (e instanceof ReaderError) throw e;
-    throw new ReaderError("Corrupt", `${files.storeUrl}: cannot read usage: ${firstLine((e as Error).message)}`, { data: { file: files.storeUrl }, cause: e });
-  } finally {
-    conn.closeSync();
-    db.closeSync();
+    try {
+      usable.push({ parts: p.parts, rollup: ev.decodeUsageRollup(text, p.usageKey) });
+    } catch (e) {
+      // A rollup of a newer maint may count differently: its partition is counted from its rows.
+      if (ev.isEventsError(e) && e.code === "NewerRollup") scanned.push(...p.parts);
+      else if (ev.isEventsError(e)) throw new ReaderError("Corrupt", e.message, { data: { file: p.usageKey }, cause: e });
+      else throw e;
+    }
   }
+  // Bronze first: its sessions and keys decide which rollups cannot be added as they are.
+  const bronzeRecords = await scanUsage(files.storeUrl, bronze, [], { runtimes: options.runtimes, meanwhile: options.meanwhile });
+  const overlap = usable.length ? ev.overlappingRollups(usable.map((u) => u.rollup), bronze.length ? ev.usageIdentity(bronzeRecords) : undefined) : new Set<number>();
+  usable.forEach((u, i) => {
+    if (overlap.has(i)) scanned.push(...u.parts);
+  });
+  // Compacted keys sort before bronze keys (sessions/compacted/ < sessions/dt=), so this is read order.
+  const compactedRecords = await scanUsage(files.storeUrl, [], scanned, { runtimes: options.runtimes });
+  const contributions: UsageContribution[] = [];
+  usable.forEach((u, i) => {
+    if (overlap.has(i)) return;
+    const rows = want ? u.rollup.rows.filter((r) => want.has(r.runtime)) : u.rollup.rows;
+    for (const c of ev.rollupContributions({ rows })) contributions.push(c);
+  });
+  for (const c of ev.countUsage(compactedRecords.length ? [...compactedRecords, ...bronzeRecords] : bronzeRecords)) contributions.push(c);
+  return { contributions, plan: { rollups: usable.length - overlap.size, scannedPartitions: files.partitions.length - (usable.length - overlap.size), bronzeFiles: bronze.length } };
 }

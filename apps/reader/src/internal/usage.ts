@@ -1,6 +1,6 @@
-// `usage daily|monthly|session|blocks`: usage-bearing rows are selected with DuckDB and counted by
-// @lake/events countUsage, so the reader, the adapters' totals and the tests agree.
-import { countUsage, groupUsage, totalTokens, type UsageContribution, type UsageRecord, type UsageTotals } from "@lake/events";
+// `usage daily|monthly|session|blocks`: reports over the contributions @lake/events countUsage
+// counts (usage-scan.ts gathers them), so the reader, the adapters' totals and the tests agree.
+import { groupUsage, totalTokens, type UsageContribution, type UsageTotals } from "@lake/events/usage";
 import { PRICING_DATE, PRICING_VERSION, costOf, priceOf } from "./pricing.js";
 import type { UsageFilters } from "./usage-scan.js";
 
@@ -163,9 +163,4 @@ export function blocksReport(cs: readonly UsageContribution[], now: number = Dat
   const untimed = cs.filter((c) => c.ts === null);
   const ut = untimed.length ? totalTokens(groupUsage(untimed, () => "u").get("u")!.usage) : null;
   return { blocks, totals: totalsOf(timed.map((x) => x.c), unpriced), untimed_tokens: ut, pricing: pricing(unpriced) };
-}
-
-/** Count the usage of scanned records (countUsage) and filter it. */
-export function contributions(records: readonly UsageRecord[], f: UsageFilters): UsageContribution[] {
-  return filterContributions(countUsage(records), f);
 }

@@ -3,7 +3,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { claudeCodeAdapter, parseFile } from "@lake/adapters";
+import { claudeCodeAdapter, codexAdapter, geminiAdapter, parseFile } from "@lake/adapters";
 import { canonicalize, type CanonicalRecord } from "@lake/events";
 
 /** test/fixtures/claude-code. */
@@ -28,5 +28,22 @@ export async function claudeRecords(root: string = CLAUDE_FIXTURES): Promise<Can
   const found = await claudeCodeAdapter.discover({ roots: [root] });
   const out: CanonicalRecord[] = [];
   for (const s of found.sources) for await (const r of parseFile(s.path, { source: s })) out.push(canonicalize(r));
+  return out;
+}
+
+/** The repository's samples/ (real Claude Code, Codex and Gemini CLI transcripts, SOURCES.md). */
+export const SAMPLES = fileURLToPath(new URL("../../../../samples", import.meta.url));
+
+/** The canonical records of every source in samples/: Claude Code, Codex (running totals) and Gemini CLI. */
+export async function sampleRecords(): Promise<CanonicalRecord[]> {
+  const out: CanonicalRecord[] = [];
+  for (const [adapter, root] of [
+    [claudeCodeAdapter, join(SAMPLES, "claude", "projects")],
+    [codexAdapter, join(SAMPLES, "codex")],
+    [geminiAdapter, join(SAMPLES, "gemini", "tmp")],
+  ] as const) {
+    const found = await adapter.discover({ roots: [root] });
+    for (const s of found.sources) for await (const r of parseFile(s.path, { source: s })) out.push(canonicalize(r));
+  }
   return out;
 }

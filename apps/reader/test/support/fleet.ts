@@ -28,7 +28,7 @@ export function sessionDirKey(fleet: string, s: { dt: string; runtime: string; a
 export async function pushBronze(
   root: string,
   records: readonly CanonicalRecord[],
-  opts: { fleet?: string; agent?: string; segments?: number; seal?: boolean | ((session: string) => boolean) } = {},
+  opts: { fleet?: string; agent?: string; segments?: number; seal?: boolean | ((session: string) => boolean); dt?: string; part?: number } = {},
 ): Promise<PushedSession[]> {
   const fleet = opts.fleet ?? "f1";
   const agent = opts.agent ?? "host-a";
@@ -43,9 +43,11 @@ export async function pushBronze(
   try {
     for (const [session, recs] of bySession) {
       const first = recs.map((r) => r.ts).filter((t): t is string => !!t).sort()[0];
-      const dt = first ? recordDay({ ts: first }) : "2026-01-01";
+      const dt = opts.dt ?? (first ? recordDay({ ts: first }) : "2026-01-01");
       const runtime = recs[0]!.runtime;
-      const dir = join(root, sessionDirKey(fleet, { dt, runtime, agent, session }));
+      // A session's later part (pushed after its seal) has its own directory, `<id>.<part>`.
+      const label = opts.part !== undefined && opts.part > 1 ? `${session}.${opts.part}` : session;
+      const dir = join(root, sessionDirKey(fleet, { dt, runtime, agent, session: label }));
       mkdirSync(dir, { recursive: true });
       const n = Math.max(1, Math.min(opts.segments ?? 1, recs.length));
       const per = Math.ceil(recs.length / n);
@@ -54,8 +56,9 @@ export async function pushBronze(
         if (rows.length) await w.write(join(dir, `seg-${String(i).padStart(6, "0")}.parquet`), rows, "bronze");
       }
       const seal = typeof opts.seal === "function" ? opts.seal(session) : opts.seal ?? true;
-      if (seal) writeFileSync(join(dir, "_SEALED"), "");
-      out.push({ dt, runtime, agent, session, dir });
+      // The collector's _SEALED (lake-maint compacts only sessions whose marker matches their segments).
+      if (seal) writeFileSync(join(dir, "_SEALED"), `${JSON.stringify({ rows: recs.length, sealed_at: "2026-03-01T00:00:00.000Z", segments: n })}\n`);
+      out.push({ dt, runtime, agent, session: label, dir });
     }
   } finally {
     w.close();

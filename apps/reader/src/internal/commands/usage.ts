@@ -1,7 +1,7 @@
 import { COMMON_HELP, COMMON_OPTIONS, fleetFiles, locations, usageError, type Io } from "../context.js";
 import { fmtInt, fmtUsd, renderTable, toJson } from "../format.js";
 import { PRICING_DATE, PRICING_VERSION } from "../pricing.js";
-import { parseDay, scanUsage } from "../usage-scan.js";
+import { fleetUsage, parseDay } from "../usage-scan.js";
 import type { PricingInfo, UsageNumbers } from "../usage.js";
 import { parse } from "./parse.js";
 
@@ -66,10 +66,10 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
   const files = await fleetFiles(loc);
   // The report code (and @lake/events) loads on the main thread while DuckDB reads the files.
   let reports: typeof import("../usage.js") | undefined;
-  const records = await scanUsage(files, { runtimes: filters.runtimes, meanwhile: async () => (reports = await import("../usage.js")) });
+  const counted = await fleetUsage(files, { runtimes: filters.runtimes, rowsOnly: report === "blocks", meanwhile: async () => (reports = await import("../usage.js")) });
   reports ??= await import("../usage.js");
-  const { blocksReport, contributions, periodReport, sessionReport } = reports;
-  const cs = contributions(records, filters);
+  const { blocksReport, filterContributions, periodReport, sessionReport } = reports;
+  const cs = filterContributions(counted.contributions, filters);
   const right = [false, true, true, true, true, true, true, true];
   if (report === "session") {
     const r = sessionReport(cs);
