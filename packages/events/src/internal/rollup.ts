@@ -129,6 +129,8 @@ function bad(file: string, why: string): never {
   throw new EventsError("InvalidRollup", `${file}: not a usage rollup: ${why}`, { data: { file } });
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 const isStrOrNull = (v: unknown): v is string | null => v === null || typeof v === "string";
 
@@ -173,11 +175,11 @@ export function decodeUsageRollup(text: string, file: string): UsageRollup {
   if (typeof o.keys !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(o.keys)) bad(file, `"keys" is not base64`);
   const buf = Buffer.from(o.keys, "base64");
   if (buf.length % 8 !== 0) bad(file, `"keys" is not a whole number of 8-byte hashes`);
+  // Big-endian on disk; one bulk copy (and byte swap on a little-endian host) instead of a read per key.
   const keys = new BigUint64Array(buf.length / 8);
-  for (let i = 0; i < keys.length; i++) {
-    keys[i] = buf.readBigUInt64BE(i * 8);
-    if (i > 0 && keys[i]! <= keys[i - 1]!) bad(file, `"keys" is not sorted ascending without repeats`);
-  }
+  new Uint8Array(keys.buffer).set(buf);
+  if (LITTLE_ENDIAN) Buffer.from(keys.buffer).swap64();
+  for (let i = 1; i < keys.length; i++) if (keys[i]! <= keys[i - 1]!) bad(file, `"keys" is not sorted ascending without repeats`);
   return { rows, sessions: o.sessions as string[], keys };
 }
 
