@@ -6,7 +6,9 @@ import { usageBySession, USAGE_KEYS, type CanonicalRecord } from "@lake/events";
 import { openStore, type ObjectStore } from "@lake/layout";
 import { createTestBucket } from "@lake/tooling/s3";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { claudeRecords } from "./support/fixtures.js";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { claudeRecords, sampleRecords } from "./support/fixtures.js";
 import { compactPartition, pushBronze, writeSnapshot } from "./support/fleet.js";
 import { runJson } from "./support/run.js";
 
@@ -83,5 +85,38 @@ describe("an s3:// fleet store on the radosgw test server, mirrored into the cac
     expect(rows.length).toBe(new Set(records.map((r) => r.session_id)).size);
     const n = await runJson<Row[]>(["sql", "SELECT count(*) AS n FROM fleet_rows", "--json", "--store", url], env);
     expect(n[0]!.n).toBe(records.length);
+  });
+});
+
+describe("an s3:// fleet compacted by lake-maint: usage mirrors the rollups, not the parts", () => {
+  it("usage daily/session over s3 equal the local store's, fetching only usage.json; blocks fetches the parts", async () => {
+    const local = tempDir("reader-s3-rollup-src");
+    const cache = tempDir("reader-s3-rollup-cache");
+    const env = { LAKE_READER_CACHE: cache, LAKE_ROOT: join(local, "root") };
+    const records = [...(await claudeRecords()), ...(await sampleRecords())];
+    await pushBronze(local, records, { segments: 2 });
+    const maint = fileURLToPath(new URL("../../maint/bin/lake-maint.js", import.meta.url));
+    const localUrl = pathToFileURL(local).href;
+    execFileSync(process.execPath, [maint, "init", "--store", localUrl, "--fleet-id", "f1"], { stdio: "pipe" });
+    execFileSync(process.execPath, [maint, "compact", "--store", localUrl], { stdio: "pipe" });
+    const { url } = await createTestBucket("reader-rollup");
+    const store = openStore(url);
+    try {
+      for (const f of files(local)) await store.upload(relative(local, f).split("\\").join("/"), { path: f });
+    } finally {
+      store.close();
+    }
+    for (const report of ["daily", "session", "monthly"]) {
+      const s3 = await runJson(["usage", report, "--json", "--store", url], env);
+      expect(s3, report).toEqual(await runJson(["usage", report, "--json", "--store", localUrl], env));
+    }
+    const mirrored = files(join(cache, "mirror"));
+    const rollups = files(local).filter((f) => f.endsWith("/usage.json"));
+    expect(rollups.length).toBeGreaterThan(3);
+    expect(mirrored.filter((f) => f.endsWith(".usage.json")).length).toBe(rollups.length);
+    expect(mirrored.filter((f) => f.endsWith(".parquet"))).toEqual([]);
+    // blocks needs every response's time: it reads (and so mirrors) the parts.
+    expect(await runJson(["usage", "blocks", "--json", "--store", url], env)).toEqual(await runJson(["usage", "blocks", "--json", "--store", localUrl], env));
+    expect(files(join(cache, "mirror")).filter((f) => f.endsWith(".parquet")).length).toBe(files(local).filter((f) => f.includes("/gen=") && f.endsWith(".parquet")).length);
   });
 });

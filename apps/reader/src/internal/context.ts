@@ -49,11 +49,14 @@ export function locations(v: CommonValues, env: NodeJS.ProcessEnv): Locations {
   return { store, cache, root, labelsFile: join(root, "labels", "labels.ndjson") };
 }
 
-/** Resolve the fleet files of a store (mirroring S3 objects into the cache). */
-export async function fleetFiles(loc: Locations): Promise<FleetFiles> {
+/**
+ * Resolve the fleet files of a store, mirroring S3 objects into the cache — all of them, or with
+ * `mirror: false` only those the command then asks for (FleetFiles.fetch).
+ */
+export async function fleetFiles(loc: Locations, options: { mirror?: boolean } = {}): Promise<FleetFiles> {
   const store = await openReadableStore(loc.store);
   try {
-    return await resolveFleet(store, loc.cache);
+    return await resolveFleet(store, loc.cache, options);
   } finally {
     store.close();
   }

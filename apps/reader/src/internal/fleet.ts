@@ -62,6 +62,12 @@ export interface FleetFiles {
   readonly snapshot: string | undefined;
   /** SHA-256 over every followed key with its size and etag: changes when the data does. */
   readonly fingerprint: string;
+  /**
+   * Make sure the given local paths hold their objects' bytes. Resolved with `mirror: false`, an
+   * s3:// store's objects are downloaded only here (opening the store again), so a command fetches
+   * only what it reads; otherwise, and for file:// stores, this does nothing.
+   */
+  fetch(paths: readonly string[]): Promise<void>;
 }
 
 /** One object of a listing. */
@@ -85,8 +91,10 @@ export interface ReadableStore {
 /** Where a store's objects are read from: in place (file://) or mirrored (s3://). */
 interface Access {
   readonly store: ReadableStore;
-  /** A local path holding the object's bytes. */
-  localPath(obj: ListedObject): Promise<string>;
+  /** The local path that holds (or will hold, once fetched) the object's bytes. */
+  pathOf(obj: ListedObject): Promise<string>;
+  /** Make sure `path` holds the object's bytes (a download for a mirror; nothing in place). */
+  fetch(obj: ListedObject, path: string): Promise<void>;
 }
 
 const SEG_RE = /^sessions\/dt=([^/]+)\/fleet=([^/]+)\/runtime=([^/]+)\/agent=([^/]+)\/session=([^/]+)\/(seg-\d{6}\.parquet|_SEALED)$/;
@@ -117,12 +125,12 @@ function accessFor(store: ReadableStore, cacheDir: string): Access {
   const loc = parseStoreUrl(store.url);
   if (loc.kind === "file") {
     const root = loc.root;
-    return { store, localPath: async (o) => join(root, ...o.key.split("/")) };
+    return { store, pathOf: async (o) => join(root, ...o.key.split("/")), fetch: async () => undefined };
   }
   const base = join(cacheDir, "mirror", createHash("sha256").update(store.url).digest("hex").slice(0, 16));
   return {
     store,
-    async localPath(o) {
+    async pathOf(o) {
       let etag = o.etag;
       if (etag === undefined) {
         const h = await store.head(o.key).catch((e: unknown) => {
@@ -133,15 +141,16 @@ function accessFor(store: ReadableStore, cacheDir: string): Access {
       }
       const safe = etag.replace(/[^A-Za-z0-9_-]/g, "_");
       const slash = o.key.lastIndexOf("/");
-      const file = join(base, o.key.slice(0, slash + 1), `${safe}.${o.key.slice(slash + 1)}`);
-      if (existsSync(file)) return file;
+      return join(base, o.key.slice(0, slash + 1), `${safe}.${o.key.slice(slash + 1)}`);
+    },
+    async fetch(o, file) {
+      if (existsSync(file)) return;
       mkdirSync(dirname(file), { recursive: true });
       try {
         await store.download(o.key, file);
       } catch (e) {
         throw storeError(store, o.key, e);
       }
-      return file;
     },
   };
 }
@@ -206,8 +215,19 @@ function parseMarker(key: string, body: Uint8Array): { gen: string; sessions: Ma
  * current generation's parts, and bronze segments only of sessions the marker does not name; the
  * bronze segments of every other partition. Mirrors s3:// objects into `cacheDir`.
  */
-export async function resolveFleet(store: ReadableStore, cacheDir: string): Promise<FleetFiles> {
-  const access = accessFor(store, cacheDir);
+export async function resolveFleet(store: ReadableStore, cacheDir: string, options: { mirror?: boolean } = {}): Promise<FleetFiles> {
+  const mirror = options.mirror ?? true;
+  const base = accessFor(store, cacheDir);
+  const pending = new Map<string, ListedObject>();
+  const access = {
+    store,
+    async localPath(o: ListedObject): Promise<string> {
+      const path = await base.pathOf(o);
+      if (mirror) await base.fetch(o, path);
+      else pending.set(path, o);
+      return path;
+    },
+  };
   const fp = createHash("sha256").update(store.url);
   const segs: (ListedObject & { m: RegExpExecArray })[] = [];
   const sealed: SealedSession[] = [];
@@ -275,10 +295,22 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string): Prom
   for (const s of sealed) fp.update(`S${s.dt}/${s.fleet}/${s.runtime}/${s.agent}/${s.session}\0`);
   const snapshot = await resolveSnapshot(access);
   if (snapshot) fp.update(`P${snapshot}`);
-  return { storeUrl: store.url, bronze, compacted, partitions, sealed, snapshot, fingerprint: fp.digest("hex") };
+  const storeUrl = store.url;
+  const fetch = async (paths: readonly string[]): Promise<void> => {
+    const todo = paths.filter((p) => pending.has(p) && !existsSync(p));
+    if (todo.length === 0) return;
+    const again = await openReadableStore(storeUrl);
+    try {
+      const a = accessFor(again, cacheDir);
+      for (const p of todo) await a.fetch(pending.get(p)!, p);
+    } finally {
+      again.close();
+    }
+  };
+  return { storeUrl, bronze, compacted, partitions, sealed, snapshot, fingerprint: fp.digest("hex"), fetch };
 }
 
-async function resolveSnapshot(access: Access): Promise<string | undefined> {
+async function resolveSnapshot(access: { store: ReadableStore; localPath(o: ListedObject): Promise<string> }): Promise<string | undefined> {
   const { store } = access;
   const key = "snapshot/latest.json";
   let got;

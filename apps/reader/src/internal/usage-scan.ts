@@ -38,11 +38,13 @@ export interface ScanOptions {
 }
 
 /** Read the usage-bearing rows of bronze segments and compacted parts, in read order (@lake/segments readUsageRecords). */
-export async function scanUsage(storeUrl: string, bronze: readonly BronzeFile[], compacted: readonly CompactedFile[], options: ScanOptions = {}): Promise<UsageRecord[]> {
+export async function scanUsage(files: Pick<FleetFiles, "storeUrl" | "fetch">, bronze: readonly BronzeFile[], compacted: readonly CompactedFile[], options: ScanOptions = {}): Promise<UsageRecord[]> {
+  const storeUrl = files.storeUrl;
   if (bronze.length === 0 && compacted.length === 0) {
     await options.meanwhile?.();
     return [];
   }
+  await files.fetch([...bronze.map((b) => b.path), ...compacted.map((c) => c.path)]);
   const { isSegmentError, readUsageRecords } = await import("@lake/segments");
   try {
     return await readUsageRecords(
@@ -75,6 +77,7 @@ export async function fleetUsage(
   const bronze = files.bronze.filter((b) => !want || want.has(b.runtime));
   const usable: { parts: readonly CompactedFile[]; rollup: import("@lake/events/usage").UsageRollup }[] = [];
   const scanned: CompactedFile[] = [];
+  if (!options.rowsOnly) await files.fetch(files.partitions.flatMap((p) => (p.usage === undefined ? [] : [p.usage])));
   for (const p of files.partitions) {
     if (options.rowsOnly || p.usage === undefined || p.usageKey === undefined) {
       scanned.push(...p.parts);
@@ -96,13 +99,13 @@ export async function fleetUsage(
     }
   }
   // Bronze first: its sessions and keys decide which rollups cannot be added as they are.
-  const bronzeRecords = await scanUsage(files.storeUrl, bronze, [], { runtimes: options.runtimes, meanwhile: options.meanwhile });
+  const bronzeRecords = await scanUsage(files, bronze, [], { runtimes: options.runtimes, meanwhile: options.meanwhile });
   const overlap = usable.length ? ev.overlappingRollups(usable.map((u) => u.rollup), bronze.length ? ev.usageIdentity(bronzeRecords) : undefined) : new Set<number>();
   usable.forEach((u, i) => {
     if (overlap.has(i)) scanned.push(...u.parts);
   });
   // Compacted keys sort before bronze keys (sessions/compacted/ < sessions/dt=), so this is read order.
-  const compactedRecords = await scanUsage(files.storeUrl, [], scanned, { runtimes: options.runtimes });
+  const compactedRecords = await scanUsage(files, [], scanned, { runtimes: options.runtimes });
   const contributions: UsageContribution[] = [];
   usable.forEach((u, i) => {
     if (overlap.has(i)) return;

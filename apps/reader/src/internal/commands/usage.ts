@@ -63,7 +63,8 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
   if (positionals.length > 1) throw usageError(`usage ${report}: unexpected argument ${JSON.stringify(positionals[1])}`);
   const filters = { since: parseDay("--since", values.since), until: parseDay("--until", values.until), runtimes: values.runtime, models: values.model };
   const loc = locations(values, io.env);
-  const files = await fleetFiles(loc);
+  // Objects are fetched as they are read: a compacted s3:// fleet mirrors its rollups, not its parts.
+  const files = await fleetFiles(loc, { mirror: false });
   // The report code (and @lake/events) loads on the main thread while DuckDB reads the files.
   let reports: typeof import("../usage.js") | undefined;
   const counted = await fleetUsage(files, { runtimes: filters.runtimes, rowsOnly: report === "blocks", meanwhile: async () => (reports = await import("../usage.js")) });
