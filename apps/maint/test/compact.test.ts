@@ -43,7 +43,10 @@ describe.each(BACKENDS)("compact (%s)", (backend) => {
     expect(rows.length).toBe(m1.value.rows);
     // The generation's usage rollup: countUsage over the parts' rows, named by the marker.
     expect(m1.value.usage.key).toBe(`sessions/compacted/dt=2026-02-10/fleet=f1/gen=${m1.value.gen}/usage.json`);
-    const rollup = decodeUsageRollup(Buffer.from((await store.get(m1.value.usage.key))!.body).toString("utf8"), m1.value.usage.key);
+    expect(m1.value.usage.keys.key).toBe(`sessions/compacted/dt=2026-02-10/fleet=f1/gen=${m1.value.gen}/usage.keys`);
+    const keyBytes = Buffer.from((await store.get(m1.value.usage.keys.key))!.body);
+    expect(keyBytes.length).toBe(m1.value.usage.keys.count * 8);
+    const rollup = decodeUsageRollup(Buffer.from((await store.get(m1.value.usage.key))!.body).toString("utf8"), keyBytes, m1.value.usage.key);
     expect(rollup.rows.length).toBe(m1.value.usage.rows);
     const counted = usageBySession(rows).get("s-heavy")!.usage;
     const summed: Record<string, number> = {};
@@ -76,7 +79,7 @@ describe.each(BACKENDS)("compact (%s)", (backend) => {
     // gc inside the grace period keeps the old (unnamed) generation.
     const gc = await run(["gc", "--store", url, "--json"]);
     expect(gc.code).toBe(0);
-    expect(JSON.parse(gc.out[0]!).partitions[0]).toMatchObject({ live_gen: rep3.gen, deleted: [], kept: [...parts1, m1.value.usage.key] });
+    expect(JSON.parse(gc.out[0]!).partitions[0]).toMatchObject({ live_gen: rep3.gen, deleted: [], kept: [...parts1, m1.value.usage.key, m1.value.usage.keys.key] });
     store.close();
   });
 

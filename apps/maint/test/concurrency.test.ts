@@ -71,7 +71,7 @@ describe.each(BACKENDS)("maint processes (%s)", (backend) => {
     const gc = await run(["gc", "--store", url, "--grace", "0", "--json"]);
     expect(gc.code).toBe(0);
     // The dead generation's part files and its usage rollup.
-    expect(JSON.parse(gc.out[0]!).partitions[0].deleted).toEqual([...g1Parts.map(([k]) => k), g1.usage.key]);
+    expect(JSON.parse(gc.out[0]!).partitions[0].deleted).toEqual([...g1Parts.map(([k]) => k), g1.usage.key, g1.usage.keys.key]);
     expect(await genDirs(store)).toEqual([rep.gen]);
     expect(await keys(store, "sessions/dt=")).toEqual(bronze);
     store.close();

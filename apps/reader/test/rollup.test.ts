@@ -141,6 +141,16 @@ describe("usage from lake-maint's usage rollups", () => {
     const good = readFileSync(first!, "utf8");
     writeFileSync(first!, JSON.stringify({ ...JSON.parse(good), version: 99 }));
     expect(await reports(store, env)).toEqual(want);
+    // Key hashes that are not the ones the document names: refused, naming the rollup.
+    const keysFile = first!.replace(/usage\.json$/, "usage.keys");
+    const keys = readFileSync(keysFile);
+    writeFileSync(first!, good);
+    writeFileSync(keysFile, keys.subarray(0, keys.length - 8));
+    const short = await run(["usage", "daily", "--json", "--store", store], env);
+    expect(short.code).toBe(3);
+    expect(short.err).toMatch(/usage\.json: not a usage rollup: usage\.keys holds \d+ bytes/);
+    writeFileSync(keysFile, keys);
+    expect(await reports(store, env)).toEqual(want);
     writeFileSync(first!, good.replace('"rows":[', '"rows":{'));
     const bad = await run(["usage", "daily", "--store", store], env);
     expect(bad.code).toBe(3);

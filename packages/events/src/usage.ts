@@ -11,6 +11,7 @@ export {
   USAGE_ROLLUP_FORMAT,
   USAGE_ROLLUP_VERSION,
   USAGE_ROLLUP_COLUMNS,
+  USAGE_ROLLUP_FILES,
   usageKeyHash,
   usageIdentity,
   rollupRows,
@@ -20,4 +21,4 @@ export {
   rollupContributions,
   overlappingRollups,
 } from "./internal/rollup.js";
-export type { UsageRollup, UsageRollupRow, UsageIdentity } from "./internal/rollup.js";
+export type { UsageRollup, UsageRollupRow, UsageIdentity, EncodedUsageRollup } from "./internal/rollup.js";

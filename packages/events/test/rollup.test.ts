@@ -49,10 +49,15 @@ describe("usage rollup format", () => {
   });
 
   it("encodes the golden records to the pinned bytes, and decodes them back", () => {
-    const text = encodeUsageRollup(buildUsageRollup(GOLDEN_RECORDS));
-    expect(text).toBe(readFileSync(golden("usage-rollup-v1.json"), "utf8"));
-    const back = decodeUsageRollup(text, "golden");
-    expect(encodeUsageRollup(back)).toBe(text);
+    const enc = encodeUsageRollup(buildUsageRollup(GOLDEN_RECORDS));
+    expect(enc.json).toBe(readFileSync(golden("usage-rollup-v1/usage.json"), "utf8"));
+    expect(enc.keys.equals(readFileSync(golden("usage-rollup-v1/usage.keys")))).toBe(true);
+    // The keys file, re-derived with node:crypto: the three usage keys' hashes, sorted, big-endian.
+    const h = (s: string) => createHash("sha256").update(s).digest().subarray(0, 8);
+    expect(enc.keys.equals(Buffer.concat([h("d\u0000msg_1:req_1"), h("d\u0000msg_2:req_2"), h("l\u0000g-1")].sort(Buffer.compare)))).toBe(true);
+    expect(JSON.parse(enc.json).keys).toEqual({ count: 3, sha256: createHash("sha256").update(enc.keys).digest("hex") });
+    const back = decodeUsageRollup(enc.json, enc.keys, "golden");
+    expect(encodeUsageRollup(back)).toEqual(enc);
     // The pinned rows, re-derived by hand from the rules.
     expect(back.rows.map((r) => [r.session_id, r.day, r.model, r.contributions, r.usage])).toEqual([
       ["s1", "2026-02-10", "claude-opus-4-6", 1, { input_tokens: 3, output_tokens: 13 }],
@@ -66,21 +71,23 @@ describe("usage rollup format", () => {
   });
 
   it("refuses what is not a rollup, naming the file, and a newer version whole", () => {
-    const good = JSON.parse(encodeUsageRollup(buildUsageRollup(GOLDEN_RECORDS))) as Record<string, unknown>;
+    const enc = encodeUsageRollup(buildUsageRollup(GOLDEN_RECORDS));
+    const good = JSON.parse(enc.json) as Record<string, unknown>;
     const cases: [unknown, string][] = [
       ["{", "not a usage rollup"],
       [{ ...good, format: "x" }, '"format"'],
       [{ ...good, columns: ["session_id"] }, '"columns"'],
       [{ ...good, rows: [["s1"]] }, "row 0"],
       [{ ...good, rows: [["s1", "rt", "d", null, 1, null, null, -1, null, null, null, null]] }, "input_tokens"],
-      [{ ...good, keys: "!!" }, "base64"],
-      [{ ...good, keys: Buffer.alloc(7).toString("base64") }, "8-byte"],
+      [{ ...good, keys: "AAAA" }, '"keys"'],
+      [{ ...good, keys: { count: 4, sha256: (good.keys as { sha256: string }).sha256 } }, "usage.keys holds 24 bytes"],
+      [{ ...good, keys: { count: 3, sha256: "0".repeat(64) } }, "does not hash"],
     ];
     for (const [doc, why] of cases) {
       const text = typeof doc === "string" ? doc : JSON.stringify(doc);
       let err: unknown;
       try {
-        decodeUsageRollup(text, "dir/usage.json");
+        decodeUsageRollup(text, enc.keys, "dir/usage.json");
       } catch (e) {
         err = e;
       }
@@ -90,7 +97,7 @@ describe("usage rollup format", () => {
     }
     let newer: unknown;
     try {
-      decodeUsageRollup(JSON.stringify({ ...good, version: 2 }), "u.json");
+      decodeUsageRollup(JSON.stringify({ ...good, version: 2 }), enc.keys, "u.json");
     } catch (e) {
       newer = e;
     }
@@ -176,7 +183,10 @@ describe("rollups added together count what countUsage counts over all records",
           const parts = [0, 1, 2].map((p) => ordered.filter((r) => r.place === p));
           const bronze = ordered.filter((r) => r.place === 3);
           // What maint writes, through the document bytes.
-          const rollups = parts.map((p, i) => decodeUsageRollup(encodeUsageRollup(buildUsageRollup(p)), `p${i}`));
+          const rollups = parts.map((p, i) => {
+            const e = encodeUsageRollup(buildUsageRollup(p));
+            return decodeUsageRollup(e.json, e.keys, `p${i}`);
+          });
           const rescan = overlappingRollups(rollups, usageIdentity(bronze));
           const recount = [...parts.filter((_, i) => rescan.has(i)).flat(), ...bronze];
           const got = [...rollups.filter((_, i) => !rescan.has(i)).flatMap((r) => rollupContributions(r)), ...countUsage(recount)];

@@ -40,13 +40,19 @@ export interface CompactedPart {
   readonly sha256: string;
 }
 
-/** A generation's usage rollup object (`gen=…/usage.json`, @lake/events format). */
-export interface CompactedUsage {
+/** One stored object: key, size and SHA-256. */
+export interface StoredFile {
   readonly key: string;
   readonly bytes: number;
   readonly sha256: string;
+}
+
+/** A generation's usage rollup (`gen=…/usage.json` and `gen=…/usage.keys`, @lake/events format). */
+export interface CompactedUsage extends StoredFile {
   /** Rollup rows (session × day × model). */
   readonly rows: number;
+  /** The usage-key hashes beside the document. */
+  readonly keys: StoredFile & { readonly count: number };
 }
 
 /** `sessions/compacted/dt=/fleet=/_COMPACTED` (plus casUpdate's nonce fields). */
@@ -169,10 +175,14 @@ async function compactPartition(ctx: MaintContext, dt: string, fleet: string, se
         if (w.status !== "written") throw new MaintError("Io", `${p.key}: upload did not complete (${w.status})`, { key: p.key, store: ctx.store.url });
         parts.push({ key: p.key, rows: p.rows, bytes: p.bytes, sha256: p.sha256 });
       }
-      await lease.check();
-      const u = await ctx.store.upload(built.usage.key, { path: built.usage.path });
-      if (u.status !== "written") throw new MaintError("Io", `${built.usage.key}: upload did not complete (${u.status})`, { key: built.usage.key, store: ctx.store.url });
-      const usage: CompactedUsage = { key: built.usage.key, bytes: built.usage.bytes, sha256: built.usage.sha256, rows: built.usage.rows };
+      for (const f of [built.usage.keys, built.usage]) {
+        await lease.check();
+        const u = await ctx.store.upload(f.key, { path: f.path });
+        if (u.status !== "written") throw new MaintError("Io", `${f.key}: upload did not complete (${u.status})`, { key: f.key, store: ctx.store.url });
+      }
+      const { path: _json, ...usageJson } = built.usage;
+      const { path: _keys, ...usageKeys } = built.usage.keys;
+      const usage: CompactedUsage = { ...usageJson, keys: usageKeys };
       await testHook(ctx, "compact:after-parts");
       const sourceRows = set.sessions.reduce((n, s) => n + s.meta.rows, 0);
       const marker: CompactedMarker = {
@@ -226,7 +236,11 @@ export async function buildGeneration(
   dir: string,
   partRows: number,
   zstdLevel?: number,
-): Promise<{ rows: number; parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[]; usage: { key: string; path: string; bytes: number; sha256: string; rows: number } }> {
+): Promise<{
+  rows: number;
+  parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[];
+  usage: { key: string; path: string; bytes: number; sha256: string; rows: number; keys: { key: string; path: string; bytes: number; sha256: string; count: number } };
+}> {
   const files: { path: string; ord: number; runtime: string; agent: string; key: string }[] = [];
   let ord = 0;
   for (let i = 0; i < sessions.length; i++) {
@@ -277,8 +291,12 @@ export async function buildGeneration(
   // Part files sort as their keys do (zero-padded), so this is a reader's read order.
   const records = await readUsageRecords(built.parts.map((p) => ({ path: p.path, layout: "compacted" as const })), { label: `sessions/compacted/dt=${dt}/fleet=${fleet}/gen=${gen}` });
   const rollup = buildUsageRollup(records);
+  const enc = encodeUsageRollup(rollup);
   const path = join(dir, "usage.json");
-  writeFileSync(path, encodeUsageRollup(rollup));
-  const usage = { key: compactedUsageKey({ dt, fleet }, gen), path, bytes: statSync(path).size, sha256: await sha256File(path), rows: rollup.rows.length };
+  const keysPath = join(dir, "usage.keys");
+  writeFileSync(path, enc.json);
+  writeFileSync(keysPath, enc.keys);
+  const keys = { key: compactedUsageKey({ dt, fleet }, gen, "usage.keys"), path: keysPath, bytes: enc.keys.length, sha256: await sha256File(keysPath), count: rollup.keys.length };
+  const usage = { key: compactedUsageKey({ dt, fleet }, gen), path, bytes: statSync(path).size, sha256: await sha256File(path), rows: rollup.rows.length, keys };
   return { rows: built.total, parts: built.parts, usage };
 }

@@ -133,23 +133,30 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
   };
   // A generation's usage rollup: present, the bytes the marker names, and exactly what counting
   // its parts gives now.
-  const verifyUsage = async (markerKey: string, gen: string, usage: { key: string; sha256: string; rows: number }, parts: readonly { key: string }[]): Promise<void> => {
-    if (!usageKeys.has(usage.key)) {
-      add(markerKey, `names usage rollup ${usage.key}, which does not exist`);
-      return;
+  const verifyUsage = async (markerKey: string, gen: string, usage: { key: string; sha256: string; rows: number; keys?: { key: string; sha256: string } }, parts: readonly { key: string }[]): Promise<void> => {
+    const objects = [usage, ...(usage.keys ? [usage.keys] : [])];
+    if (!usage.keys) add(markerKey, "usage names no usage.keys object");
+    const texts: Buffer[] = [];
+    for (const o of objects) {
+      if (!usageKeys.has(o.key)) {
+        add(markerKey, `names usage rollup object ${o.key}, which does not exist`);
+        return;
+      }
+      if (!o.key.includes(`/gen=${gen}/`)) add(markerKey, `usage rollup object ${o.key} is outside gen=${gen}`);
+      const path = join(tmp.dir, `usage-${texts.length}`);
+      await store.download(o.key, path);
+      const h = await sha256Of(path);
+      if (h !== o.sha256) {
+        add(o.key, `content hashes to ${h}, _COMPACTED says ${o.sha256}`);
+        return;
+      }
+      texts.push(readFileSync(path));
     }
-    if (!usage.key.includes(`/gen=${gen}/`)) add(markerKey, `usage rollup ${usage.key} is outside gen=${gen}`);
-    const path = join(tmp.dir, "usage.json");
-    await store.download(usage.key, path);
-    const h = await sha256Of(path);
-    if (h !== usage.sha256) {
-      add(usage.key, `content hashes to ${h}, _COMPACTED says ${usage.sha256}`);
-      return;
-    }
-    const text = readFileSync(path, "utf8");
+    if (texts.length !== 2) return;
+    const [json, keys] = [texts[0]!.toString("utf8"), texts[1]!];
     let rollup;
     try {
-      rollup = decodeUsageRollup(text, usage.key);
+      rollup = decodeUsageRollup(json, keys, usage.key);
     } catch (e) {
       add(usage.key, e instanceof Error ? e.message : String(e));
       return;
@@ -163,7 +170,8 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
       local.push({ path: f, layout: "compacted" });
     }
     try {
-      if (encodeUsageRollup(buildUsageRollup(await readUsageRecords(local, { label: markerKey }))) !== text) add(usage.key, "differs from the usage counted from the generation's parts");
+      const again = encodeUsageRollup(buildUsageRollup(await readUsageRecords(local, { label: markerKey })));
+      if (again.json !== json || !again.keys.equals(keys)) add(usage.key, "differs from the usage counted from the generation's parts");
     } catch (e) {
       add(usage.key, `cannot recount: ${e instanceof Error ? e.message : String(e)}`);
     } finally {

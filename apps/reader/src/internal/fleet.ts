@@ -35,10 +35,8 @@ export interface CompactedPartition {
   readonly gen: string;
   /** Its part files (also in FleetFiles.compacted). */
   readonly parts: readonly CompactedFile[];
-  /** Local path of the generation's usage rollup (`gen=…/usage.json`), when the marker names one. */
-  readonly usage: string | undefined;
-  /** The rollup's store key (for messages). */
-  readonly usageKey: string | undefined;
+  /** Local paths of the generation's usage rollup (`gen=…/usage.json`, `gen=…/usage.keys`), when the marker names one. */
+  readonly usage: { readonly json: string; readonly keys: string; readonly key: string } | undefined;
 }
 
 /** A sealed session directory. */
@@ -173,7 +171,7 @@ interface MarkerSession {
  * objects `{runtime, agent, session, …}` (lake-maint's form); `parts` entries are keys (relative to
  * the store root, to the partition, or to the generation) or objects `{key, …}`.
  */
-function parseMarker(key: string, body: Uint8Array): { gen: string; sessions: MarkerSession[]; parts: string[]; usage: string | undefined } {
+function parseMarker(key: string, body: Uint8Array): { gen: string; sessions: MarkerSession[]; parts: string[]; usage: { json: string; keys: string } | undefined } {
   let v: unknown;
   try {
     v = JSON.parse(Buffer.from(body).toString("utf8"));
@@ -203,10 +201,15 @@ function parseMarker(key: string, body: Uint8Array): { gen: string; sessions: Ma
     else if (typeof p === "object" && p !== null && typeof (p as { key?: unknown }).key === "string") parts.push((p as { key: string }).key);
     else bad("parts");
   }
-  let usage: string | undefined;
-  if (typeof o.usage === "string") usage = o.usage;
-  else if (typeof o.usage === "object" && o.usage !== null && typeof (o.usage as { key?: unknown }).key === "string") usage = (o.usage as { key: string }).key;
-  else if (o.usage !== undefined && o.usage !== null) bad("usage");
+  // `usage`: the rollup document's key, or lake-maint's {key, keys: {key}}; its keys object is
+  // named, or else the document's sibling usage.keys.
+  let usage: { json: string; keys: string } | undefined;
+  const sibling = (k: string) => k.replace(/usage\.json$/, "usage.keys");
+  if (typeof o.usage === "string") usage = { json: o.usage, keys: sibling(o.usage) };
+  else if (typeof o.usage === "object" && o.usage !== null && typeof (o.usage as { key?: unknown }).key === "string") {
+    const u = o.usage as { key: string; keys?: { key?: unknown } };
+    usage = { json: u.key, keys: typeof u.keys?.key === "string" ? u.keys.key : sibling(u.key) };
+  } else if (o.usage !== undefined && o.usage !== null) bad("usage");
   return { gen: o.gen, sessions, parts, usage };
 }
 
@@ -274,15 +277,18 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string, optio
       parts.push({ key, path: await access.localPath(obj), dt: mk.dt, fleet: mk.fleet, gen: marker.gen });
     }
     compacted.push(...parts);
-    let usage: string | undefined;
-    const usageKey = marker.usage === undefined ? undefined : rel(marker.usage);
-    if (usageKey !== undefined) {
-      const obj = compactedObjs.get(usageKey);
-      if (!obj) throw new ReaderError("Corrupt", `${usageKey}: named by ${mk.obj.key} but missing from the store`, { data: { file: usageKey } });
-      fp.update(`U${usageKey}\0${obj.size}\0${obj.etag ?? obj.lastModified?.getTime() ?? ""}\0`);
-      usage = await access.localPath(obj);
+    let usage: CompactedPartition["usage"];
+    if (marker.usage !== undefined) {
+      const local: string[] = [];
+      for (const k of [rel(marker.usage.json), rel(marker.usage.keys)]) {
+        const obj = compactedObjs.get(k);
+        if (!obj) throw new ReaderError("Corrupt", `${k}: named by ${mk.obj.key} but missing from the store`, { data: { file: k } });
+        fp.update(`U${k}\0${obj.size}\0${obj.etag ?? obj.lastModified?.getTime() ?? ""}\0`);
+        local.push(await access.localPath(obj));
+      }
+      usage = { json: local[0]!, keys: local[1]!, key: rel(marker.usage.json) };
     }
-    partitions.push({ dt: mk.dt, fleet: mk.fleet, gen: marker.gen, parts, usage, usageKey });
+    partitions.push({ dt: mk.dt, fleet: mk.fleet, gen: marker.gen, parts, usage });
   }
   const bronze: BronzeFile[] = [];
   for (const s of segs) {

@@ -77,24 +77,26 @@ export async function fleetUsage(
   const bronze = files.bronze.filter((b) => !want || want.has(b.runtime));
   const usable: { parts: readonly CompactedFile[]; rollup: import("@lake/events/usage").UsageRollup }[] = [];
   const scanned: CompactedFile[] = [];
-  if (!options.rowsOnly) await files.fetch(files.partitions.flatMap((p) => (p.usage === undefined ? [] : [p.usage])));
+  if (!options.rowsOnly) await files.fetch(files.partitions.flatMap((p) => (p.usage === undefined ? [] : [p.usage.json, p.usage.keys])));
   for (const p of files.partitions) {
-    if (options.rowsOnly || p.usage === undefined || p.usageKey === undefined) {
+    if (options.rowsOnly || p.usage === undefined) {
       scanned.push(...p.parts);
       continue;
     }
     let text: string;
+    let keys: Buffer;
     try {
-      text = readFileSync(p.usage, "utf8");
+      text = readFileSync(p.usage.json, "utf8");
+      keys = readFileSync(p.usage.keys);
     } catch (e) {
-      throw new ReaderError("Io", `${p.usageKey}: cannot read: ${(e as Error).message}`, { data: { file: p.usageKey }, cause: e });
+      throw new ReaderError("Io", `${p.usage.key}: cannot read: ${(e as Error).message}`, { data: { file: p.usage.key }, cause: e });
     }
     try {
-      usable.push({ parts: p.parts, rollup: ev.decodeUsageRollup(text, p.usageKey) });
+      usable.push({ parts: p.parts, rollup: ev.decodeUsageRollup(text, keys, p.usage.key) });
     } catch (e) {
       // A rollup of a newer maint may count differently: its partition is counted from its rows.
       if (ev.isEventsError(e) && e.code === "NewerRollup") scanned.push(...p.parts);
-      else if (ev.isEventsError(e)) throw new ReaderError("Corrupt", e.message, { data: { file: p.usageKey }, cause: e });
+      else if (ev.isEventsError(e)) throw new ReaderError("Corrupt", e.message, { data: { file: p.usage.key }, cause: e });
       else throw e;
     }
   }

@@ -11,6 +11,9 @@ export const USAGE_ROLLUP_FORMAT = "lake-usage-rollup";
 /** The rollup version this package writes and reads (a newer one is refused whole). */
 export const USAGE_ROLLUP_VERSION = 1;
 
+/** The names of a rollup's two objects, side by side in one directory. */
+export const USAGE_ROLLUP_FILES = { json: "usage.json", keys: "usage.keys" } as const;
+
 /** Columns of a rollup row, in order. */
 export const USAGE_ROLLUP_COLUMNS = ["session_id", "runtime", "day", "model", "contributions", "first_ts", "last_ts", ...USAGE_KEYS] as const;
 
@@ -117,12 +120,21 @@ export function buildUsageRollup(records: readonly UsageRecord[]): UsageRollup {
   return { rows: rollupRows(countUsage(records)), sessions: [...id.sessions].sort(cmp), keys: id.keys };
 }
 
-/** The rollup document: canonical JSON (fixed key order, no spaces) and a final newline. */
-export function encodeUsageRollup(r: UsageRollup): string {
+/** A rollup as stored: the document and, beside it, its usage-key hashes. */
+export interface EncodedUsageRollup {
+  /** `usage.json`: canonical JSON (fixed key order, no spaces) and a final newline. */
+  readonly json: string;
+  /** `usage.keys`: the hashes, 8 bytes each, big-endian, sorted ascending, distinct. */
+  readonly keys: Buffer;
+}
+
+/** Encode a rollup as its two objects (`usage.json`, `usage.keys`). */
+export function encodeUsageRollup(r: UsageRollup): EncodedUsageRollup {
   const keys = Buffer.alloc(r.keys.length * 8);
   for (let i = 0; i < r.keys.length; i++) keys.writeBigUInt64BE(r.keys[i]!, i * 8);
   const rows = r.rows.map((x) => [x.session_id, x.runtime, x.day, x.model, x.contributions, x.first_ts, x.last_ts, ...USAGE_KEYS.map((k) => x.usage[k] ?? null)]);
-  return `${JSON.stringify({ format: USAGE_ROLLUP_FORMAT, version: USAGE_ROLLUP_VERSION, columns: USAGE_ROLLUP_COLUMNS, rows, sessions: r.sessions, keys: keys.toString("base64") })}\n`;
+  const meta = { count: r.keys.length, sha256: createHash("sha256").update(keys).digest("hex") };
+  return { json: `${JSON.stringify({ format: USAGE_ROLLUP_FORMAT, version: USAGE_ROLLUP_VERSION, columns: USAGE_ROLLUP_COLUMNS, rows, sessions: r.sessions, keys: meta })}\n`, keys };
 }
 
 function bad(file: string, why: string): never {
@@ -135,10 +147,12 @@ const isCount = (v: unknown): v is number => typeof v === "number" && Number.isS
 const isStrOrNull = (v: unknown): v is string | null => v === null || typeof v === "string";
 
 /**
- * Decode a rollup document. Throws EventsError `InvalidRollup` naming `file` when it is not one,
- * and `NewerRollup` when a newer writer made it (refused whole: it may count differently).
+ * Decode a rollup from its document (`text`, read from `file`) and its key hashes (the bytes of
+ * the `usage.keys` beside it). Throws EventsError `InvalidRollup` naming `file` when they are not
+ * one (the keys must be the count and SHA-256 the document names), and `NewerRollup` when a newer
+ * writer made it (refused whole: it may count differently).
  */
-export function decodeUsageRollup(text: string, file: string): UsageRollup {
+export function decodeUsageRollup(text: string, keyBytes: Uint8Array, file: string): UsageRollup {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -172,14 +186,15 @@ export function decodeUsageRollup(text: string, file: string): UsageRollup {
     rows.push({ session_id, runtime, day, model, contributions: n, first_ts: first, last_ts: last, usage });
   }
   if (!Array.isArray(o.sessions) || !o.sessions.every((s) => typeof s === "string")) bad(file, `"sessions" is not a list of ids`);
-  if (typeof o.keys !== "string") bad(file, `"keys" is not base64`);
-  const buf = Buffer.from(o.keys, "base64");
-  // Node skips what is not base64: then fewer bytes come out than the text's length promises.
-  if (o.keys.length !== Math.ceil(buf.length / 3) * 4) bad(file, `"keys" is not base64`);
-  if (buf.length % 8 !== 0) bad(file, `"keys" is not a whole number of 8-byte hashes`);
+  const meta = o.keys as { count?: unknown; sha256?: unknown } | null;
+  if (typeof meta !== "object" || meta === null || !isCount(meta.count) || typeof meta.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(meta.sha256)) {
+    bad(file, `"keys" is not {"count", "sha256"}`);
+  }
+  if (keyBytes.length !== meta.count * 8) bad(file, `usage.keys holds ${keyBytes.length} bytes, the document says ${meta.count} hashes of 8`);
+  if (createHash("sha256").update(keyBytes).digest("hex") !== meta.sha256) bad(file, `usage.keys does not hash to the document's sha256`);
   // Big-endian on disk; one bulk copy (and byte swap on a little-endian host) instead of a read per key.
-  const keys = new BigUint64Array(buf.length / 8);
-  new Uint8Array(keys.buffer).set(buf);
+  const keys = new BigUint64Array(meta.count);
+  new Uint8Array(keys.buffer).set(keyBytes);
   if (LITTLE_ENDIAN) Buffer.from(keys.buffer).swap64();
   return { rows, sessions: o.sessions as string[], keys };
 }

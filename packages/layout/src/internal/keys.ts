@@ -30,7 +30,7 @@ export type ParsedKey =
   | ({ readonly kind: "sealed" } & SessionPartition)
   | ({ readonly kind: "digest" } & SessionPartition)
   | ({ readonly kind: "compacted-part"; readonly gen: string; readonly part: number } & CompactedPartition)
-  | ({ readonly kind: "compacted-usage"; readonly gen: string } & CompactedPartition)
+  | ({ readonly kind: "compacted-usage"; readonly gen: string; readonly file: "usage.json" | "usage.keys" } & CompactedPartition)
   | ({ readonly kind: "compacted-marker" } & CompactedPartition)
   | { readonly kind: "claim-event"; readonly dt: string; readonly agent: string; readonly ulid: string }
   | { readonly kind: "fleet-claim"; readonly claimId: string }
@@ -149,10 +149,14 @@ export function compactedPartKey(p: CompactedPartition, gen: string, part: numbe
   if (!GEN_RE.test(gen)) invalid("gen", gen, "expected 16-64 lowercase hex digits");
   return `${compactedPrefix(p)}gen=${gen}/part-${seqField("part", part)}.parquet`;
 }
-/** `sessions/compacted/dt=…/fleet=…/gen=<hash>/usage.json`: the generation's usage rollup (@lake/events). */
-export function compactedUsageKey(p: CompactedPartition, gen: string): string {
+/**
+ * `sessions/compacted/dt=…/fleet=…/gen=<hash>/usage.json` (or `usage.keys`): the generation's
+ * usage rollup, its document and its key hashes (@lake/events).
+ */
+export function compactedUsageKey(p: CompactedPartition, gen: string, file: "usage.json" | "usage.keys" = "usage.json"): string {
   if (!GEN_RE.test(gen)) invalid("gen", gen, "expected 16-64 lowercase hex digits");
-  return `${compactedPrefix(p)}gen=${gen}/usage.json`;
+  if (file !== "usage.json" && file !== "usage.keys") invalid("file", file, "expected usage.json or usage.keys");
+  return `${compactedPrefix(p)}gen=${gen}/${file}`;
 }
 /** `sessions/compacted/dt=…/fleet=…/_COMPACTED`. */
 export function compactedMarkerKey(p: CompactedPartition): string {
@@ -216,7 +220,7 @@ function parseStrict(key: string): ParsedKey | undefined {
     const gen = kv(s[4], "gen");
     const m = /^part-(\d{6})\.parquet$/.exec(s[5] ?? "");
     if (s.length === 6 && gen !== undefined && GEN_RE.test(gen) && m) return { kind: "compacted-part", ...p, gen, part: Number(m[1]) };
-    if (s.length === 6 && gen !== undefined && GEN_RE.test(gen) && s[5] === "usage.json") return { kind: "compacted-usage", ...p, gen };
+    if (s.length === 6 && gen !== undefined && GEN_RE.test(gen) && (s[5] === "usage.json" || s[5] === "usage.keys")) return { kind: "compacted-usage", ...p, gen, file: s[5] };
     return undefined;
   }
   if (s[0] === "sessions" && s.length === 7) {
