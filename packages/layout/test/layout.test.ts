@@ -43,6 +43,8 @@ import {
   FLEET_KEY,
   SNAPSHOT_LATEST_KEY,
 } from "../src/index.js";
+import * as storeOnly from "../src/store.js";
+import * as root from "../src/index.js";
 import { ready, startWorker } from "./helpers.js";
 
 afterAll(() => cleanupTempDirs());
@@ -254,4 +256,11 @@ describe("local backend crash safety", () => {
     expect(keys).toEqual(["c.json"]);
     expect(readdirSync(join(dir, ".lake-store"))).toEqual(expect.arrayContaining(["locks"]));
   }, 60_000);
+});
+
+describe("@lake/layout/store", () => {
+  it("is the root's store opening, nothing else", () => {
+    expect(Object.keys(storeOnly).sort()).toEqual(["LayoutError", "defaultLocalRoot", "defaultStoreUrl", "isLayoutError", "openStore", "parseStoreUrl"]);
+    for (const k of Object.keys(storeOnly) as (keyof typeof storeOnly)[]) expect(storeOnly[k]).toBe(root[k]);
+  });
 });

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { openStore, parseStoreUrl } from "@lake/layout";
+import { openStore, parseStoreUrl } from "@lake/layout/store";
 import { ReaderError } from "./errors.js";
 
 /** A bronze segment, with the partition values of its session directory. */

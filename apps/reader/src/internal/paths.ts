@@ -3,7 +3,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { defaultLocalRoot, defaultStoreUrl } from "@lake/layout";
+import { defaultLocalRoot, defaultStoreUrl } from "@lake/layout/store";
 
 /** The local root: `$LAKE_ROOT`, else `$XDG_DATA_HOME/lake`, else `~/.local/share/lake`. */
 export function defaultRoot(env: NodeJS.ProcessEnv = process.env): string {

@@ -451,12 +451,21 @@ export class LocalStore implements ObjectStore {
   }
 
   async *listAll(prefix: string, options: Omit<ListOptions, "cursor"> = {}): AsyncIterable<ObjectInfo> {
-    let cursor: string | undefined;
-    do {
-      const page: ListPage = await this.list(prefix, cursor === undefined ? options : { ...options, cursor });
-      yield* page.objects;
-      cursor = page.cursor;
-    } while (cursor !== undefined);
+    if (options.delimiter) {
+      let cursor: string | undefined;
+      do {
+        const page: ListPage = await this.list(prefix, cursor === undefined ? options : { ...options, cursor });
+        yield* page.objects;
+        cursor = page.cursor;
+      } while (cursor !== undefined);
+      return;
+    }
+    // One walk of the tree, not one per page of `list` (each page would walk it again); a key
+    // deleted meanwhile is left out, as `list` leaves it out.
+    for (const key of await this.scan(prefix)) {
+      const st = statSync(join(this.root, ...key.split("/")), { throwIfNoEntry: false });
+      if (st?.isFile()) yield { key, size: st.size, lastModified: st.mtime };
+    }
   }
 
   close(): void {}
