@@ -254,13 +254,17 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string, optio
   const covered = new Set<string>();
   const compacted: CompactedFile[] = [];
   const partitions: CompactedPartition[] = [];
-  for (const mk of markers) {
-    let got;
-    try {
-      got = await store.get(mk.obj.key);
-    } catch (e) {
-      throw storeError(store, mk.obj.key, e);
-    }
+  // Markers are small and independent: read them all at once (an S3 round trip, or a thread-pool
+  // hop, each), then follow them in key order.
+  const bodies = await Promise.all(
+    markers.map((mk) =>
+      store.get(mk.obj.key).catch((e: unknown) => {
+        throw storeError(store, mk.obj.key, e);
+      }),
+    ),
+  );
+  for (const [i, mk] of markers.entries()) {
+    const got = bodies[i];
     if (!got) continue;
     const marker = parseMarker(mk.obj.key, got.body);
     const prefix = `sessions/compacted/dt=${mk.dt}/fleet=${mk.fleet}/`;
