@@ -1,15 +1,5 @@
-export { EventsError, isEventsError } from "./internal/errors.js";
-export type { EventsErrorCode } from "./internal/errors.js";
-export {
-  USAGE_KEYS,
-  sumUsage,
-  addUsageInto,
-  totalTokens,
-  isEmptyUsage,
-  usageDelta,
-  usageEquals,
-} from "./internal/usage.js";
-export type { Usage, UsageKey } from "./internal/usage.js";
+// The usage half (errors, usage arithmetic, countUsage, rollups) is the `@lake/events/usage` entry.
+export * from "./usage.js";
 export {
   RUNTIMES,
   KINDS,
@@ -22,7 +12,6 @@ export {
   canonicalize,
   parseRecord,
   safeParseRecord,
-  recordDay,
 } from "./internal/record.js";
 export type { CanonicalRecord, RawRecord, Kind, Runtime, UsageMode } from "./internal/record.js";
 export {
@@ -35,20 +24,3 @@ export {
   COMPACTED_COLUMNS,
   duckdbType, duckdbCreateTable, recordToRow, rowToRecord } from "./internal/columns.js";
 export type { Column, ColumnType, CellValue } from "./internal/columns.js";
-export { countUsage, groupUsage, usageBySession, usageByDay } from "./internal/accounting.js";
-export type { UsageRecord, UsageContribution, UsageTotals } from "./internal/accounting.js";
-export {
-  USAGE_ROLLUP_FORMAT,
-  USAGE_ROLLUP_VERSION,
-  USAGE_ROLLUP_COLUMNS,
-  USAGE_ROLLUP_FILES,
-  usageKeyHash,
-  usageIdentity,
-  rollupRows,
-  buildUsageRollup,
-  encodeUsageRollup,
-  decodeUsageRollup,
-  rollupContributions,
-  overlappingRollups,
-} from "./internal/rollup.js";
-export type { UsageRollup, UsageRollupRow, UsageIdentity, EncodedUsageRollup } from "./internal/rollup.js";

@@ -1,19 +1,5 @@
-export { LayoutError, isLayoutError } from "./internal/errors.js";
-export type { LayoutErrorCode, LayoutErrorData } from "./internal/errors.js";
-
-export type {
-  ConditionalResult,
-  ListOptions,
-  ListPage,
-  ObjectInfo,
-  ObjectStore,
-  StoredObject,
-  UploadOptions,
-  UploadSource,
-} from "./internal/types.js";
-
-export { defaultLocalRoot, defaultStoreUrl, openStore, parseStoreUrl } from "./internal/url.js";
-export type { OpenStoreOptions, StoreLocation } from "./internal/url.js";
+// Opening stores and the ObjectStore interface are the `@lake/layout/store` entry.
+export * from "./store.js";
 export type { LocalStoreOptions } from "./internal/local.js";
 export { classifyS3Error, defaultS3Client, unquoteEtag } from "./internal/s3.js";
 export type { S3StoreOptions } from "./internal/s3.js";
