@@ -160,7 +160,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       }),
   },
   compact: {
-    help: `lake-maint compact [--dt D] [--fleet F] [--part-rows N] [--zstd-level N] [--json]\n  Compact each (dt, fleet) partition's sealed sessions into gen=<hash>/part-*.parquet, then swap _COMPACTED.\n  A partition whose marker already names its sealed-session set is left alone.\n${PARTITION_HELP}\n  --part-rows N     rows per part file (default 1000000)\n  --zstd-level N    zstd level of the parts, 1-22 (default 3; 16+ is ~15% smaller and 10-20x slower)\n${COMMON_HELP}`,
+    help: `lake-maint compact [--dt D] [--fleet F] [--part-rows N] [--zstd-level N] [--json]\n  Compact each (dt, fleet) partition's sealed sessions into gen=<hash>/part-*.parquet and its usage rollup\n  (gen=<hash>/usage.json, usage.keys), then swap _COMPACTED.\n  A partition whose marker already names its sealed-session set is left alone.\n${PARTITION_HELP}\n  --part-rows N     rows per part file (default 1000000)\n  --zstd-level N    zstd level of the parts, 1-22 (default 3; 16+ is ~15% smaller and 10-20x slower)\n${COMMON_HELP}`,
     options: { ...PARTITION, "part-rows": { type: "string" }, "zstd-level": { type: "string" } },
     run: (io, v) =>
       withStore(v, async (store) => {
@@ -249,7 +249,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       }),
   },
   gc: {
-    help: `lake-maint gc [--grace SECONDS] [--dt D] [--fleet F] [--json]\n  Delete compacted part files of generations no _COMPACTED names, older than --grace (default ${DEFAULT_GC_GRACE_SECONDS} s).\n  Never touches bronze or the live generation.\n${PARTITION_HELP}\n${COMMON_HELP}`,
+    help: `lake-maint gc [--grace SECONDS] [--dt D] [--fleet F] [--json]\n  Delete the part files and usage rollups of compacted generations no _COMPACTED names, older than --grace (default ${DEFAULT_GC_GRACE_SECONDS} s).\n  Never touches bronze or the live generation.\n${PARTITION_HELP}\n${COMMON_HELP}`,
     options: { grace: { type: "string" }, ...PARTITION },
     run: (io, v) =>
       withStore(v, async (store) => {
