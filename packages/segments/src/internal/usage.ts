@@ -10,6 +10,11 @@ import { sqlString, type SegmentLayout } from "./segments.js";
 /** A Parquet file to read usage from: a bronze segment (runtime from its path) or a compacted part. */
 export interface UsageFile {
   readonly path: string;
+  /**
+   * Where the file sits in read order: its store key (a mirrored copy's local name need not sort
+   * like the key it holds); default: `path`.
+   */
+  readonly key?: string | undefined;
   readonly layout: SegmentLayout;
   /** A bronze segment's runtime (its Hive path's `runtime=`); compacted parts carry it as a column. */
   readonly runtime?: string;
@@ -54,7 +59,7 @@ function list(values: readonly (string | number)[]): string {
 /**
  * Read the rows of `files` that countUsage reads — only its columns (session_id, runtime, stream,
  * record_id, content_hash, ts, model, the five usage keys, usage_mode, usage_key, is_sidechain) of
- * rows carrying usage — as UsageRecords, in read order: files by path (bytewise), rows in file order
+ * rows carrying usage — as UsageRecords, in read order: files by key (else path; bytewise), rows in file order
  * (the order a reader keeps the first copy in). Nothing is deduplicated here: countUsage does that.
  * Dropped beforehand are only rows countUsage skips before looking at anything else: `replayed`
  * rows and rows with no usage (unless a `latest` copy with a usage_key). `content_hash` is read only
@@ -72,7 +77,8 @@ export async function readUsageRecords(files: readonly UsageFile[], options: Rea
     await meanwhile();
     return [];
   }
-  const rank = new Map([...bronze.map((b) => b.path), ...compacted.map((c) => c.path)].sort(byteOrder).map((p, i) => [p, i]));
+  const ordered = [...bronze, ...compacted].map((f) => ({ path: f.path, by: f.key ?? f.path })).sort((a, b) => byteOrder(a.by, b.by));
+  const rank = new Map(ordered.map((f, i) => [f.path, i]));
   const cols = `session_id, stream, record_id, CASE WHEN record_id IS NULL THEN content_hash END AS content_hash, CAST(epoch_ms(ts) AS DOUBLE) AS ts, model, ${USAGE_KEYS.map((k) => `CAST(${k} AS DOUBLE) AS ${k}`).join(", ")}, usage_mode, usage_key, is_sidechain`;
   const opts = "hive_partitioning = false, union_by_name = true, file_row_number = true";
   const at = "[CAST(file_index AS BIGINT) + 1]";
