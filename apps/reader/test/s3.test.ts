@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readdirSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { usageBySession, USAGE_KEYS, type CanonicalRecord } from "@lake/events";
@@ -113,10 +114,63 @@ describe("an s3:// fleet compacted by lake-maint: usage mirrors the rollups, not
     const mirrored = files(join(cache, "mirror"));
     const rollups = files(local).filter((f) => f.endsWith("/usage.json"));
     expect(rollups.length).toBeGreaterThan(3);
-    expect(mirrored.filter((f) => f.endsWith(".usage.json")).length).toBe(rollups.length);
+    expect(mirrored.filter((f) => f.includes("/usage.json/")).length).toBe(rollups.length);
+    expect(mirrored.filter((f) => f.includes("/usage.keys/")).length).toBe(rollups.length);
     expect(mirrored.filter((f) => f.endsWith(".parquet"))).toEqual([]);
     // blocks needs every response's time: it reads (and so mirrors) the parts.
     expect(await runJson(["usage", "blocks", "--json", "--store", url], env)).toEqual(await runJson(["usage", "blocks", "--json", "--store", localUrl], env));
     expect(files(join(cache, "mirror")).filter((f) => f.endsWith(".parquet")).length).toBe(files(local).filter((f) => f.includes("/gen=") && f.endsWith(".parquet")).length);
+  });
+});
+
+describe("an s3:// fleet is read in key order, whatever the mirrored files' etags", () => {
+  it("the last `latest` copy of a response is the last segment's, as in place", async () => {
+    const local = tempDir("reader-s3-order-src");
+    const cache = tempDir("reader-s3-order-cache");
+    const env = { LAKE_READER_CACHE: cache, LAKE_ROOT: join(local, "root") };
+    // One Gemini-style response rewritten in place six times, one copy per segment: the last copy
+    // read (seg-000005's: 60 input, 1 output) is the one that counts — not the largest output.
+    const copy = (i: number, nonce = 0): CanonicalRecord => ({
+      runtime: "gemini",
+      session_id: "s-order",
+      stream: "main",
+      kind: "assistant",
+      ts: `2026-03-01T10:00:0${i}.000Z`,
+      model: "gemini-2.5-pro",
+      text: `draft ${i}${" ".repeat(nonce)}`,
+      usage: { input_tokens: 10 * (i + 1), output_tokens: 6 - i },
+      usage_mode: "latest",
+      usage_key: "resp-1",
+      content_hash: `h${i}-${nonce}`,
+      redaction_rules: [],
+      source_path: "s-order.json",
+      adapter: "gemini",
+      adapter_version: "1",
+    });
+    // S3's etag of a single PUT is the MD5 of the bytes: pad the last copy until its segment's
+    // etag does not sort last, so that etag order and key order differ where it matters.
+    const md5 = (f: string) => createHash("md5").update(readFileSync(f)).digest("hex");
+    let pushed;
+    for (let nonce = 0; ; nonce++) {
+      rmSync(join(local, "sessions"), { recursive: true, force: true });
+      pushed = await pushBronze(local, [0, 1, 2, 3, 4].map((i) => copy(i)).concat([copy(5, nonce)]), { segments: 6 });
+      const segs = files(pushed[0]!.dir).filter((f) => f.endsWith(".parquet"));
+      expect(segs.length).toBe(6);
+      const tags = segs.map(md5);
+      if (tags[5]! < tags.reduce((a, b) => (a > b ? a : b))) break;
+    }
+    const { url } = await createTestBucket("reader-order");
+    const store = openStore(url);
+    try {
+      for (const f of files(local)) await store.upload(relative(local, f).split("\\").join("/"), { path: f });
+    } finally {
+      store.close();
+    }
+    const s3 = await runJson<{ daily: Row[] }>(["usage", "daily", "--json", "--store", url], env);
+    expect(s3).toEqual(await runJson(["usage", "daily", "--json", "--store", pathToFileURL(local).href], env));
+    expect(s3.daily.map((d) => [d.date, d.input_tokens, d.output_tokens])).toEqual([["2026-03-01", 60, 1]]);
+    // The read model's views order by file too: the events view and tokens_daily agree.
+    const sql = await runJson<Row[]>(["sql", "SELECT sum(input_tokens) AS i, sum(output_tokens) AS o FROM tokens_daily", "--json", "--store", url], env);
+    expect([Number(sql[0]!.i), Number(sql[0]!.o)]).toEqual([60, 1]);
   });
 });

@@ -137,9 +137,12 @@ function accessFor(store: ReadableStore, cacheDir: string): Access {
         if (!h) throw new ReaderError("NotFound", `${store.url}/${o.key}: object vanished while reading`, { data: { file: o.key } });
         etag = h.etag ?? String(h.size);
       }
+      // `<key>/<etag>.<extension>`: mirrored paths sort as their keys do (read order — the first
+      // copy of a record, the last `latest` copy — follows keys), and keep the key's extension.
       const safe = etag.replace(/[^A-Za-z0-9_-]/g, "_");
-      const slash = o.key.lastIndexOf("/");
-      return join(base, o.key.slice(0, slash + 1), `${safe}.${o.key.slice(slash + 1)}`);
+      const name = o.key.slice(o.key.lastIndexOf("/") + 1);
+      const dot = name.lastIndexOf(".");
+      return join(base, ...o.key.split("/"), `${safe}${dot > 0 ? name.slice(dot) : ""}`);
     },
     async fetch(o, file) {
       if (existsSync(file)) return;

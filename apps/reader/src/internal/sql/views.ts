@@ -109,9 +109,11 @@ const sameAsLag = USAGE_COLS.map((k) => `${k} IS NOT DISTINCT FROM lag(${k}) OVE
 
 /**
  * `usage_counted`: one row per counted piece of usage — the rules of @lake/events countUsage in
- * SQL (replayed rows count nothing; a delta response sharing a usage_key counts once, its largest
- * copy; cumulative totals count their growth). `usage` reports use countUsage itself; this view
- * backs `tokens_daily` and agrees with it (tested).
+ * SQL (replayed rows count nothing; copies sharing a usage_key are one response, across sessions:
+ * for `delta` copies the largest counts, for `latest` copies the last one read — which counts
+ * nothing when it reports nothing; cumulative totals count their growth). `usage` reports use
+ * countUsage itself; this view backs `tokens_daily` and agrees with it (tested). Read order is
+ * (source_file, file_row): files are named so that they sort as their store keys do.
  */
 export const USAGE_COUNTED_VIEW = `
 CREATE OR REPLACE VIEW usage_counted AS
@@ -120,10 +122,16 @@ WITH u AS (
 ),
 keyed AS (
   SELECT * EXCLUDE (_k) FROM (
-    SELECT *, row_number() OVER (PARTITION BY session_id, usage_key
+    SELECT *, row_number() OVER (PARTITION BY usage_key
       ORDER BY coalesce(output_tokens, -1) DESC, coalesce(is_sidechain, false), source_file, file_row) AS _k
-    FROM u WHERE coalesce(usage_mode, 'delta') <> 'cumulative' AND usage_key IS NOT NULL
+    FROM u WHERE coalesce(usage_mode, 'delta') NOT IN ('cumulative', 'latest') AND usage_key IS NOT NULL
   ) WHERE _k = 1
+),
+latest AS (
+  SELECT * EXCLUDE (_k) FROM (
+    SELECT *, row_number() OVER (PARTITION BY usage_key ORDER BY source_file DESC, file_row DESC) AS _k
+    FROM events WHERE NOT coalesce(replayed, false) AND usage_mode = 'latest' AND usage_key IS NOT NULL
+  ) WHERE _k = 1 AND (${usageReported})
 ),
 plain AS (
   SELECT * FROM u WHERE coalesce(usage_mode, 'delta') <> 'cumulative' AND usage_key IS NULL
@@ -134,6 +142,7 @@ cum AS (
   WINDOW w AS (PARTITION BY session_id, stream ORDER BY ts NULLS LAST, source_file, file_row)
 )
 SELECT session_id, runtime, stream, model, ts, day, ${USAGE_COLS.join(", ")} FROM keyed
+UNION ALL SELECT session_id, runtime, stream, model, ts, day, ${USAGE_COLS.join(", ")} FROM latest
 UNION ALL SELECT session_id, runtime, stream, model, ts, day, ${USAGE_COLS.join(", ")} FROM plain
 UNION ALL SELECT session_id, runtime, stream, model, ts, day, ${USAGE_COLS.join(", ")} FROM cum WHERE NOT coalesce(_same, false)`;
 
