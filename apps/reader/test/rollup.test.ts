@@ -83,6 +83,13 @@ describe("usage from lake-maint's usage rollups", () => {
     const fromRollups = await reports(store, env);
     expect(fromRollups).toEqual(fromBronze);
     expectReports(fromRollups, all);
+    // --runtime filters what was counted, the same from rollups as from rows.
+    for (const rt of ["claude-code", "codex", "gemini"]) {
+      const got = await runJson<{ daily: Row[] }>(["usage", "daily", "--json", "--runtime", rt, "--store", store], env);
+      const want = usageByDay(all.filter((r) => r.runtime === rt));
+      expect(got.daily.map((d) => d.date)).toEqual([...want.keys()].sort());
+      for (const d of got.daily) expectTokens(d, want.get(String(d.date))!.usage, `${rt} ${String(d.date)}`);
+    }
     // Proof that no row was read: with every part unreadable the reports are unchanged, while
     // `usage blocks` (which needs each response's own time) reads rows and fails on them.
     expect(breakParts(root)).toBe(compacted.partitions.length);
@@ -127,6 +134,28 @@ describe("usage from lake-maint's usage rollups", () => {
     breakParts(root);
     const broken = await run(["usage", "daily", "--json", "--store", store], env);
     expect(broken.code).toBe(3);
+  });
+
+  it("a partition read from rows (no rollup) that shares keys with a rollup's is counted with it", async () => {
+    const root = tempDir("reader-rollup-rows");
+    const store = pathToFileURL(root).href;
+    const env = { LAKE_READER_CACHE: join(root, "..", `cache-${Date.now()}`) };
+    const claude = all.filter((r) => r.runtime === "claude-code");
+    const [big] = [...usageBySession(claude)].sort((a, b) => b[1].count - a[1].count)[0]!;
+    const bigRecs = claude.filter((r) => r.session_id === big);
+    const copy = bigRecs.slice(0, 40).map((r) => ({ ...r, session_id: "resumed-copy", ts: "2026-04-01T00:00:00.000Z", source_path: "copy.jsonl" }));
+    await pushBronze(root, [...bigRecs, ...copy], { segments: 1 });
+    maint(["init", "--store", store, "--fleet-id", "f1"]);
+    maint(["compact", "--store", store]);
+    // The big session's partition as an older maint left it: a marker without a usage rollup.
+    const dt = bigRecs.map((r) => r.ts!).sort()[0]!.slice(0, 10);
+    const markerFile = join(root, `sessions/compacted/dt=${dt}/fleet=f1/_COMPACTED`);
+    const marker = JSON.parse(readFileSync(markerFile, "utf8")) as Record<string, unknown>;
+    delete marker.usage;
+    writeFileSync(markerFile, JSON.stringify(marker));
+    const got = await reports(store, env);
+    expectReports(got, [...bigRecs, ...copy]);
+    expect(got.sessions.map((s) => s.session_id)).toEqual([big]);
   });
 
   it("a malformed rollup is an error naming it (exit 3); a newer rollup version is not used, its rows are", async () => {

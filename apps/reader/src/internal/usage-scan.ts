@@ -48,7 +48,8 @@ export async function scanUsage(files: Pick<FleetFiles, "storeUrl" | "fetch">, b
   const { isSegmentError, readUsageRecords } = await import("@lake/segments");
   try {
     return await readUsageRecords(
-      [...bronze.map((b) => ({ path: b.path, layout: "bronze" as const, runtime: b.runtime })), ...compacted.map((c) => ({ path: c.path, layout: "compacted" as const }))],
+      // Ordered by store key: an S3 mirror's local names start with the etag.
+      [...bronze.map((b) => ({ path: b.path, key: b.key, layout: "bronze" as const, runtime: b.runtime })), ...compacted.map((c) => ({ path: c.path, key: c.key, layout: "compacted" as const }))],
       { runtimes: options.runtimes, meanwhile: options.meanwhile, label: storeUrl },
     );
   } catch (e) {
@@ -65,7 +66,9 @@ export interface UsagePlan {
 }
 
 /**
- * The usage contributions of a fleet, counted as countUsage counts every followed row. With
+ * The usage contributions of a fleet, counted as countUsage counts every followed row — of every
+ * runtime: `runtimes` filters the counted contributions (as the report filters days and models), so
+ * the answer is the same whether a partition is added from its rollup or read from its rows. With
  * `rowsOnly` (5-hour blocks need every contribution's own time) rollups are not used.
  */
 export async function fleetUsage(
@@ -74,13 +77,12 @@ export async function fleetUsage(
 ): Promise<{ contributions: UsageContribution[]; plan: UsagePlan }> {
   const ev = await import("@lake/events/usage");
   const want = options.runtimes && options.runtimes.length ? new Set(options.runtimes) : undefined;
-  const bronze = files.bronze.filter((b) => !want || want.has(b.runtime));
   const usable: { parts: readonly CompactedFile[]; rollup: import("@lake/events/usage").UsageRollup }[] = [];
-  const scanned: CompactedFile[] = [];
+  const fromRows: CompactedFile[] = [];
   if (!options.rowsOnly) await files.fetch(files.partitions.flatMap((p) => (p.usage === undefined ? [] : [p.usage.json, p.usage.keys])));
   for (const p of files.partitions) {
     if (options.rowsOnly || p.usage === undefined) {
-      scanned.push(...p.parts);
+      fromRows.push(...p.parts);
       continue;
     }
     let text: string;
@@ -95,25 +97,27 @@ export async function fleetUsage(
       usable.push({ parts: p.parts, rollup: ev.decodeUsageRollup(text, keys, p.usage.key) });
     } catch (e) {
       // A rollup of a newer maint may count differently: its partition is counted from its rows.
-      if (ev.isEventsError(e) && e.code === "NewerRollup") scanned.push(...p.parts);
+      if (ev.isEventsError(e) && e.code === "NewerRollup") fromRows.push(...p.parts);
       else if (ev.isEventsError(e)) throw new ReaderError("Corrupt", e.message, { data: { file: p.usage.key }, cause: e });
       else throw e;
     }
   }
-  // Bronze first: its sessions and keys decide which rollups cannot be added as they are.
-  const bronzeRecords = await scanUsage(files, bronze, [], { runtimes: options.runtimes, meanwhile: options.meanwhile });
-  const overlap = usable.length ? ev.overlappingRollups(usable.map((u) => u.rollup), bronze.length ? ev.usageIdentity(bronzeRecords) : undefined) : new Set<number>();
-  usable.forEach((u, i) => {
-    if (overlap.has(i)) scanned.push(...u.parts);
-  });
-  // Compacted keys sort before bronze keys (sessions/compacted/ < sessions/dt=), so this is read order.
-  const compactedRecords = await scanUsage(files, [], scanned, { runtimes: options.runtimes });
+  // Everything read from rows (bronze, partitions without a usable rollup) first: its sessions and
+  // keys decide which rollups cannot be added as they are. Compacted keys sort before bronze keys
+  // (sessions/compacted/ < sessions/dt=), so compacted records then bronze records is read order.
+  let compactedRecords = await scanUsage(files, [], fromRows, { meanwhile: options.meanwhile });
+  const bronzeRecords = await scanUsage(files, files.bronze, []);
+  const outside = compactedRecords.length + bronzeRecords.length ? ev.usageIdentity([...compactedRecords, ...bronzeRecords]) : undefined;
+  const overlap = usable.length ? ev.overlappingRollups(usable.map((u) => u.rollup), outside) : new Set<number>();
+  if (overlap.size) {
+    // Read again with the overlapping partitions' parts, so that all compacted rows are in key order.
+    compactedRecords = await scanUsage(files, [], [...fromRows, ...usable.filter((_, i) => overlap.has(i)).flatMap((u) => u.parts)]);
+  }
   const contributions: UsageContribution[] = [];
   usable.forEach((u, i) => {
-    if (overlap.has(i)) return;
-    const rows = want ? u.rollup.rows.filter((r) => want.has(r.runtime)) : u.rollup.rows;
-    for (const c of ev.rollupContributions({ rows })) contributions.push(c);
+    if (!overlap.has(i)) for (const c of ev.rollupContributions(u.rollup)) contributions.push(c);
   });
   for (const c of ev.countUsage(compactedRecords.length ? [...compactedRecords, ...bronzeRecords] : bronzeRecords)) contributions.push(c);
-  return { contributions, plan: { rollups: usable.length - overlap.size, scannedPartitions: files.partitions.length - (usable.length - overlap.size), bronzeFiles: bronze.length } };
+  const counted = want ? contributions.filter((c) => want.has(c.runtime)) : contributions;
+  return { contributions: counted, plan: { rollups: usable.length - overlap.size, scannedPartitions: files.partitions.length - (usable.length - overlap.size), bronzeFiles: files.bronze.length } };
 }
