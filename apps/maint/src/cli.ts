@@ -249,7 +249,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       }),
   },
   gc: {
-    help: `lake-maint gc [--grace SECONDS] [--dt D] [--fleet F] [--json]\n  Delete the part files and usage rollups of compacted generations no _COMPACTED names, older than --grace (default ${DEFAULT_GC_GRACE_SECONDS} s).\n  Never touches bronze or the live generation.\n${PARTITION_HELP}\n${COMMON_HELP}`,
+    help: `lake-maint gc [--grace SECONDS] [--dt D] [--fleet F] [--json]\n  Delete the part files and usage rollups of compacted generations no _COMPACTED names, once they and the\n  marker's last swap are older than --grace (default ${DEFAULT_GC_GRACE_SECONDS} s).\n  Never touches bronze or the live generation.\n${PARTITION_HELP}\n${COMMON_HELP}`,
     options: { grace: { type: "string" }, ...PARTITION },
     run: (io, v) =>
       withStore(v, async (store) => {

@@ -1,3 +1,4 @@
+import { utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compactedMarkerKey, openStore, type ObjectStore, type SessionPartition } from "@lake/layout";
@@ -76,7 +77,12 @@ describe.each(BACKENDS)("compact (%s)", (backend) => {
     expect(m3.value.rows).toBe(m1.value.rows + 1);
     // Bronze never rewritten.
     for (const [k, etag] of bronzeBefore) expect((await store.head(k!))?.etag).toBe(etag);
-    // gc inside the grace period keeps the old (unnamed) generation.
+    // gc inside the grace period keeps the old (unnamed) generation — the period runs from the swap
+    // that retired it, not only from its upload: files uploaded two hours ago are kept too.
+    if (backend === "local") {
+      const old = new Date(Date.now() - 2 * 3600_000);
+      for (const k of [...parts1, m1.value.usage.key, m1.value.usage.keys.key]) utimesSync(join(new URL(url).pathname, ...k.split("/")), old, old);
+    }
     const gc = await run(["gc", "--store", url, "--json"]);
     expect(gc.code).toBe(0);
     expect(JSON.parse(gc.out[0]!).partitions[0]).toMatchObject({ live_gen: rep3.gen, deleted: [], kept: [...parts1, m1.value.usage.key, m1.value.usage.keys.key] });

@@ -34,15 +34,21 @@ export async function runGc(ctx: MaintContext, graceSeconds: number = DEFAULT_GC
   const out: GcReport[] = [];
   for (const { dt, fleet } of parts.values()) {
     const r = await withLease(ctx, `compact/dt=${dt}/fleet=${fleet}`, async (lease) => {
-      const live = (await readMarker(ctx.store, dt, fleet))?.value.gen;
+      const marker = (await readMarker(ctx.store, dt, fleet))?.value;
+      const live = marker?.gen;
       const now = ctx.now();
+      // A generation stopped being live when a later one was swapped in: the grace period runs
+      // from the current marker's swap too (a reader that read the previous marker just before it
+      // may still be reading that generation), not only from the files' upload.
+      const swappedAt = marker === undefined ? Number.NaN : Date.parse(marker.compacted_at);
+      const recentSwap = Number.isFinite(swappedAt) && now - swappedAt < graceSeconds * 1000;
       const deleted: string[] = [];
       const kept: string[] = [];
       const doomed: ObjectInfo[] = [];
       for await (const o of ctx.store.listAll(compactedPrefix({ dt, fleet }))) {
         const k = parseKey(o.key);
         if ((k?.kind !== "compacted-part" && k?.kind !== "compacted-usage") || k.gen === live) continue;
-        if (o.lastModified === undefined || now - o.lastModified.getTime() < graceSeconds * 1000) kept.push(o.key);
+        if (recentSwap || o.lastModified === undefined || now - o.lastModified.getTime() < graceSeconds * 1000) kept.push(o.key);
         else doomed.push(o);
       }
       for (const o of doomed) {

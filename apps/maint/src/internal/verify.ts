@@ -144,7 +144,12 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
       }
       if (!o.key.includes(`/gen=${gen}/`)) add(markerKey, `usage rollup object ${o.key} is outside gen=${gen}`);
       const path = join(tmp.dir, `usage-${texts.length}`);
-      await store.download(o.key, path);
+      try {
+        await store.download(o.key, path);
+      } catch (e) {
+        add(o.key, `cannot read: ${e instanceof Error ? e.message : String(e)}`);
+        return;
+      }
       const h = await sha256Of(path);
       if (h !== o.sha256) {
         add(o.key, `content hashes to ${h}, _COMPACTED says ${o.sha256}`);
@@ -234,6 +239,7 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
       }
       if (rows !== marker.rows) add(m.key, `parts hold ${rows} rows, marker says ${marker.rows}`);
       if (marker.usage !== undefined) await verifyUsage(m.key, marker.gen, marker.usage, marker.parts);
+      else if (marker.format >= 2) add(m.key, `format ${marker.format} names no usage rollup`);
     }
     const latestKey = SNAPSHOT_LATEST_KEY;
     if (latest) {
