@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { usageBySession, USAGE_KEYS, type CanonicalRecord } from "@lake/events";
-import { openStore, type ObjectStore } from "@lake/layout";
+import { openStore } from "@lake/layout";
 import { createTestBucket } from "@lake/tooling/s3";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { execFileSync } from "node:child_process";
@@ -29,12 +29,23 @@ function files(dir: string): string[] {
   return out.sort();
 }
 
+/** A new bucket on the test server holding every file under `local` at its relative path; its URL. */
+async function toBucket(local: string, label: string): Promise<string> {
+  const { url } = await createTestBucket(label);
+  const store = openStore(url);
+  try {
+    for (const f of files(local)) await store.upload(relative(local, f).split("\\").join("/"), { path: f });
+  } finally {
+    store.close();
+  }
+  return url;
+}
+
 describe("an s3:// fleet store on the radosgw test server, mirrored into the cache", () => {
   const local = tempDir("reader-s3-src");
   const cache = tempDir("reader-s3-cache");
   const env = { LAKE_READER_CACHE: cache, LAKE_ROOT: join(local, "root") };
   let url = "";
-  let store: ObjectStore;
   let records: CanonicalRecord[] = [];
 
   beforeAll(async () => {
@@ -49,12 +60,8 @@ describe("an s3:// fleet store on the radosgw test server, mirrored into the cac
       JSON.stringify({ format: 1, dt: target.dt, fleet: "f1", gen, sessions: [{ runtime: target.runtime, agent: target.agent, session: target.session, segments: 2, rows: rows.length }], parts: [{ key: part, rows: rows.length, bytes: 0, sha256: "" }], rows: rows.length, source_rows: rows.length }),
     );
     writeSnapshot(local, [{ claim_id: "c-9", agent: "host-a", subject: "mirror", text: "objects are mirrored by key and etag" }]);
-    ({ url } = await createTestBucket("reader"));
-    store = openStore(url);
-    for (const f of files(local)) await store.upload(relative(local, f).split("\\").join("/"), { path: f });
+    url = await toBucket(local, "reader");
   });
-
-  afterAll(() => store?.close());
 
   it("usage session --json over s3 equals usageBySession and the local copy", async () => {
     const s3 = await runJson<{ sessions: Row[]; totals: Row }>(["usage", "session", "--json", "--store", url], env);
@@ -100,13 +107,7 @@ describe("an s3:// fleet compacted by lake-maint: usage mirrors the rollups, not
     const localUrl = pathToFileURL(local).href;
     execFileSync(process.execPath, [maint, "init", "--store", localUrl, "--fleet-id", "f1"], { stdio: "pipe" });
     execFileSync(process.execPath, [maint, "compact", "--store", localUrl], { stdio: "pipe" });
-    const { url } = await createTestBucket("reader-rollup");
-    const store = openStore(url);
-    try {
-      for (const f of files(local)) await store.upload(relative(local, f).split("\\").join("/"), { path: f });
-    } finally {
-      store.close();
-    }
+    const url = await toBucket(local, "reader-rollup");
     for (const report of ["daily", "session", "monthly"]) {
       const s3 = await runJson(["usage", report, "--json", "--store", url], env);
       expect(s3, report).toEqual(await runJson(["usage", report, "--json", "--store", localUrl], env));
@@ -159,13 +160,7 @@ describe("an s3:// fleet is read in key order, whatever the mirrored files' etag
       const tags = segs.map(md5);
       if (tags[5]! < tags.reduce((a, b) => (a > b ? a : b))) break;
     }
-    const { url } = await createTestBucket("reader-order");
-    const store = openStore(url);
-    try {
-      for (const f of files(local)) await store.upload(relative(local, f).split("\\").join("/"), { path: f });
-    } finally {
-      store.close();
-    }
+    const url = await toBucket(local, "reader-order");
     const s3 = await runJson<{ daily: Row[] }>(["usage", "daily", "--json", "--store", url], env);
     expect(s3).toEqual(await runJson(["usage", "daily", "--json", "--store", pathToFileURL(local).href], env));
     expect(s3.daily.map((d) => [d.date, d.input_tokens, d.output_tokens])).toEqual([["2026-03-01", 60, 1]]);
