@@ -4,7 +4,7 @@
 //  - putIfMatch:   temp file (fsync) → take the key's lock → compare the current content hash with the
 //                  expected etag → rename → fsync the directory → drop the lock.
 //  - etag:         SHA-256 hex of the content, so it needs no side file and survives crashes.
-// Locks are files created with O_EXCL under <root>/.lake-store/locks/; a lock whose holder died (same
+// Locks are files created whole (temp file, then link) under <root>/.lake-store/locks/; a lock whose holder died (same
 // host, pid gone) or that is older than staleLockMs is broken with a rename, so a crash never wedges a key.
 import { createHash, randomBytes } from "node:crypto";
 import { constants as fsc, createReadStream, createWriteStream, readdirSync, statSync, type Dirent } from "node:fs";
@@ -174,10 +174,19 @@ export class LocalStore implements ObjectStore {
     const info: LockInfo = { pid: process.pid, host: this.host, nonce, t: Date.now() };
     const deadline = Date.now() + this.lockTimeoutMs;
     let wait = 1;
+    // The lock appears whole or not at all: written to a temp file, then hard-linked into place
+    // (link never replaces). Created with O_EXCL and then written, a holder killed in between would
+    // leave an empty lock nobody could judge — a key wedged until the lock went stale by age.
+    const tmp = `${path}.${nonce}.tmp`;
     for (;;) {
       try {
-        await fs.writeFile(path, JSON.stringify(info), { flag: "wx" });
-        return { path, nonce };
+        await fs.writeFile(tmp, JSON.stringify(info));
+        try {
+          await fs.link(tmp, path);
+          return { path, nonce };
+        } finally {
+          await fs.rm(tmp, { force: true });
+        }
       } catch (e) {
         const code = errno(e);
         if (code === "ENOENT") {
