@@ -31,8 +31,6 @@ export function parseDay(flag: string, v: string | undefined): string | undefine
 
 /** Options of {@link scanUsage}. */
 export interface ScanOptions {
-  /** Only these runtimes (bronze files of other runtimes are not opened). */
-  readonly runtimes?: readonly string[] | undefined;
   /** Main-thread work to run while DuckDB reads the files (e.g. loading the report code). */
   readonly meanwhile?: (() => Promise<unknown>) | undefined;
 }
@@ -48,21 +46,14 @@ export async function scanUsage(files: Pick<FleetFiles, "storeUrl" | "fetch">, b
   const { isSegmentError, readUsageRecords } = await import("@lake/segments");
   try {
     return await readUsageRecords(
-      // Ordered by store key: an S3 mirror's local names start with the etag.
-      [...bronze.map((b) => ({ path: b.path, key: b.key, layout: "bronze" as const, runtime: b.runtime })), ...compacted.map((c) => ({ path: c.path, key: c.key, layout: "compacted" as const }))],
-      { runtimes: options.runtimes, meanwhile: options.meanwhile, label: storeUrl },
+      // Local paths sort as their store keys do (fleet.ts names mirrored files so): read order.
+      [...bronze.map((b) => ({ path: b.path, layout: "bronze" as const, runtime: b.runtime })), ...compacted.map((c) => ({ path: c.path, layout: "compacted" as const }))],
+      { meanwhile: options.meanwhile, label: storeUrl },
     );
   } catch (e) {
     if (isSegmentError(e)) throw new ReaderError("Corrupt", e.message, { data: { file: storeUrl }, cause: e });
     throw e;
   }
-}
-
-/** How {@link fleetUsage} counted: partitions added from rollups, and partitions whose rows were read. */
-export interface UsagePlan {
-  readonly rollups: number;
-  readonly scannedPartitions: number;
-  readonly bronzeFiles: number;
 }
 
 /**
@@ -73,8 +64,8 @@ export interface UsagePlan {
  */
 export async function fleetUsage(
   files: FleetFiles,
-  options: ScanOptions & { rowsOnly?: boolean } = {},
-): Promise<{ contributions: UsageContribution[]; plan: UsagePlan }> {
+  options: ScanOptions & { runtimes?: readonly string[] | undefined; rowsOnly?: boolean } = {},
+): Promise<UsageContribution[]> {
   const ev = await import("@lake/events/usage");
   const want = options.runtimes && options.runtimes.length ? new Set(options.runtimes) : undefined;
   const usable: { parts: readonly CompactedFile[]; rollup: import("@lake/events/usage").UsageRollup }[] = [];
@@ -102,22 +93,16 @@ export async function fleetUsage(
       else throw e;
     }
   }
-  // Everything read from rows (bronze, partitions without a usable rollup) first: its sessions and
-  // keys decide which rollups cannot be added as they are. Compacted keys sort before bronze keys
-  // (sessions/compacted/ < sessions/dt=), so compacted records then bronze records is read order.
-  let compactedRecords = await scanUsage(files, [], fromRows, { meanwhile: options.meanwhile });
-  const bronzeRecords = await scanUsage(files, files.bronze, []);
-  const outside = compactedRecords.length + bronzeRecords.length ? ev.usageIdentity([...compactedRecords, ...bronzeRecords]) : undefined;
-  const overlap = usable.length ? ev.overlappingRollups(usable.map((u) => u.rollup), outside) : new Set<number>();
-  if (overlap.size) {
-    // Read again with the overlapping partitions' parts, so that all compacted rows are in key order.
-    compactedRecords = await scanUsage(files, [], [...fromRows, ...usable.filter((_, i) => overlap.has(i)).flatMap((u) => u.parts)]);
-  }
+  // Everything read from rows (partitions without a usable rollup, bronze) first: its sessions and
+  // keys decide which rollups cannot be added as they are. One scan, in read order (compacted keys
+  // sort before bronze keys); read again, with the overlapping partitions, only when there are any.
+  let records = await scanUsage(files, files.bronze, fromRows, { meanwhile: options.meanwhile });
+  const overlap = usable.length ? ev.overlappingRollups(usable.map((u) => u.rollup), records.length ? ev.usageIdentity(records) : undefined) : new Set<number>();
+  if (overlap.size) records = await scanUsage(files, files.bronze, [...fromRows, ...usable.filter((_, i) => overlap.has(i)).flatMap((u) => u.parts)]);
   const contributions: UsageContribution[] = [];
   usable.forEach((u, i) => {
     if (!overlap.has(i)) for (const c of ev.rollupContributions(u.rollup)) contributions.push(c);
   });
-  for (const c of ev.countUsage(compactedRecords.length ? [...compactedRecords, ...bronzeRecords] : bronzeRecords)) contributions.push(c);
-  const counted = want ? contributions.filter((c) => want.has(c.runtime)) : contributions;
-  return { contributions: counted, plan: { rollups: usable.length - overlap.size, scannedPartitions: files.partitions.length - (usable.length - overlap.size), bronzeFiles: files.bronze.length } };
+  for (const c of ev.countUsage(records)) contributions.push(c);
+  return want ? contributions.filter((c) => want.has(c.runtime)) : contributions;
 }

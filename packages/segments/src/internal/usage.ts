@@ -10,11 +10,6 @@ import { sqlString, type SegmentLayout } from "./segments.js";
 /** A Parquet file to read usage from: a bronze segment (runtime from its path) or a compacted part. */
 export interface UsageFile {
   readonly path: string;
-  /**
-   * Where the file sits in read order: its store key (a mirrored copy's local name need not sort
-   * like the key it holds); default: `path`.
-   */
-  readonly key?: string | undefined;
   readonly layout: SegmentLayout;
   /** A bronze segment's runtime (its Hive path's `runtime=`); compacted parts carry it as a column. */
   readonly runtime?: string;
@@ -22,8 +17,6 @@ export interface UsageFile {
 
 /** Options of {@link readUsageRecords}. */
 export interface ReadUsageOptions {
-  /** Only these runtimes (bronze files of other runtimes are not opened). */
-  readonly runtimes?: readonly string[] | undefined;
   /** Main-thread work to run while DuckDB reads the files (e.g. loading the report code). */
   readonly meanwhile?: (() => Promise<unknown>) | undefined;
   /** Names the data in an error message (a store URL); default: the first file. */
@@ -59,16 +52,16 @@ function list(values: readonly (string | number)[]): string {
 /**
  * Read the rows of `files` that countUsage reads — only its columns (session_id, runtime, stream,
  * record_id, content_hash, ts, model, the five usage keys, usage_mode, usage_key, is_sidechain) of
- * rows carrying usage — as UsageRecords, in read order: files by key (else path; bytewise), rows in file order
- * (the order a reader keeps the first copy in). Nothing is deduplicated here: countUsage does that.
+ * rows carrying usage — as UsageRecords, in read order: files by path (bytewise: callers name
+ * files so that they sort as their store keys), rows in file order (the order a reader keeps the
+ * first copy in). Nothing is deduplicated here: countUsage does that.
  * Dropped beforehand are only rows countUsage skips before looking at anything else: `replayed`
  * rows and rows with no usage (unless a `latest` copy with a usage_key). `content_hash` is read only
  * for rows without a record_id (the only rows countUsage keys on it); other rows carry "".
  * Throws SegmentError `ReadFailed` (naming `label`) when a file cannot be read.
  */
 export async function readUsageRecords(files: readonly UsageFile[], options: ReadUsageOptions = {}): Promise<UsageRecord[]> {
-  const want = options.runtimes && options.runtimes.length ? new Set(options.runtimes) : undefined;
-  const bronze = files.filter((f) => f.layout === "bronze" && (!want || want.has(f.runtime ?? "")));
+  const bronze = files.filter((f) => f.layout === "bronze");
   const compacted = files.filter((f) => f.layout === "compacted");
   const meanwhile = options.meanwhile ?? (async () => undefined);
   const label = options.label ?? files[0]?.path ?? "";
@@ -77,8 +70,7 @@ export async function readUsageRecords(files: readonly UsageFile[], options: Rea
     await meanwhile();
     return [];
   }
-  const ordered = [...bronze, ...compacted].map((f) => ({ path: f.path, by: f.key ?? f.path })).sort((a, b) => byteOrder(a.by, b.by));
-  const rank = new Map(ordered.map((f, i) => [f.path, i]));
+  const rank = new Map([...bronze, ...compacted].map((f) => f.path).sort(byteOrder).map((p, i) => [p, i]));
   const cols = `session_id, stream, record_id, CASE WHEN record_id IS NULL THEN content_hash END AS content_hash, CAST(epoch_ms(ts) AS DOUBLE) AS ts, model, ${USAGE_KEYS.map((k) => `CAST(${k} AS DOUBLE) AS ${k}`).join(", ")}, usage_mode, usage_key, is_sidechain`;
   const opts = "hive_partitioning = false, union_by_name = true, file_row_number = true";
   const at = "[CAST(file_index AS BIGINT) + 1]";
@@ -93,7 +85,7 @@ export async function readUsageRecords(files: readonly UsageFile[], options: Rea
   if (compacted.length) {
     parts.push(
       `SELECT CAST(${list(compacted.map((c) => rank.get(c.path)!))}${at} AS INTEGER) AS fo, file_row_number AS rn, runtime, ${cols}
-       FROM read_parquet(${list(compacted.map((c) => c.path))}, ${opts}) WHERE ${CARRIES_USAGE}${want ? ` AND runtime IN (${[...want].map(sqlString).join(", ")})` : ""}`,
+       FROM read_parquet(${list(compacted.map((c) => c.path))}, ${opts}) WHERE ${CARRIES_USAGE}`,
     );
   }
   const { DuckDBInstance } = await import("@duckdb/node-api");

@@ -70,7 +70,7 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
   const counted = await fleetUsage(files, { runtimes: filters.runtimes, rowsOnly: report === "blocks", meanwhile: async () => (reports = await import("../usage.js")) });
   reports ??= await import("../usage.js");
   const { blocksReport, filterContributions, periodReport, sessionReport } = reports;
-  const cs = filterContributions(counted.contributions, filters);
+  const cs = filterContributions(counted, filters);
   const right = [false, true, true, true, true, true, true, true];
   if (report === "session") {
     const r = sessionReport(cs);
