@@ -14,7 +14,7 @@ import { dirname, join, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { LayoutError } from "./errors.js";
 import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
-import { LOCAL_INTERNAL_DIR, compareUtf8, pageSize, sha256Hex, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
+import { LOCAL_INTERNAL_DIR, allPages, compareUtf8, pageSize, sha256Hex, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
 
 /** Options of the local backend. */
 export interface LocalStoreOptions {
@@ -461,12 +461,7 @@ export class LocalStore implements ObjectStore {
 
   async *listAll(prefix: string, options: Omit<ListOptions, "cursor"> = {}): AsyncIterable<ObjectInfo> {
     if (options.delimiter) {
-      let cursor: string | undefined;
-      do {
-        const page: ListPage = await this.list(prefix, cursor === undefined ? options : { ...options, cursor });
-        yield* page.objects;
-        cursor = page.cursor;
-      } while (cursor !== undefined);
+      yield* allPages((p, o) => this.list(p, o), prefix, options);
       return;
     }
     // One walk of the tree, not one per page of `list` (each page would walk it again); a key

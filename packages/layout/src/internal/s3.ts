@@ -13,7 +13,7 @@ import { createRequire } from "node:module";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { LayoutError } from "./errors.js";
 import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
-import { pageSize, sameBytes, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
+import { allPages, pageSize, sameBytes, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
 
 // The SDK (CommonJS, ~0.35 s of CPU to load) is required on first use, so importing the package
 // and opening file:// stores never loads it.
@@ -213,13 +213,8 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  async *listAll(prefix: string, options: Omit<ListOptions, "cursor"> = {}): AsyncIterable<ObjectInfo> {
-    let cursor: string | undefined;
-    do {
-      const page: ListPage = await this.list(prefix, cursor === undefined ? options : { ...options, cursor });
-      yield* page.objects;
-      cursor = page.cursor;
-    } while (cursor !== undefined);
+  listAll(prefix: string, options: Omit<ListOptions, "cursor"> = {}): AsyncIterable<ObjectInfo> {
+    return allPages((p, o) => this.list(p, o), prefix, options);
   }
 
   async upload(key: string, source: UploadSource, options: UploadOptions = {}): Promise<ConditionalResult> {

@@ -1,6 +1,7 @@
 // Small shared helpers: hashing, byte comparison, sleeping, nonces, key validation.
 import { createHash, randomBytes } from "node:crypto";
 import { LayoutError } from "./errors.js";
+import type { ListOptions, ListPage, ObjectInfo } from "./types.js";
 
 /** SHA-256 of bytes as lowercase hex. */
 export function sha256Hex(data: Uint8Array | string): string {
@@ -59,6 +60,16 @@ export function validatePrefix(prefix: string, store?: string): void {
 }
 
 /** Normalise `maxKeys` to 1..1000. */
+/** Every object of a listing, page after page (a store's `listAll` over its `list`). */
+export async function* allPages(list: (prefix: string, options: ListOptions) => Promise<ListPage>, prefix: string, options: Omit<ListOptions, "cursor">): AsyncIterable<ObjectInfo> {
+  let cursor: string | undefined;
+  do {
+    const page: ListPage = await list(prefix, cursor === undefined ? options : { ...options, cursor });
+    yield* page.objects;
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+}
+
 export function pageSize(maxKeys: number | undefined): number {
   if (maxKeys === undefined) return 1000;
   if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new LayoutError("InvalidKey", `maxKeys must be a positive integer, got ${maxKeys}`);
