@@ -1,10 +1,9 @@
 // `verify`: every key where the layout says, segments readable, markers consistent. One problem per line.
-import { createHash } from "node:crypto";
-import { createReadStream, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { buildUsageRollup, decodeUsageRollup, encodeUsageRollup } from "@lake/events";
-import { readUsageRecords, sqlString } from "@lake/segments";
+import { readUsageRecords, sha256File, sqlString } from "@lake/segments";
 import { PREFIXES, SNAPSHOT_LATEST_KEY, parseKey, readFleet, snapshotBlobKey, type ObjectStore } from "@lake/layout";
 import { scratch } from "./context.js";
 import { generationOf, readMarker } from "./compact.js";
@@ -26,12 +25,6 @@ export interface VerifyReport {
   readonly segments: number;
   readonly compacted_partitions: number;
   readonly problems: Problem[];
-}
-
-async function sha256Of(path: string): Promise<string> {
-  const h = createHash("sha256");
-  for await (const c of createReadStream(path)) h.update(c as Buffer);
-  return h.digest("hex");
 }
 
 /** `verify`: read-only; lists problems (empty = consistent). */
@@ -120,8 +113,8 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
   const tmp = scratch("verify");
   const db = await DuckDBInstance.create(":memory:");
   const conn = await db.connect();
-  const countRows = async (key: string): Promise<number | undefined> => {
-    const path = join(tmp.dir, `f${Math.random().toString(36).slice(2)}.parquet`);
+  /** Download `key` (to `path`, where it stays) and count its rows; undefined when unreadable. */
+  const countRows = async (key: string, path = join(tmp.dir, `f${Math.random().toString(36).slice(2)}.parquet`)): Promise<number | undefined> => {
     try {
       await store.download(key, path);
       const r = await conn.runAndReadAll(`SELECT count(*)::BIGINT AS n, count(DISTINCT content_hash)::BIGINT AS h FROM read_parquet(${sqlString(path)}, hive_partitioning = false)`);
@@ -133,7 +126,8 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
   };
   // A generation's usage rollup: present, the bytes the marker names, and exactly what counting
   // its parts gives now.
-  const verifyUsage = async (markerKey: string, gen: string, usage: { key: string; sha256: string; rows: number; keys?: { key: string; sha256: string } }, parts: readonly { key: string }[]): Promise<void> => {
+  // `parts`: the generation's parts as downloaded for their row counts, named in key order.
+  const verifyUsage = async (markerKey: string, gen: string, usage: { key: string; sha256: string; rows: number; keys?: { key: string; sha256: string } }, parts: readonly string[] | undefined): Promise<void> => {
     const objects = [usage, ...(usage.keys ? [usage.keys] : [])];
     if (!usage.keys) add(markerKey, "usage names no usage.keys object");
     const texts: Buffer[] = [];
@@ -150,7 +144,7 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
         add(o.key, `cannot read: ${e instanceof Error ? e.message : String(e)}`);
         return;
       }
-      const h = await sha256Of(path);
+      const h = await sha256File(path);
       if (h !== o.sha256) {
         add(o.key, `content hashes to ${h}, _COMPACTED says ${o.sha256}`);
         return;
@@ -167,20 +161,13 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
       return;
     }
     if (rollup.rows.length !== usage.rows) add(usage.key, `holds ${rollup.rows.length} rows, _COMPACTED says ${usage.rows}`);
-    const local: { path: string; layout: "compacted" }[] = [];
-    for (const [i, p] of [...parts].sort((a, b) => (a.key < b.key ? -1 : 1)).entries()) {
-      if (!partKeys.has(p.key)) return;
-      const f = join(tmp.dir, `usage-part-${String(i).padStart(6, "0")}.parquet`);
-      await store.download(p.key, f);
-      local.push({ path: f, layout: "compacted" });
-    }
+    if (parts === undefined) return; // a part is missing or unreadable: reported already
+    const local = parts.map((path) => ({ path, layout: "compacted" as const }));
     try {
       const again = encodeUsageRollup(buildUsageRollup(await readUsageRecords(local, { label: markerKey })));
       if (again.json !== json || !again.keys.equals(keys)) add(usage.key, "differs from the usage counted from the generation's parts");
     } catch (e) {
       add(usage.key, `cannot recount: ${e instanceof Error ? e.message : String(e)}`);
-    } finally {
-      for (const f of local) rmSync(f.path, { force: true });
     }
   };
   let segments = 0;
@@ -227,18 +214,24 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
         if (sessions.get(id)?.sealed === undefined) add(m.key, `names session ${id}, which is not sealed in bronze`);
       }
       let rows = 0;
-      for (const p of marker.parts) {
+      let local: string[] | undefined = [];
+      for (const [i, p] of [...marker.parts].sort((a, b) => (a.key < b.key ? -1 : 1)).entries()) {
         if (!partKeys.has(p.key)) {
           add(m.key, `names part ${p.key}, which does not exist`);
+          local = undefined;
           continue;
         }
         if (!p.key.includes(`/gen=${marker.gen}/`)) add(m.key, `part ${p.key} is outside gen=${marker.gen}`);
-        const n = await countRows(p.key);
+        const path = join(tmp.dir, `${m.dt}-${m.fleet}-part-${String(i).padStart(6, "0")}.parquet`);
+        const n = await countRows(p.key, path);
+        if (n === undefined) local = undefined;
+        else local?.push(path);
         if (n !== undefined && n !== p.rows) add(p.key, `holds ${n} rows, _COMPACTED says ${p.rows}`);
         rows += p.rows;
       }
       if (rows !== marker.rows) add(m.key, `parts hold ${rows} rows, marker says ${marker.rows}`);
-      if (marker.usage !== undefined) await verifyUsage(m.key, marker.gen, marker.usage, marker.parts);
+      // The rollup is recounted from the parts just downloaded, not downloaded again.
+      if (marker.usage !== undefined) await verifyUsage(m.key, marker.gen, marker.usage, local);
       else if (marker.format >= 2) add(m.key, `format ${marker.format} names no usage rollup`);
     }
     const latestKey = SNAPSHOT_LATEST_KEY;
@@ -252,7 +245,7 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
     for (const b of blobs) {
       const path = join(tmp.dir, "blob.sqlite");
       await store.download(b, path);
-      const h = await sha256Of(path);
+      const h = await sha256File(path);
       if (b !== `${PREFIXES.snapshot}${h}.sqlite`) add(b, `content hashes to ${h}`);
     }
   } finally {
