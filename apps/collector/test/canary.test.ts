@@ -9,11 +9,10 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { openStore } from "@lake/layout";
 import { sqlString } from "@lake/segments";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { createTestBucket, s3Env } from "@lake/tooling/s3";
-import { runCli, vendorTree, walk } from "./helpers.js";
+import { mirrorStore, runCli, vendorTree, walk } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
 
@@ -199,13 +198,7 @@ describe("canary", () => {
     const rootFiles = walk(root);
     for (const f of rootFiles) found.push(...leaks(f, readFileSync(f), s));
     // Every object of the S3 store, raw, mirrored into a directory.
-    const mirror = join(dir, "mirror");
-    const store = openStore(url);
-    try {
-      for await (const o of store.listAll("")) await store.download(o.key, join(mirror, o.key));
-    } finally {
-      store.close();
-    }
+    const mirror = await mirrorStore(url, join(dir, "mirror"));
     for (const base of [fleet, mirror]) for (const f of walk(base)) found.push(...leaks(f, readFileSync(f), s));
     // Every column of every segment, decompressed by DuckDB.
     const local = await segmentText(fleet);

@@ -2,10 +2,9 @@ import { appendFileSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { usageBySession } from "@lake/events";
-import { openStore } from "@lake/layout";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { createTestBucket, s3Env } from "@lake/tooling/s3";
-import { adapterTotals, fleetRecords, runCli, vendorTree, walk } from "./helpers.js";
+import { adapterTotals, fleetRecords, mirrorStore, runCli, vendorTree, walk } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
 
@@ -84,13 +83,7 @@ describe("collect → push → DuckDB", () => {
     expect(p.code, p.stderr).toBe(0);
     const sent = JSON.parse(p.stdout);
     // Mirror the store into a directory and read it as DuckDB would read the local fleet.
-    const mirror = join(dir, "mirror");
-    const store = openStore(url);
-    try {
-      for await (const o of store.listAll("sessions/")) await store.download(o.key, join(mirror, o.key));
-    } finally {
-      store.close();
-    }
+    const mirror = await mirrorStore(url, join(dir, "mirror"), "sessions/");
     const rows = await fleetRecords(mirror);
     expect(rows.length).toBe(sent.rows);
     const expected = await adapterTotals({ "claude-code": tree.claude, codex: tree.codex, gemini: tree.gemini });

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { canonicalize, rowToRecord, usageBySession, type CanonicalRecord, type Usage } from "@lake/events";
 import { listAdapters, parseFile } from "@lake/adapters";
+import { openStore } from "@lake/layout";
 import { sqlString } from "@lake/segments";
 
 export const BIN = fileURLToPath(new URL("../bin/lake-collector.js", import.meta.url));
@@ -120,4 +121,15 @@ export function segmentFingerprints(fleetDir: string): Map<string, { sha256: str
 /** Copy a generated Claude Code corpus (`<dir>/projects/…`) into a vendor tree's projects root. */
 export function addClaudeSessions(fromDir: string, claudeProjects: string): void {
   cpSync(join(fromDir, "projects"), claudeProjects, { recursive: true });
+}
+
+/** Download every object of the store at `url` under `prefix` into `dir`, at its key's path; returns `dir`. */
+export async function mirrorStore(url: string, dir: string, prefix = ""): Promise<string> {
+  const store = openStore(url);
+  try {
+    for await (const o of store.listAll(prefix)) await store.download(o.key, join(dir, o.key));
+  } finally {
+    store.close();
+  }
+  return dir;
 }
