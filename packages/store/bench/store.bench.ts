@@ -95,18 +95,23 @@ async function landBench(): Promise<void> {
   await land(false)();
   // Baseline: the same number of files holding the same bytes, each written and fsynced, the directory fsynced.
   const payload = Buffer.alloc(Math.ceil(landedBytes / landedFiles), 0x61);
-  const raw = async () => {
-    const d = join(base, `raw-${run++}`);
-    mkdirSync(d);
-    for (let i = 0; i < landedFiles; i++) {
-      const fd = openSync(join(d, `f${i}`), "wx");
-      writeSync(fd, payload);
-      fsyncSync(fd);
-      closeSync(fd);
-    }
+  // The baselines' plain syscalls: a file written and fsynced, a directory fsynced.
+  const writeSynced = (path: string, data: Buffer, flag: string) => {
+    const fd = openSync(path, flag);
+    writeSync(fd, data);
+    fsyncSync(fd);
+    closeSync(fd);
+  };
+  const dirSync = (d: string) => {
     const dfd = openSync(d, "r");
     fsyncSync(dfd);
     closeSync(dfd);
+  };
+  const raw = async () => {
+    const d = join(base, `raw-${run++}`);
+    mkdirSync(d);
+    for (let i = 0; i < landedFiles; i++) writeSynced(join(d, `f${i}`), payload, "wx");
+    dirSync(d);
     rmSync(d, { recursive: true, force: true });
   };
   // The same bytes with the store's fsync policy: per file, write + fsync + directory fsync (it must be
@@ -115,23 +120,12 @@ async function landBench(): Promise<void> {
   const rawPolicy = async () => {
     const d = join(base, `rawp-${run++}`);
     mkdirSync(d);
-    const dirSync = () => {
-      const dfd = openSync(d, "r");
-      fsyncSync(dfd);
-      closeSync(dfd);
-    };
     for (let i = 0; i < landedFiles; i++) {
-      let fd = openSync(join(d, `f${i}`), "wx");
-      writeSync(fd, payload);
-      fsyncSync(fd);
-      closeSync(fd);
-      dirSync();
-      fd = openSync(join(d, "c.tmp"), "w");
-      writeSync(fd, cursorBytes);
-      fsyncSync(fd);
-      closeSync(fd);
+      writeSynced(join(d, `f${i}`), payload, "wx");
+      dirSync(d);
+      writeSynced(join(d, "c.tmp"), cursorBytes, "w");
       renameSync(join(d, "c.tmp"), join(d, "c"));
-      dirSync();
+      dirSync(d);
     }
     rmSync(d, { recursive: true, force: true });
   };
