@@ -2,13 +2,13 @@
 // added as it is are answered from the rollup (their Parquet parts are not read), the rest from
 // rows — and every report equals countUsage over every record either way.
 import { execFileSync, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { USAGE_KEYS, totalTokens, usageByDay, usageBySession, type CanonicalRecord, type Usage } from "@lake/events";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { claudeRecords, sampleRecords } from "./support/fixtures.js";
+import { claudeRecords, filesUnder, sampleRecords } from "./support/fixtures.js";
 import { pushBronze } from "./support/fleet.js";
 import { run, runJson } from "./support/run.js";
 
@@ -23,20 +23,6 @@ const expectTokens = (row: Row, u: Usage, what: string) => {
   expect(row.total_tokens, `${what} total`).toBe(totalTokens(u));
 };
 
-/** Every file under dir whose name ends with `suffix`. */
-function filesUnder(dir: string, suffix: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d)) {
-      const p = join(d, e);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (e.endsWith(suffix)) out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
-
 /** Overwrite every compacted part with bytes that are not Parquet: a report that reads rows fails. */
 function breakParts(root: string): number {
   const parts = filesUnder(join(root, "sessions", "compacted"), ".parquet");
@@ -45,6 +31,21 @@ function breakParts(root: string): number {
 }
 
 const all = [...(await claudeRecords()), ...(await sampleRecords())];
+
+/** A fresh local fleet directory, its URL, and a reader environment with its own cache. */
+function freshFleet(label: string): { root: string; store: string; env: NodeJS.ProcessEnv } {
+  const root = tempDir(label);
+  return { root, store: pathToFileURL(root).href, env: { LAKE_READER_CACHE: join(root, "..", `cache-${Date.now()}`) } };
+}
+
+/** The Claude session with the most usage, and a resumed copy of its first 40 records in a new session on another day (same usage keys). */
+function resumedCopy(): { claude: CanonicalRecord[]; big: string; bigRecs: CanonicalRecord[]; copy: CanonicalRecord[] } {
+  const claude = all.filter((r) => r.runtime === "claude-code");
+  const [big] = [...usageBySession(claude)].sort((a, b) => b[1].count - a[1].count)[0]!;
+  const bigRecs = claude.filter((r) => r.session_id === big);
+  const copy = bigRecs.slice(0, 40).map((r) => ({ ...r, session_id: "resumed-copy", ts: "2026-04-01T00:00:00.000Z", source_path: "copy.jsonl" }));
+  return { claude, big, bigRecs, copy };
+}
 
 function expectReports(got: { daily: Row[]; sessions: Row[] }, records: readonly CanonicalRecord[]) {
   const byDay = usageByDay(records);
@@ -69,9 +70,7 @@ async function reports(store: string, env: NodeJS.ProcessEnv) {
 
 describe("usage from lake-maint's usage rollups", () => {
   it("a compacted fleet is answered from rollups alone, equal to countUsage over every record", async () => {
-    const root = tempDir("reader-rollup");
-    const store = pathToFileURL(root).href;
-    const env = { LAKE_READER_CACHE: join(root, "..", `cache-${Date.now()}`) };
+    const { root, store, env } = freshFleet("reader-rollup");
     expect(new Set(all.map((r) => r.runtime))).toEqual(new Set(["claude-code", "codex", "gemini"]));
     await pushBronze(root, all, { segments: 2 });
     const fromBronze = await reports(store, env);
@@ -104,16 +103,11 @@ describe("usage from lake-maint's usage rollups", () => {
   });
 
   it("a rollup that shares a session or a usage key with other data is counted from its rows", async () => {
-    const root = tempDir("reader-rollup-overlap");
-    const store = pathToFileURL(root).href;
-    const env = { LAKE_READER_CACHE: join(root, "..", `cache-${Date.now()}`) };
-    const claude = all.filter((r) => r.runtime === "claude-code");
+    const { root, store, env } = freshFleet("reader-rollup-overlap");
+    const { claude, bigRecs, copy } = resumedCopy();
     const codex = all.filter((r) => r.runtime === "codex");
-    const [big] = [...usageBySession(claude)].sort((a, b) => b[1].count - a[1].count)[0]!;
-    const bigRecs = claude.filter((r) => r.session_id === big);
-    // 1. A resumed copy of the big session's history in a new session: same usage keys (a
-    //    response counts once), landed later as un-compacted bronze on another day.
-    const copy = bigRecs.slice(0, 40).map((r) => ({ ...r, session_id: "resumed-copy", ts: "2026-04-01T00:00:00.000Z", source_path: "copy.jsonl" }));
+    // 1. The resumed copy (same usage keys: a response counts once) lands later as un-compacted
+    //    bronze on another day.
     // 2. The Codex session's running totals split over two parts: part 1 compacted, part 2 (pushed
     //    after the seal, in another day's partition) counted as growth from part 1's last total.
     const half = Math.floor(codex.length / 2);
@@ -137,13 +131,8 @@ describe("usage from lake-maint's usage rollups", () => {
   });
 
   it("a partition read from rows (no rollup) that shares keys with a rollup's is counted with it", async () => {
-    const root = tempDir("reader-rollup-rows");
-    const store = pathToFileURL(root).href;
-    const env = { LAKE_READER_CACHE: join(root, "..", `cache-${Date.now()}`) };
-    const claude = all.filter((r) => r.runtime === "claude-code");
-    const [big] = [...usageBySession(claude)].sort((a, b) => b[1].count - a[1].count)[0]!;
-    const bigRecs = claude.filter((r) => r.session_id === big);
-    const copy = bigRecs.slice(0, 40).map((r) => ({ ...r, session_id: "resumed-copy", ts: "2026-04-01T00:00:00.000Z", source_path: "copy.jsonl" }));
+    const { root, store, env } = freshFleet("reader-rollup-rows");
+    const { big, bigRecs, copy } = resumedCopy();
     await pushBronze(root, [...bigRecs, ...copy], { segments: 1 });
     maint(["init", "--store", store, "--fleet-id", "f1"]);
     maint(["compact", "--store", store]);
@@ -159,9 +148,7 @@ describe("usage from lake-maint's usage rollups", () => {
   });
 
   it("a malformed rollup is an error naming it (exit 3); a newer rollup version is not used, its rows are", async () => {
-    const root = tempDir("reader-rollup-bad");
-    const store = pathToFileURL(root).href;
-    const env = { LAKE_READER_CACHE: join(root, "..", `cache-${Date.now()}`) };
+    const { root, store, env } = freshFleet("reader-rollup-bad");
     await pushBronze(root, all, { segments: 1 });
     maint(["init", "--store", store, "--fleet-id", "f1"]);
     maint(["compact", "--store", store]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { usageBySession, USAGE_KEYS, type CanonicalRecord } from "@lake/events";
@@ -9,7 +9,7 @@ import { createTestBucket } from "@lake/tooling/s3";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { claudeRecords, sampleRecords } from "./support/fixtures.js";
+import { claudeRecords, filesUnder, sampleRecords } from "./support/fixtures.js";
 import { compactPartition, pushBronze, writeSnapshot } from "./support/fleet.js";
 import { runJson } from "./support/run.js";
 
@@ -17,24 +17,12 @@ afterAll(cleanupTempDirs);
 
 type Row = Record<string, unknown>;
 
-function files(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(join(d, e.name));
-      else out.push(join(d, e.name));
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
-
 /** A new bucket on the test server holding every file under `local` at its relative path; its URL. */
 async function toBucket(local: string, label: string): Promise<string> {
   const { url } = await createTestBucket(label);
   const store = openStore(url);
   try {
-    for (const f of files(local)) await store.upload(relative(local, f).split("\\").join("/"), { path: f });
+    for (const f of filesUnder(local)) await store.upload(relative(local, f).split("\\").join("/"), { path: f });
   } finally {
     store.close();
   }
@@ -73,12 +61,12 @@ describe("an s3:// fleet store on the radosgw test server, mirrored into the cac
   });
 
   it("mirrors each object once per (key, etag) and reads the compacted generation, not its bronze", async () => {
-    const mirrored = files(join(cache, "mirror"));
+    const mirrored = filesUnder(join(cache, "mirror"));
     expect(mirrored.some((f) => f.includes("/gen="))).toBe(true);
     expect(mirrored.some((f) => f.includes("session=258c7280") && f.endsWith(".parquet"))).toBe(false);
     const before = new Map(mirrored.map((f) => [f, statSync(f).mtimeMs]));
     await runJson(["usage", "daily", "--json", "--store", url], env);
-    const after = files(join(cache, "mirror"));
+    const after = filesUnder(join(cache, "mirror"));
     expect(after).toEqual(mirrored);
     for (const f of after) expect(statSync(f).mtimeMs).toBe(before.get(f));
   });
@@ -112,15 +100,15 @@ describe("an s3:// fleet compacted by lake-maint: usage mirrors the rollups, not
       const s3 = await runJson(["usage", report, "--json", "--store", url], env);
       expect(s3, report).toEqual(await runJson(["usage", report, "--json", "--store", localUrl], env));
     }
-    const mirrored = files(join(cache, "mirror"));
-    const rollups = files(local).filter((f) => f.endsWith("/usage.json"));
+    const mirrored = filesUnder(join(cache, "mirror"));
+    const rollups = filesUnder(local).filter((f) => f.endsWith("/usage.json"));
     expect(rollups.length).toBeGreaterThan(3);
     expect(mirrored.filter((f) => f.includes("/usage.json/")).length).toBe(rollups.length);
     expect(mirrored.filter((f) => f.includes("/usage.keys/")).length).toBe(rollups.length);
     expect(mirrored.filter((f) => f.endsWith(".parquet"))).toEqual([]);
     // blocks needs every response's time: it reads (and so mirrors) the parts.
     expect(await runJson(["usage", "blocks", "--json", "--store", url], env)).toEqual(await runJson(["usage", "blocks", "--json", "--store", localUrl], env));
-    expect(files(join(cache, "mirror")).filter((f) => f.endsWith(".parquet")).length).toBe(files(local).filter((f) => f.includes("/gen=") && f.endsWith(".parquet")).length);
+    expect(filesUnder(join(cache, "mirror")).filter((f) => f.endsWith(".parquet")).length).toBe(filesUnder(local).filter((f) => f.includes("/gen=") && f.endsWith(".parquet")).length);
   });
 });
 
@@ -155,7 +143,7 @@ describe("an s3:// fleet is read in key order, whatever the mirrored files' etag
     for (let nonce = 0; ; nonce++) {
       rmSync(join(local, "sessions"), { recursive: true, force: true });
       pushed = await pushBronze(local, [0, 1, 2, 3, 4].map((i) => copy(i)).concat([copy(5, nonce)]), { segments: 6 });
-      const segs = files(pushed[0]!.dir).filter((f) => f.endsWith(".parquet"));
+      const segs = filesUnder(pushed[0]!.dir).filter((f) => f.endsWith(".parquet"));
       expect(segs.length).toBe(6);
       const tags = segs.map(md5);
       if (tags[5]! < tags.reduce((a, b) => (a > b ? a : b))) break;

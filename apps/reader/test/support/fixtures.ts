@@ -9,18 +9,23 @@ import { canonicalize, type CanonicalRecord } from "@lake/events";
 /** test/fixtures/claude-code. */
 export const CLAUDE_FIXTURES = fileURLToPath(new URL("../fixtures/claude-code", import.meta.url));
 
-/** Every .jsonl file under a directory, sorted. */
-export function jsonlFiles(dir: string): string[] {
+/** Every file under a directory whose name ends with `suffix`, sorted. */
+export function filesUnder(dir: string, suffix = ""): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
-    for (const e of readdirSync(d).sort()) {
+    for (const e of readdirSync(d)) {
       const p = join(d, e);
       if (statSync(p).isDirectory()) walk(p);
-      else if (e.endsWith(".jsonl")) out.push(p);
+      else if (e.endsWith(suffix)) out.push(p);
     }
   };
   walk(dir);
-  return out;
+  return out.sort();
+}
+
+/** Every .jsonl file under a directory, sorted. */
+export function jsonlFiles(dir: string): string[] {
+  return filesUnder(dir, ".jsonl");
 }
 
 /** The canonical records of every Claude Code source the adapter discovers under `root` (default: the fixtures). */
