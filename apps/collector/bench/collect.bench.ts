@@ -4,24 +4,14 @@
 // Every subject runs the built bin as a child process (`pnpm turbo run build --filter=lake-collector...`).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFileSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { line, measure, report, scale } from "@lake/tooling/bench";
 import { generateClaudeCorpus } from "@lake/tooling/corpus";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { BIN, walk } from "../test/helpers.js";
 
-const BIN = fileURLToPath(new URL("../bin/lake-collector.js", import.meta.url));
 
-function files(dir: string): string[] {
-  const out: string[] = [];
-  for (const n of readdirSync(dir)) {
-    const p = join(dir, n);
-    if (statSync(p).isDirectory()) out.push(...files(p));
-    else out.push(p);
-  }
-  return out.sort();
-}
 
 function collector(args: string[], input?: string): { stdout: string } {
   const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", input: input ?? "", maxBuffer: 64 * 1024 * 1024 });
@@ -55,7 +45,7 @@ try {
   const bytes = Math.round(1e9 * scale());
   const corpus = await generateClaudeCorpus({ dir: join(dir, "vendor"), bytes, seed: 1 });
   const projects = join(dir, "vendor", "projects");
-  const list = files(projects);
+  const list = walk(projects).sort();
   const sources = ["--sources-only", "--source", `claude-code=${projects}`];
   line("corpus", `${(corpus.bytes / 1e6).toFixed(0)} MB, ${corpus.files.length} sessions, ${corpus.lines} lines (scale ${scale()})`);
 
