@@ -6,4 +6,6 @@ export { defaultRules, defaultRuleIds } from "./internal/rules.js";
 export type { Rule } from "./internal/rules.js";
 export { createRedactor } from "./internal/redactor.js";
 export type { Finding, JsonValue, QuarantineRecord, RedactedRecord, RedactResult, Redactor, RedactorOptions } from "./internal/redactor.js";
+export { CLAIM_TEXT_FIELDS, redactText } from "./internal/text.js";
+export type { RedactedText } from "./internal/text.js";
 export { MASK_PATTERN } from "./internal/mask.js";
