@@ -10,7 +10,7 @@ export { acquireLock, lockHolder } from "./internal/lock.js";
 export type { LockHandle, LockHolder } from "./internal/lock.js";
 export { openSession, SessionStore, Pass, TAIL_WINDOW, DEFAULT_MAX_DELTA_BYTES, DEFAULT_MAX_WINDOWS } from "./internal/session.js";
 export type {
-  SourceRef, SourceLine, Framing, ConvertContext, Convert, MaskUnknown, Logger, SessionOptions, SourceStatus, SourceOutcome, PassSummary,
+  SourceRef, SourceLine, Framing, CarriedState, ConvertContext, Convert, MaskUnknown, Logger, SessionOptions, SourceStatus, SourceOutcome, PassSummary, ResolveMode,
 } from "./internal/session.js";
 export { readIndex, encodeBlock, encodeIndexHeader, decodeIndex, INDEX_SCHEMA, ENTRY_STRING_FIELDS } from "./internal/indexer.js";
 export type { SessionIndex, IndexedFile, IndexEntry, IndexUpdate, IndexBlock } from "./internal/indexer.js";
@@ -18,6 +18,6 @@ export { verify, formatProblem } from "./internal/verify.js";
 export type { VerifyResult, VerifyProblem, VerifyCode } from "./internal/verify.js";
 export { repack } from "./internal/repack.js";
 export type { RepackOptions, RepackResult } from "./internal/repack.js";
-export { listSessions, checkLostSessions, LostSessionTracker, status } from "./internal/sessions.js";
-export type { ResolveSource, LostSessionOptions, LostSessionResult, StoreStatus } from "./internal/sessions.js";
+export { listSessions, checkLostSessions, LostSessionTracker, status, listConflicts } from "./internal/sessions.js";
+export type { ResolveSource, LostSessionOptions, LostSessionResult, StoreStatus, ConflictEntry } from "./internal/sessions.js";
 export { readLanded } from "./internal/read.js";

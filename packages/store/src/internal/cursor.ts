@@ -26,6 +26,8 @@ interface CursorBase {
   /** When the cursor was saved, ISO 8601 UTC with microseconds. */
   readonly updated_at: string;
   readonly state: CursorState;
+  /** For a cursor in conflict: why, as the pass that found it named it (one line). */
+  readonly conflict_reason?: string;
 }
 
 /** Position cursor of a source that only grows. */
@@ -39,6 +41,8 @@ export interface AppendCursor extends CursorBase {
   readonly last_uuid?: string;
   /** SHA-256 hex of the (up to) 1 MiB of source before offset. Absent on cursors that cannot be checked. */
   readonly tail_sha256?: string;
+  /** The converter's cross-window state at offset (opaque one-line text), so a pass reads only new bytes. */
+  readonly adapter_state?: string;
 }
 
 /** Digest cursor of a source that is rewritten whole. */
@@ -57,12 +61,12 @@ export function encodeCursor(c: Cursor): string {
     return encodeKv([
       ["schema", c.schema], ["kind", c.kind], ["source", c.source], ["dev", c.dev], ["ino", c.ino], ["offset", c.offset], ["ord", c.ord],
       ["last_uuid", c.last_uuid], ["tail_sha256", c.tail_sha256], ["size", c.size], ["mtime", c.mtime], ["last_seq", c.last_seq],
-      ["updated_at", c.updated_at], ["state", c.state],
+      ["updated_at", c.updated_at], ["state", c.state], ["conflict_reason", c.conflict_reason], ["adapter_state", c.adapter_state],
     ]);
   }
   return encodeKv([
     ["schema", c.schema], ["kind", c.kind], ["source", c.source], ["dev", c.dev], ["ino", c.ino], ["content_sha256", c.content_sha256],
-    ["size", c.size], ["mtime", c.mtime], ["last_seq", c.last_seq], ["updated_at", c.updated_at], ["state", c.state],
+    ["size", c.size], ["mtime", c.mtime], ["last_seq", c.last_seq], ["updated_at", c.updated_at], ["state", c.state], ["conflict_reason", c.conflict_reason],
   ]);
 }
 
@@ -78,12 +82,16 @@ export function decodeCursor(text: string, file: string): Cursor {
   const base = {
     schema, source, dev: kvInt(m, "dev", file, true) ?? 0, ino: kvInt(m, "ino", file, true) ?? 0, size: kvInt(m, "size", file, true) ?? 0,
     mtime: kvInt(m, "mtime", file, true) ?? 0, last_seq: kvInt(m, "last_seq", file, true) ?? 0, updated_at: m.get("updated_at") ?? "", state,
-  } as const;
+  } as { -readonly [K in keyof CursorBase]: CursorBase[K] };
+  const why = m.get("conflict_reason");
+  if (why) base.conflict_reason = why;
   const kind = m.get("kind");
   if (kind === "append") {
     const c: { -readonly [K in keyof AppendCursor]: AppendCursor[K] } = { ...base, kind, offset: kvInt(m, "offset", file)!, ord: kvInt(m, "ord", file, true) ?? 0 };
     const lu = m.get("last_uuid");
     if (lu) c.last_uuid = lu;
+    const as = m.get("adapter_state");
+    if (as) c.adapter_state = as;
     const t = m.get("tail_sha256");
     if (t) {
       if (!/^[0-9a-f]{64}$/.test(t)) throw new StoreError("Corrupt", `${file}: tail_sha256 is not a SHA-256 hex digest`, { data: { file } });

@@ -92,6 +92,8 @@ export interface IndexUpdate {
   readonly entries: number;
   /** True when the index was rebuilt from every landed file (missing, unreadable, or another schema). */
   readonly rebuilt: boolean;
+  /** Landed files read back by this update that could not be decoded: indexed with no records. */
+  readonly damaged?: ReadonlyArray<{ readonly file: string; readonly reason: string }>;
 }
 
 /** index.state. */
@@ -109,6 +111,8 @@ interface IndexState {
 export interface IndexBlock {
   readonly files: readonly IndexedFile[];
   readonly entries: readonly IndexEntry[];
+  /** Landed files that could not be decoded (indexed with no records; verify names them too): absolute path and reason. */
+  readonly damaged?: ReadonlyArray<{ readonly file: string; readonly reason: string }>;
 }
 
 const FILE_ROW_BYTES = 4 + 4 + 1 + 4 + 4 + 32 + 4;
@@ -381,6 +385,7 @@ function markDuplicate(e: PendingEntry, seen: Set<string>): IndexEntry {
 export function indexFiles(sessionDir: string, refs: readonly LandedRef[], seen: Set<string>, pending?: ReadonlyMap<number, PendingFile>): IndexBlock {
   const files: IndexedFile[] = [];
   const entries: IndexEntry[] = [];
+  const damaged: { file: string; reason: string }[] = [];
   for (const ref of refs) {
     const p = pending?.get(ref.seq);
     if (p && p.file.rel === ref.rel) {
@@ -400,8 +405,10 @@ export function indexFiles(sessionDir: string, refs: readonly LandedRef[], seen:
     let rows: string[] = [];
     try {
       rows = parseLanded(buf, path).rows;
-    } catch {
+    } catch (e) {
       rows = []; // a corrupt file is indexed with no records; verify names it
+      const m = e instanceof Error ? e.message : String(e);
+      damaged.push({ file: path, reason: `damaged landed file: ${m.startsWith(`${path}: `) ? m.slice(path.length + 2) : m}` });
     }
     files.push({ seq: ref.seq, name: ref.name, area: ref.area, stream: ref.stream, kind: ref.kind, sha256, records: rows.length, rel: ref.rel });
     for (let row = 0; row < rows.length; row++) {
@@ -415,7 +422,7 @@ export function indexFiles(sessionDir: string, refs: readonly LandedRef[], seen:
       entries.push(markDuplicate(entryFrom(r, ref, row), seen));
     }
   }
-  return { files, entries };
+  return damaged.length ? { files, entries, damaged } : { files, entries };
 }
 
 /** Per-open-session cache of the index: what it covers and the dedupe keys. */
@@ -532,7 +539,7 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
   replaceAtomic(statePath, idxDir, stateText(state), step, "index-state", sync);
   caches.set(session, { state, seen });
   if (session.pendingIndex) for (const seq of session.pendingIndex.keys()) if (seq <= state.indexed_seq) session.pendingIndex.delete(seq);
-  return { indexedSeq: state.indexed_seq, files: block.files.length, entries: block.entries.length, rebuilt: rebuild };
+  return { indexedSeq: state.indexed_seq, files: block.files.length, entries: block.entries.length, rebuilt: rebuild, ...(block.damaged ? { damaged: block.damaged } : {}) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, unlinkSync, type Stats } from "node:fs";
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, rmdirSync, statSync, unlinkSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { uptime } from "node:os";
 import type { CanonicalRecord } from "@lake/events";
@@ -42,6 +42,25 @@ export interface SourceRef {
    * framing for binary formats (a @lake/wal spool or WAL). The cursor rules are the same.
    */
   readonly framing?: Framing;
+  /**
+   * Whether the first window of a source with no cursor yet is a source of its runtime at all: given
+   * the records the window would land, a reason to refuse it (`not a claude-code transcript`) or
+   * undefined. A refused source lands nothing and gets no cursor, so it is looked at again later.
+   */
+  readonly accept?: (records: readonly CanonicalRecord[]) => string | undefined;
+  /**
+   * Cross-window state of the caller's converter, carried in the cursor (`adapter_state`) so a pass
+   * reads only new bytes. `restore` is called once before the first window with the text saved
+   * with the cursor (undefined when none, or the source is read from byte 0) and the cursor's
+   * offset; `save` after each window's convert, and its text is saved with that window's cursor.
+   */
+  readonly carry?: CarriedState;
+}
+
+/** A converter's state carried from window to window and from pass to pass inside the cursor. */
+export interface CarriedState {
+  restore(saved: string | undefined, offset: number): void | Promise<void>;
+  save(): string | undefined;
 }
 
 /**
@@ -100,6 +119,9 @@ export type MaskUnknown = (text: string, ctx: ConvertContext) => { text: string;
 /** A line the store writes to report a problem (default: standard error). */
 export type Logger = (line: string) => void;
 
+/** How {@link SessionStore.resolveConflict} moves a conflict. */
+export type ResolveMode = "reread-from-start" | "continue-from-offset";
+
 /** Options of {@link openSession}. */
 export interface SessionOptions {
   /** How long to wait for the session's lock (ms). 0 (default): fail at once with `Locked`. */
@@ -129,7 +151,9 @@ export type SourceStatus =
   | "waiting" // only an unterminated last line is new
   | "conflict" // found in conflict by this pass (named on the logger)
   | "in_conflict" // already in conflict: skipped, only counted
-  | "gone"; // the file is gone: cursor set to source_gone (or there was nothing to track)
+  | "gone" // the file is gone: cursor set to source_gone (or there was nothing to track)
+  | "problem" // the source could not be read (unreadable, not a regular file, dangling link …): cursor untouched
+  | "rejected"; // the first window is not a source of its runtime (`accept` refused it): nothing landed, no cursor
 
 /** The outcome of collecting one source. */
 export interface SourceOutcome {
@@ -138,7 +162,7 @@ export interface SourceOutcome {
   readonly landed: ReadonlyArray<{ readonly seq: number; readonly rel: string; readonly records: number; readonly bytes: number }>;
   /** Source bytes consumed in this pass. */
   readonly bytesRead: number;
-  /** For `conflict`: why. */
+  /** For `conflict`, `problem` and `rejected`: why. */
   readonly reason?: string;
   /** True when a source_gone cursor was set back to active. */
   readonly reactivated?: boolean;
@@ -158,6 +182,8 @@ export interface PassSummary {
   readonly newConflicts: ReadonlyArray<{ readonly file: string; readonly reason: string }>;
   /** Cursors set to source_gone by this pass. */
   readonly gone: number;
+  /** Sources this pass could not read or refused (`problem`, `rejected`), with file and reason. */
+  readonly problems: ReadonlyArray<{ readonly file: string; readonly reason: string }>;
   /** The index update, when the pass updated it. */
   readonly index?: IndexUpdate;
   /** Non-zero exit semantics of a single pass: true when pending > 0 or conflicts > 0. */
@@ -183,6 +209,46 @@ function readAt(fd: number, pos: number, len: number, file: string): Buffer {
 function tailDigest(fd: number, offset: number, file: string): string {
   const start = Math.max(0, offset - TAIL_WINDOW);
   return sha256(readAt(fd, start, offset - start, file));
+}
+
+/** The one-line reason a source cannot be read, from an fs error. */
+function sourceReason(e: unknown): string {
+  const code = errno(e);
+  if (code === "EACCES" || code === "EPERM") return `permission denied (${code})`;
+  if (code === "ELOOP") return "symbolic link loop (ELOOP)";
+  return code ? `cannot read (${code})` : `cannot read (${e instanceof Error ? e.message : String(e)})`;
+}
+
+function fileType(st: Stats): string {
+  if (st.isFIFO()) return "a FIFO";
+  if (st.isSocket()) return "a socket";
+  if (st.isCharacterDevice() || st.isBlockDevice()) return "a device";
+  if (st.isDirectory()) return "a directory";
+  return "not a regular file";
+}
+
+/** What a source is before it is opened: gone, a problem (unreadable, not a regular file, a dangling link), or a regular file. */
+function inspectSource(path: string): { gone?: true; problem?: string; st?: Stats } {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    const code = errno(e);
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      try {
+        if (lstatSync(path).isSymbolicLink()) return { problem: "dangling symbolic link (its target does not exist)" };
+      } catch {
+        /* gone */
+      }
+      return { gone: true };
+    }
+    return { problem: sourceReason(e) };
+  }
+  if (!st.isFile()) {
+    const t = fileType(st);
+    return { problem: t === "not a regular file" ? t : `not a regular file (${t}): never opened` };
+  }
+  return { st };
 }
 
 const utf8Fatal = new TextDecoder("utf-8", { fatal: true });
@@ -386,7 +452,14 @@ export class SessionStore {
     return updateIndexFor(this);
   }
 
-  /** Save state and release the lock. Safe to call twice. */
+  /** @internal this open created the session directory: close removes it again when it stayed empty. */
+  createdDir = false;
+
+  /**
+   * Save state and release the lock. Safe to call twice. A session directory this open created
+   * and nothing was written to (every source refused or unreadable) is removed again, so such a
+   * source never shows up as a session.
+   */
   close(): void {
     if (!this.lock) return;
     try {
@@ -396,6 +469,73 @@ export class SessionStore {
       this.lock.release();
       this.lock = undefined;
     }
+    if (this.createdDir) {
+      try {
+        rmdirSync(join(this.dir, "index"));
+      } catch {
+        /* absent or holds an index */
+      }
+      try {
+        rmdirSync(this.dir);
+      } catch {
+        /* not empty (something landed, or another collector opened it): kept */
+      }
+    }
+  }
+
+  /**
+   * Move a conflict, the one way a cursor leaves state conflict (a person decides):
+   * - `reread-from-start`: start the source again from byte 0 as a new version of its stream. Every
+   *   file already landed stays; the records read again land anew, and the index marks each record
+   *   id already landed as a re-land, so nothing is counted twice.
+   * - `continue-from-offset`: keep the cursor's position and take the source's current bytes before
+   *   it as the new tail digest (the person judged the rewrite harmless). Refused when the file is
+   *   shorter than the offset. Needs the source's path.
+   * @returns the cursor as saved.
+   */
+  resolveConflict(cursorRel: string, mode: ResolveMode, sourcePath?: string): Cursor {
+    this.assertOpen();
+    const file = join(this.dir, cursorRel);
+    const cur = this.loadCursor(cursorRel);
+    if (!cur) throw new StoreError("NotFound", `${file}: no such cursor`, { data: { file } });
+    if (cur.state !== "conflict") throw new StoreError("InvalidArgument", `${file}: cursor is ${cur.state}, not in conflict`, { data: { file } });
+    const { conflict_reason: _why, ...rest } = cur;
+    const updated_at = isoMicros(nowNs());
+    let next: Cursor;
+    if (mode === "reread-from-start") {
+      if (rest.kind === "append") {
+        const { last_uuid: _u, adapter_state: _a, ...a } = rest;
+        next = { ...a, offset: 0, ord: 0, tail_sha256: sha256(Buffer.alloc(0)), size: 0, state: "active", updated_at };
+      } else next = { ...rest, content_sha256: "", state: "active", updated_at };
+    } else if (mode === "continue-from-offset") {
+      if (sourcePath === undefined) throw new StoreError("InvalidArgument", `${file}: continue-from-offset needs the source's path`, { data: { file } });
+      let fd: number;
+      try {
+        fd = openSync(sourcePath, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+      } catch (e) {
+        throw ioError(sourcePath, "open source", e);
+      }
+      try {
+        const st = fstatSync(fd);
+        if (!st.isFile()) throw new StoreError("InvalidArgument", `${sourcePath}: not a regular file`, { data: { file: sourcePath } });
+        if (rest.kind === "append") {
+          if (st.size < rest.offset) throw new StoreError("InvalidArgument", `${sourcePath}: is ${st.size} bytes, shorter than the cursor's offset ${rest.offset}: only reread-from-start applies`, { data: { file: sourcePath } });
+          next = { ...rest, tail_sha256: tailDigest(fd, rest.offset, sourcePath), dev: st.dev, ino: st.ino, size: st.size, mtime: mtimeSec(st), state: "active", updated_at };
+        } else {
+          // A snapshot has no position: its current content is taken as landed.
+          let content = readAt(fd, 0, st.size, sourcePath);
+          let end = content.length;
+          while (end > 0 && (content[end - 1] === 10 || content[end - 1] === 13)) end--;
+          content = content.subarray(0, end);
+          next = { ...rest, content_sha256: sha256(content), dev: st.dev, ino: st.ino, size: st.size, mtime: mtimeSec(st), state: "active", updated_at };
+        }
+      } finally {
+        closeSync(fd);
+      }
+    } else throw new StoreError("InvalidArgument", `unknown resolve mode ${JSON.stringify(mode)} (reread-from-start, continue-from-offset)`);
+    this.saveCursor(cursorRel, next);
+    this.knownConflicts.delete(cursorRel);
+    return next;
   }
 }
 
@@ -412,8 +552,9 @@ export async function openSession(root: string, sessionId: string, options: Sess
     throw new StoreError("InvalidArgument", `maxWindows must be a positive integer, got ${options.maxWindows}`);
   }
   const dir = join(root, sessionId);
+  let made: string | undefined;
   try {
-    mkdirSync(dir, { recursive: true });
+    made = mkdirSync(dir, { recursive: true });
   } catch (e) {
     throw ioError(dir, "create session directory", e);
   }
@@ -421,7 +562,9 @@ export async function openSession(root: string, sessionId: string, options: Sess
   if (options.onStep) lockOpts.step = options.onStep;
   const lock = await acquireLock(dir, lockOpts);
   try {
-    return new SessionStore(root, sessionId, lock, options);
+    const store = new SessionStore(root, sessionId, lock, options);
+    if (made !== undefined) store.createdDir = true;
+    return store;
   } catch (e) {
     lock.release();
     throw e;
@@ -442,6 +585,7 @@ export class Pass {
   private conflicts = 0;
   private gone = 0;
   private newConflicts: Array<{ file: string; reason: string }> = [];
+  private problems: Array<{ file: string; reason: string }> = [];
 
   /** @internal use SessionStore.beginPass. */
   constructor(session: SessionStore, stamp: string) {
@@ -453,20 +597,72 @@ export class Pass {
     (this.session.opts.logger ?? ((l: string) => process.stderr.write(l + "\n")))(line);
   }
 
-  private place(src: SourceRef): { area: Area; dirRel: string; cursorRel: string } {
+  /**
+   * The cursor slot of a source. Two files can feed one stream (the same session reached twice: a
+   * copied project folder, two Codex rollouts with one session id): each gets its own cursor. The
+   * first keeps `<kind>.cursor`; another takes the first free `<kind>_<n>.cursor` (n = 2, 3 …) and
+   * its files are named with that kind. A slot whose cursor names this source is always its slot.
+   * Their records share the stream, so the index marks a record id already landed as a re-land.
+   */
+  private place(src: SourceRef): { area: Area; dirRel: string; cursorRel: string; src: SourceRef } {
     checkId("stream", src.stream);
     checkKind(src.kind);
     const area = src.area ?? "streams";
     if (area !== "streams" && area !== "runs") throw new StoreError("InvalidArgument", `invalid area ${JSON.stringify(area)}`);
     const dirRel = `${area}/${src.stream}`;
-    const cursorRel = `${dirRel}/${src.kind}.cursor`;
+    const rel = (kind: string) => `${dirRel}/${kind}.cursor`;
+    const sourceOf = (r: string): string | undefined => {
+      try {
+        return this.session.loadCursor(r)?.source;
+      } catch {
+        return "\u0000"; // an undecodable cursor: its slot is taken (verify reports it)
+      }
+    };
+    let kind = src.kind;
+    const primary = rel(kind);
+    if (this.visited.has(primary) || (sourceOf(primary) ?? src.source) !== src.source) {
+      let free: string | undefined;
+      let mine: string | undefined;
+      for (let n = 2; n < 10_000; n++) {
+        const k = `${src.kind}_${n}`;
+        const r = rel(k);
+        if (this.visited.has(r)) continue;
+        const owner = sourceOf(r);
+        if (owner === undefined) {
+          free = k;
+          break;
+        }
+        if (owner === src.source) {
+          mine = k;
+          break;
+        }
+      }
+      // A cursor of this source wins; else the kind's own cursor while no other source of this
+      // pass holds it (the slot then names another path, and the bytes decide); else a free slot.
+      kind = mine ?? (this.visited.has(primary) ? free : src.kind) ?? src.kind;
+    }
+    const cursorRel = rel(kind);
     if (this.visited.has(cursorRel)) throw new StoreError("InvalidArgument", `${cursorRel}: two sources share one cursor in one pass (${src.source})`, { data: { file: cursorRel } });
     this.visited.add(cursorRel);
-    return { area, dirRel, cursorRel };
+    return { area, dirRel, cursorRel, src: kind === src.kind ? src : { ...src, kind } };
+  }
+
+  /** Step 1: the file is gone; an active cursor becomes source_gone. */
+  private gone_(cursorRel: string, cur: Cursor | undefined): SourceOutcome {
+    if (cur && cur.state === "active") {
+      this.session.saveCursor(cursorRel, { ...cur, state: "source_gone", updated_at: isoMicros(nowNs()) });
+      this.gone++;
+    }
+    return { status: "gone", landed: [], bytesRead: 0 };
+  }
+
+  private problem(src: SourceRef, status: "problem" | "rejected", reason: string): SourceOutcome {
+    this.problems.push({ file: src.path, reason });
+    return { status, landed: [], bytesRead: 0, reason };
   }
 
   private conflict(src: SourceRef, cursorRel: string, cur: Cursor, reason: string, st: Stats | undefined): SourceOutcome {
-    const c = { ...cur, state: "conflict" as const, updated_at: isoMicros(nowNs()) };
+    const c = { ...cur, state: "conflict" as const, conflict_reason: reason, updated_at: isoMicros(nowNs()) };
     this.session.saveCursor(cursorRel, c);
     this.session.knownConflicts.add(cursorRel);
     this.conflicts++;
@@ -618,10 +814,10 @@ export class Pass {
    * tail_sha256; read windows of up to max_delta_bytes cut at the last complete newline; convert;
    * land, then save the cursor; at most `maxWindows` windows, then the source is pending.
    */
-  async collectAppend(src: SourceRef, convert: Convert): Promise<SourceOutcome> {
+  async collectAppend(source: SourceRef, convert: Convert): Promise<SourceOutcome> {
     const s = this.session;
     s.assertOpen();
-    const { area, dirRel, cursorRel } = this.place(src);
+    const { area, dirRel, cursorRel, src } = this.place(source);
     const existing = s.loadCursor(cursorRel);
     if (existing && existing.kind !== "append") throw new StoreError("InvalidArgument", `${join(s.dir, cursorRel)}: is a ${existing.kind} cursor, source ${src.source} collected as append`, { data: { file: cursorRel } });
     let cur = existing as AppendCursor | undefined;
@@ -629,29 +825,24 @@ export class Pass {
       this.conflicts++;
       return { status: "in_conflict", landed: [], bytesRead: 0 };
     }
-    if (cur === undefined || cur.state === "active") {
-      // Step 3 without opening the file: same size and identity, nothing new, nothing read.
-      let st0: Stats | undefined;
-      try {
-        st0 = statSync(src.path);
-      } catch {
-        st0 = undefined; // gone or unreadable: the steps below say which
-      }
-      if (st0 && st0.size === (cur?.offset ?? 0) && (cur === undefined || st0.ino === cur.ino)) return { status: "unchanged", landed: [], bytesRead: 0 };
-    }
+    // Look before opening: a FIFO, socket or device is never opened (a FIFO would block the pass).
+    const look = inspectSource(src.path);
+    if (look.gone) return this.gone_(cursorRel, cur);
+    if (look.problem !== undefined) return this.problem(src, "problem", look.problem);
+    const st0 = look.st!;
+    // Step 3 without opening the file: same size and identity, nothing new, nothing read.
+    if ((cur === undefined || cur.state === "active") && st0.size === (cur?.offset ?? 0) && (cur === undefined || st0.ino === cur.ino)) return { status: "unchanged", landed: [], bytesRead: 0 };
     let fd: number;
     try {
-      fd = openSync(src.path, "r");
+      fd = openSync(src.path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
     } catch (e) {
-      if (errno(e) === "ENOENT" || errno(e) === "ENOTDIR") {
-        // Step 1: discovery listed it, but it is gone.
-        if (cur && cur.state === "active") {
-          s.saveCursor(cursorRel, { ...cur, state: "source_gone", updated_at: isoMicros(nowNs()) });
-          this.gone++;
-        }
-        return { status: "gone", landed: [], bytesRead: 0 };
-      }
-      throw ioError(src.path, "open source", e);
+      // Step 1: discovery listed it, but it is gone.
+      if (errno(e) === "ENOENT" || errno(e) === "ENOTDIR") return this.gone_(cursorRel, cur);
+      return this.problem(src, "problem", sourceReason(e));
+    }
+    if (!fstatSync(fd).isFile()) {
+      closeSync(fd);
+      return this.problem(src, "problem", "not a regular file");
     }
     try {
       let reactivated = false;
@@ -691,6 +882,7 @@ export class Pass {
         c.ino = st.ino;
         dirty = true;
       }
+      if (src.carry) await src.carry.restore(c.offset > 0 ? c.adapter_state : undefined, c.offset);
       let status: SourceStatus = "unchanged";
       for (let w = 0; ; w++) {
         if (w > 0) st = fstatSync(fd);
@@ -709,6 +901,10 @@ export class Pass {
         if (split.refuse !== undefined) return { ...this.conflict(src, cursorRel, c, split.refuse, st), landed, bytesRead, ...(reactivated ? { reactivated } : {}) };
         const { lines, invalid } = split;
         const rows = await this.toRecords(src, lines, invalid, convert, win.length + (win.length >> 1) + 4096);
+        if (cur === undefined && w === 0 && src.accept) {
+          const why = src.accept(rows.recs as CanonicalRecord[]);
+          if (why !== undefined) return this.problem(src, "rejected", why);
+        }
         const newOffset = c.offset + win.length;
         // Step 7: land, then save the cursor.
         const f = this.land(src, area, dirRel, "append", { first_offset: c.offset, end_offset: newOffset, first_line: c.ord + 1, last_line: c.ord + lines.length }, rows);
@@ -720,6 +916,9 @@ export class Pass {
           dev: st.dev, ino: st.ino, last_seq: f.seq, updated_at: isoMicros(nowNs()), state: "active",
         };
         if (lastUuid !== undefined) c.last_uuid = lastUuid;
+        const carried = src.carry?.save();
+        if (carried !== undefined) c.adapter_state = carried;
+        else delete c.adapter_state;
         s.saveCursor(cursorRel, c);
         dirty = false;
         status = "landed";
@@ -741,10 +940,10 @@ export class Pass {
    * legacy Gemini CLI chat), whose unchanged records the index then marks as re-landed copies. An
    * empty file lands nothing.
    */
-  async collectSnapshot(src: SourceRef, convert: Convert): Promise<SourceOutcome> {
+  async collectSnapshot(source: SourceRef, convert: Convert): Promise<SourceOutcome> {
     const s = this.session;
     s.assertOpen();
-    const { area, dirRel, cursorRel } = this.place(src);
+    const { area, dirRel, cursorRel, src } = this.place(source);
     const existing = s.loadCursor(cursorRel);
     if (existing && existing.kind !== "snapshot") throw new StoreError("InvalidArgument", `${join(s.dir, cursorRel)}: is an ${existing.kind} cursor, source ${src.source} collected as snapshot`, { data: { file: cursorRel } });
     let cur = existing as SnapshotCursor | undefined;
@@ -752,25 +951,23 @@ export class Pass {
       this.conflicts++;
       return { status: "in_conflict", landed: [], bytesRead: 0 };
     }
+    const look = inspectSource(src.path);
+    if (look.gone) return this.gone_(cursorRel, cur);
+    if (look.problem !== undefined) return this.problem(src, "problem", look.problem);
     let content: Buffer;
     let st: Stats;
     try {
-      const fd = openSync(src.path, "r");
+      const fd = openSync(src.path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
       try {
         st = fstatSync(fd);
+        if (!st.isFile()) return this.problem(src, "problem", "not a regular file");
         content = readAt(fd, 0, st.size, src.path);
       } finally {
         closeSync(fd);
       }
     } catch (e) {
-      if (errno(e) === "ENOENT" || errno(e) === "ENOTDIR") {
-        if (cur && cur.state === "active") {
-          s.saveCursor(cursorRel, { ...cur, state: "source_gone", updated_at: isoMicros(nowNs()) });
-          this.gone++;
-        }
-        return { status: "gone", landed: [], bytesRead: 0 };
-      }
-      throw ioError(src.path, "read source", e);
+      if (errno(e) === "ENOENT" || errno(e) === "ENOTDIR") return this.gone_(cursorRel, cur);
+      return this.problem(src, "problem", sourceReason(e));
     }
     let reactivated = false;
     if (cur && cur.state === "source_gone") {
@@ -852,12 +1049,18 @@ export class Pass {
     const s = this.session;
     s.assertOpen();
     s.saveState();
-    const index = options.index === false ? undefined : s.updateIndex();
+    // A directory this open created holds no landed file unless this pass landed one: no index to write.
+    const index = options.index === false || (s.createdDir && this.landedFiles === 0) ? undefined : s.updateIndex();
     const out: Mutable<PassSummary> = {
       stamp: this.stamp, landed: this.landedFiles, records: this.records, pending: this.pending, conflicts: this.conflicts,
-      newConflicts: this.newConflicts, gone: this.gone, failed: this.pending > 0 || this.conflicts > 0,
+      newConflicts: this.newConflicts, gone: this.gone, problems: this.problems, failed: this.pending > 0 || this.conflicts > 0 || this.problems.length > 0,
     };
     if (index) out.index = index;
+    if (index?.damaged?.length) {
+      for (const d of index.damaged) this.problems.push(d);
+      out.problems = this.problems;
+      out.failed = true;
+    }
     return out;
   }
 }

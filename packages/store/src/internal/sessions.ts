@@ -143,3 +143,44 @@ export function status(root: string, options: { resolve?: ResolveSource } = {}):
   }
   return { sessions: ids.length, streams, landedFiles, cursors, pending, conflicts: cursors.conflict, locked };
 }
+
+/** One source in conflict, as {@link listConflicts} finds it. */
+export interface ConflictEntry {
+  readonly session: string;
+  /** The cursor, relative to the session directory (`streams/main/transcript.cursor`). */
+  readonly cursor: string;
+  /** The cursor's source (`<runtime>:<path relative to its root>` for the collector). */
+  readonly source: string;
+  /** The source file (via `resolve`), when known. */
+  readonly path?: string;
+  readonly kind: "append" | "snapshot";
+  /** Why, as the pass that found it said (empty for a conflict found before reasons were kept). */
+  readonly reason: string;
+  /** When the cursor went into conflict (ISO 8601). */
+  readonly since: string;
+  /** For an append cursor: the offset it holds. */
+  readonly offset?: number;
+}
+
+/** Every cursor in state conflict in the root, in session and cursor order. */
+export function listConflicts(root: string, options: { resolve?: ResolveSource } = {}): ConflictEntry[] {
+  const out: ConflictEntry[] = [];
+  for (const id of listSessionIds(root)) {
+    const dir = join(root, id);
+    for (const c of scanSession(dir).cursors.sort((a, b) => (a.rel < b.rel ? -1 : 1))) {
+      let cur;
+      try {
+        cur = readCursorFile(join(dir, c.rel));
+      } catch {
+        continue; // verify reports a cursor it cannot decode
+      }
+      if (!cur || cur.state !== "conflict") continue;
+      const path = options.resolve?.(id, cur.source, { area: c.area, stream: c.stream, kind: c.kind });
+      out.push({
+        session: id, cursor: c.rel, source: cur.source, ...(path !== undefined ? { path } : {}), kind: cur.kind, reason: cur.conflict_reason ?? "", since: cur.updated_at,
+        ...(cur.kind === "append" ? { offset: cur.offset } : {}),
+      });
+    }
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { isStoreError, errno } from "./errors.js";
+import { StoreError, errno, ioError, isStoreError } from "./errors.js";
 import { readCursorFile, type Cursor } from "./cursor.js";
 import { parseLanded, type LandedHeader } from "./landed.js";
 import { checkId } from "./names.js";
@@ -57,13 +57,19 @@ interface FileInfo {
 /**
  * Verify a storage root without touching any source: every landed file against its own body
  * digest (header `body_sha256`) and the whole-file digest the index holds; every append stream for
- * first, middle and end gaps against its cursor. Re-landed records are counted, not failed.
+ * first, middle and end gaps against its cursor. Re-landed records are counted, not failed. A
+ * root that does not exist is an error (`NotFound`), never a clean root.
  */
 export function verify(root: string, options: { sessions?: readonly string[] } = {}): VerifyResult {
   const problems: VerifyProblem[] = [];
   let files = 0;
   let records = 0;
   let relanded = 0;
+  try {
+    if (!statSync(root).isDirectory()) throw new StoreError("NotFound", `${root}: not a storage root (not a directory)`, { data: { file: root } });
+  } catch (e) {
+    throw ioError(root, "open storage root", e);
+  }
   const ids = options.sessions ? [...options.sessions] : listSessionIds(root);
   for (const id of ids) {
     checkId("session id", id);
