@@ -87,20 +87,35 @@ export async function walk(root: string, keep: (rel: string) => boolean, problem
       const p = join(dir, d.name);
       if (d.isDirectory()) {
         if (depth < maxDepth) await visit(p, depth + 1);
-      } else if (d.isFile() || d.isSymbolicLink()) {
+      } else {
         const rel = relPath(root, p);
         if (!keep(rel)) continue;
+        if (!d.isFile() && !d.isSymbolicLink()) {
+          // Never opened: a FIFO would block the reader, a socket or device is no transcript.
+          problems.push({ path: p, reason: `not a regular file (${entryType(d)}): never opened`, scope: "file" });
+          continue;
+        }
         try {
           const s = await stat(p);
           if (s.isFile()) out.push({ path: p, rel, size: s.size, mtimeMs: s.mtimeMs });
+          else if (!s.isDirectory()) problems.push({ path: p, reason: `not a regular file (${entryType(s)}): never opened`, scope: "file" });
         } catch (e) {
-          problems.push({ path: p, reason: (e as Error).message });
+          const code = (e as NodeJS.ErrnoException).code;
+          const reason = code === "ENOENT" ? "dangling symbolic link (its target does not exist)" : code === "ELOOP" ? "symbolic link loop (ELOOP)" : code === "EACCES" ? "permission denied (EACCES)" : ((e as Error).message ?? String(e));
+          problems.push({ path: p, reason, scope: "file" });
         }
       }
     }
   };
   await visit(root, 0);
   return out;
+}
+
+function entryType(d: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+  if (d.isFIFO()) return "a FIFO";
+  if (d.isSocket()) return "a socket";
+  if (d.isCharacterDevice() || d.isBlockDevice()) return "a device";
+  return "unknown type";
 }
 
 /** Read up to `max` bytes from the start of a file (read-only), or "" when unreadable. */

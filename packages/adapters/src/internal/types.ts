@@ -31,6 +31,11 @@ export interface DiscoveredSource extends SourceRef {
 export interface DiscoveryProblem {
   readonly path: string;
   readonly reason: string;
+  /**
+   * `file`: one file that cannot be a source (a dangling link, a FIFO, a socket); `directory`
+   * (the default): a directory discovery could not read, which may hide sources.
+   */
+  readonly scope?: "file" | "directory";
 }
 
 /** What discovery found for one runtime. */
