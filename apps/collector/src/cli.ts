@@ -1,7 +1,7 @@
 // lake-collector: the program that runs on every developer's machine. Commands are loaded lazily
 // so `lake-collector hook`, which runs on every Claude Code hook, starts with little more than
 // node and @lake/wal.
-import { CollectorError, EXIT_CODES, isCollectorError } from "./internal/errors.js";
+import { CollectorError, EXIT_CODES, ioErrno, ioFailure, isCollectorError } from "./internal/errors.js";
 
 interface Command {
   readonly summary: string;
@@ -35,8 +35,10 @@ Common options:
   --root DIR     the local storage root (default $LAKE_ROOT, else $XDG_DATA_HOME/lake, else ~/.local/share/lake)
   --json         print a JSON object instead of text
 
-Exit codes: 0 ok · 1 internal error · 2 usage error · 3 incomplete (sources pending or in conflict,
-problems found by verify) · 4 locked by another collector · 5 fleet store error · 6 bad input
+Exit codes: 0 ok · 1 internal error · 2 usage error · 3 completed with problems (a source unreadable,
+refused, pending or in conflict; problems found by verify) · 4 locked by another collector · 5 fleet
+store error · 6 bad input · 7 I/O error on the root or the store (read-only, full, permission denied,
+missing)
 `;
 
 /** Run the CLI with the given arguments; resolves to the process exit code. */
@@ -69,6 +71,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 
 /** Print an error as one line and map it to its exit code. */
 export function report(e: unknown): number {
+  if (!isCollectorError(e)) {
+    const code = ioErrno(e);
+    if (code !== undefined) e = ioFailure(e, code);
+  }
   if (isCollectorError(e)) {
     process.stderr.write(`lake-collector: ${e.message}\n`);
     return EXIT_CODES[e.code];

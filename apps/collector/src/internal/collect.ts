@@ -2,17 +2,17 @@
 // (@lake/store) → canonicalize (@lake/adapters) → mask (@lake/redact) → land → commit cursors →
 // update the index → publish rounds (@lake/chain).
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join, resolve as resolvePath, sep } from "node:path";
 import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events";
-import { listAdapters, readLines, type Adapter, type AdapterState, type DiscoveredSource, type SourceLine as AdapterLine } from "@lake/adapters";
+import { listAdapters, readLines, type Adapter, type AdapterState, type DiscoveredSource, type DiscoveryProblem, type SourceLine as AdapterLine } from "@lake/adapters";
 import { createRedactor, loadOrCreateKey, type Redactor } from "@lake/redact";
-import { checkLostSessions, openSession, type Convert, type LostSessionTracker, type SourceRef as StoreSource } from "@lake/store";
+import { checkLostSessions, isStoreError, openSession, type Convert, type LostSessionTracker, type SourceRef as StoreSource } from "@lake/store";
 import { parse as parseChain } from "@lake/chain";
 import { spoolDir } from "./hook.js";
 import { QUARANTINE_TYPE } from "./quarantine.js";
 import { crashTesting, step } from "./crash.js";
 import { walFraming } from "./wal-framing.js";
-import { CollectorError } from "./errors.js";
+import { CollectorError, errorFile, ioErrno, ioFailure } from "./errors.js";
 import { readFileSync } from "node:fs";
 import { parseWal } from "@lake/adapters";
 
@@ -35,7 +35,7 @@ export interface CollectOptions {
   /** Publish rounds after landing (default true). */
   readonly parse?: boolean;
   readonly maxDeltaBytes?: number;
-  /** Where conflicts are named (default stderr). */
+  /** Where conflicts and problems are named, one line each (default stderr). */
   readonly logger?: (line: string) => void;
   /** Progress: called after each session with the totals so far. */
   readonly onProgress?: (p: { sessions: number; totalSessions: number; bytes: number; totalBytes: number }) => void;
@@ -58,7 +58,13 @@ export interface CollectSummary {
   gone: number;
   locked: string[];
   rounds: number;
+  /**
+   * Every source or session this pass could not take (unreadable, not a regular file, a dangling
+   * link, not a transcript of its runtime, a damaged landed file, a conflict found now), with the
+   * reason. The pass went on with everything else.
+   */
   problems: { path: string; reason: string }[];
+  /** True when the pass completed with problems, pending sources or conflicts (exit 3). */
   failed: boolean;
 }
 
@@ -136,10 +142,10 @@ export function runtimeRoots(root: string, sources: SourceRoots, env: NodeJS.Pro
 }
 
 /** Discover every source. The hook spool (WAL files) is listed here; the other runtimes by their adapters. */
-async function discoverAll(root: string, options: CollectOptions): Promise<{ planned: Planned[]; problems: { path: string; reason: string }[]; roots: Map<string, string[]> }> {
+async function discoverAll(root: string, options: CollectOptions): Promise<{ planned: Planned[]; problems: DiscoveryProblem[]; roots: Map<string, string[]> }> {
   const roots = runtimeRoots(root, options.sources, options.env, options.home);
   const planned: Planned[] = [];
-  const problems: { path: string; reason: string }[] = [];
+  const problems: DiscoveryProblem[] = [];
   for (const a of listAdapters()) {
     const rs = roots.get(a.runtime);
     if (!rs || rs.length === 0) continue;
@@ -153,7 +159,13 @@ async function discoverAll(root: string, options: CollectOptions): Promise<{ pla
         }
         for (const n of names.sort()) {
           const path = join(dir, n);
-          const st = statSync(path);
+          let st;
+          try {
+            st = statSync(path);
+          } catch (e) {
+            problems.push({ path, reason: `cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`, scope: "file" });
+            continue;
+          }
           const session = n.slice(0, -4);
           const src: DiscoveredSource = { runtime: "hook", path, rel: n, root: dir, session_id: session, stream: "main", kind: "hooks", mode: "append", size: st.size, mtimeMs: st.mtimeMs };
           planned.push(plan(a, src, true));
@@ -161,7 +173,13 @@ async function discoverAll(root: string, options: CollectOptions): Promise<{ pla
       }
       continue;
     }
-    const d = await a.discover({ roots: rs, ...(options.include ? { include: options.include } : {}), ...(options.exclude ? { exclude: options.exclude } : {}), ...(options.env ? { env: options.env } : {}), ...(options.home ? { home: options.home } : {}) });
+    let d;
+    try {
+      d = await a.discover({ roots: rs, ...(options.include ? { include: options.include } : {}), ...(options.exclude ? { exclude: options.exclude } : {}), ...(options.env ? { env: options.env } : {}), ...(options.home ? { home: options.home } : {}) });
+    } catch (e) {
+      problems.push({ path: rs.join(", "), reason: `${a.runtime} discovery failed: ${(e as Error).message}` });
+      continue;
+    }
     problems.push(...d.problems);
     for (const src of d.sources) {
       if (a.runtime === "broca" && src.mode !== "append") {
@@ -185,9 +203,35 @@ function plan(adapter: Adapter, src: DiscoveredSource, framed: boolean): Planned
     runtime: src.runtime,
     adapter: adapter.name,
     adapterVersion: adapter.version,
-    ...(framed ? { framing: walFraming } : {}),
+    ...(framed ? { framing: walFraming } : { accept: acceptor(src.runtime) }),
   };
   return { adapter, src, ref, framed };
+}
+
+/**
+ * A line-based source whose first window holds no record of its runtime (every line unknown: not
+ * JSON, or JSON the adapter does not know) is not a transcript: it is reported and not landed.
+ */
+function acceptor(runtime: string): (records: readonly CanonicalRecord[]) => string | undefined {
+  return (records) => (records.some((r) => r.kind !== "unknown") ? undefined : `not a ${runtime} transcript (no ${runtime} record in its first ${records.length} lines)`);
+}
+
+/**
+ * The errno of an I/O failure that is the root's (writing or reading under the storage root: it
+ * stops the pass, exit 7), else undefined (a source's failure: recorded for that source).
+ */
+function rootIo(e: unknown, root: string): string | undefined {
+  const code = ioErrno(e);
+  if (code === undefined) return undefined;
+  const file = errorFile(e);
+  if (file !== undefined && isAbsolute(file) && file !== root && !file.startsWith(root + sep)) return undefined;
+  return code;
+}
+
+/** One line for a failure: the message without a leading copy of the file name. */
+function reasonOf(e: unknown, path: string): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.startsWith(`${path}: `) ? m.slice(path.length + 2) : m;
 }
 
 /** Build the store's convert callback for one source: adapter → mask → canonical. */
@@ -234,8 +278,20 @@ function snapshotConverter(p: Planned, redactor: Redactor): Convert {
 
 /** One collect pass over every discovered source. */
 export async function collect(options: CollectOptions): Promise<CollectSummary> {
+  try {
+    return await collectPass(options);
+  } catch (e) {
+    const code = rootIo(e, resolvePath(options.root));
+    if (code !== undefined) throw ioFailure(e, code);
+    throw e;
+  }
+}
+
+async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   const root = options.root;
-  const { planned, problems, roots } = await discoverAll(root, options);
+  const absRoot = resolvePath(root);
+  const log = options.logger ?? ((l: string) => process.stderr.write(l + "\n"));
+  const { planned, problems: found, roots } = await discoverAll(root, options);
   const redactor = createRedactor({ key: loadOrCreateKey(root) });
   const bySession = new Map<string, Planned[]>();
   for (const p of planned) {
@@ -243,6 +299,12 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
     if (!l) bySession.set(p.src.session_id, (l = []));
     l.push(p);
   }
+  const problems: { path: string; reason: string }[] = [];
+  const problem = (path: string, reason: string) => {
+    problems.push({ path, reason });
+    log(`lake-collector: ${path}: ${reason}`);
+  };
+  for (const p of found) problem(p.path, p.reason);
   const summary: CollectSummary = { root, sessions: 0, sources: planned.length, landed_files: 0, records: 0, bytes_read: 0, pending: 0, conflicts: 0, new_conflicts: [], gone: 0, locked: [], rounds: 0, problems, failed: false };
   const totalBytes = planned.reduce((a, p) => a + p.src.size, 0);
   let doneBytes = 0;
@@ -253,39 +315,65 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
     const r = redactor.redactString(text);
     return { text: r.value, rules: r.rules };
   };
+  // A failure belongs to the smallest unit that has it: a source, else its session. Only an I/O
+  // failure of the root itself (read-only, full, permission) stops the pass.
+  const contain = (e: unknown, path: string): void => {
+    if (rootIo(e, absRoot) !== undefined) throw e;
+    if (process.env.LAKE_DEBUG) process.stderr.write(`${(e as Error)?.stack ?? ""}\n`);
+    problem(errorFile(e) ?? path, reasonOf(e, errorFile(e) ?? path));
+  };
   for (const [sessionId, sources] of [...bySession].sort(([a], [b]) => (a < b ? -1 : 1))) {
     let s;
     try {
-      s = await openSession(root, sessionId, { waitMs: options.waitMs ?? 0, maskUnknown, ...(crashTesting ? { onStep: (n: string) => step(`store:${n}`) } : {}), ...(options.logger ? { logger: options.logger } : {}), ...(options.maxDeltaBytes ? { maxDeltaBytes: options.maxDeltaBytes } : {}) });
+      s = await openSession(root, sessionId, { waitMs: options.waitMs ?? 0, maskUnknown, ...(crashTesting ? { onStep: (n: string) => step(`store:${n}`) } : {}), logger: log, ...(options.maxDeltaBytes ? { maxDeltaBytes: options.maxDeltaBytes } : {}) });
     } catch (e) {
       if ((e as { code?: string }).code === "Locked") {
         summary.locked.push(sessionId);
         continue;
       }
-      throw e;
+      // A session id the store refuses (not one path segment), for instance: every source of it is reported.
+      if (rootIo(e, absRoot) !== undefined) throw e;
+      for (const p of sources) problem(p.src.path, reasonOf(e, p.src.path));
+      continue;
     }
     let published = 0;
     try {
       const pass = s.beginPass();
       for (const p of sources.sort((a, b) => (a.src.path < b.src.path ? -1 : 1))) {
-        const out = p.src.mode === "snapshot" ? await pass.collectSnapshot(p.ref, snapshotConverter(p, redactor)) : await pass.collectAppend(p.ref, converter(p, redactor, states));
-        summary.bytes_read += out.bytesRead;
-        states.delete(p.src.path);
+        try {
+          const out = p.src.mode === "snapshot" ? await pass.collectSnapshot(p.ref, snapshotConverter(p, redactor)) : await pass.collectAppend(p.ref, converter(p, redactor, states));
+          summary.bytes_read += out.bytesRead;
+          if ((out.status === "problem" || out.status === "rejected") && out.reason !== undefined) problem(p.src.path, out.reason);
+          if (out.status === "conflict" && out.reason !== undefined) problems.push({ path: p.src.path, reason: `conflict: ${out.reason}` });
+        } catch (e) {
+          contain(e, p.src.path);
+        } finally {
+          states.delete(p.src.path);
+        }
       }
-      pass.pruneUnseen((source) => resolve(sessionId, source));
-      const r = pass.finish();
-      summary.landed_files += r.landed;
-      summary.records += r.records;
-      summary.pending += r.pending;
-      summary.conflicts += r.conflicts;
-      summary.new_conflicts.push(...r.newConflicts);
-      summary.gone += r.gone;
+      try {
+        pass.pruneUnseen((source) => resolve(sessionId, source));
+        const r = pass.finish();
+        summary.landed_files += r.landed;
+        summary.records += r.records;
+        summary.pending += r.pending;
+        summary.conflicts += r.conflicts;
+        summary.new_conflicts.push(...r.newConflicts);
+        summary.gone += r.gone;
+        for (const d of r.index?.damaged ?? []) problem(d.file, d.reason);
+      } catch (e) {
+        contain(e, s.dir);
+      }
     } finally {
       s.close();
     }
     if (options.parse !== false) {
-      const pr = await parseChain(root, sessionId, crashTesting ? { onStep: (n) => step(`chain:${n}`) } : {});
-      if (pr.published) published++;
+      try {
+        const pr = await parseChain(root, sessionId, crashTesting ? { onStep: (n) => step(`chain:${n}`) } : {});
+        if (pr.published) published++;
+      } catch (e) {
+        contain(e, join(root, "_conversations", sessionId));
+      }
     }
     summary.rounds += published;
     summary.sessions++;
@@ -294,13 +382,14 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
     options.onProgress?.({ sessions: doneSessions, totalSessions: bySession.size, bytes: doneBytes, totalBytes });
   }
   // Sessions discovery no longer finds: their cursors become source_gone (once per rediscovery).
+  // Only a directory discovery could not read hides files the way pruning does.
   const lost = await checkLostSessions(root, {
     found: new Set(bySession.keys()),
     resolve: (sid, source) => resolve(sid, source),
-    discoveryProblem: problems.length > 0,
+    discoveryProblem: found.some((p) => p.scope !== "file"),
     ...(options.tracker ? { tracker: options.tracker } : {}),
   });
   summary.gone += lost.gone;
-  summary.failed = summary.pending > 0 || summary.conflicts > 0;
+  summary.failed = summary.pending > 0 || summary.conflicts > 0 || problems.length > 0;
   return summary;
 }

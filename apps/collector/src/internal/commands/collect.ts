@@ -16,8 +16,14 @@ lock: read new lines, convert, mask secrets, land, commit cursors, update the in
 rounds. Vendor stores are never written. --max-delta-bytes sets the read budget of each landed
 file (default 2 MiB; a file is cut once, so a new budget applies to new files only).
 
-Exit codes: 0 done · 3 sources pending (more than 65 windows) or in conflict · 4 a session was
-locked by another collector (after --wait) · 2 usage error · 1 internal error.
+A source that cannot be taken (unreadable, a FIFO, socket or device — never opened —, a dangling
+link, not a transcript of its runtime, in conflict) is named on stderr in one line and listed in
+--json "problems"; the pass goes on with every other source.
+
+Exit codes: 0 done · 3 completed with problems (a source unreadable, refused or in conflict, or
+pending after 65 windows: the rest landed) · 4 a session was locked by another collector (after
+--wait) · 7 I/O error on the root (read-only, full, permission denied: nothing landed is changed)
+· 2 usage error · 1 internal error.
 `;
 
 function progress(p: { sessions: number; totalSessions: number; bytes: number; totalBytes: number }): void {
@@ -36,7 +42,7 @@ export function formatSummary(s: CollectSummary): string {
   if (s.conflicts) lines.push(`${s.conflicts} sources in conflict (cursors with state conflict name them)`);
   if (s.gone) lines.push(`${s.gone} sources gone`);
   if (s.locked.length) lines.push(`${s.locked.length} sessions locked by another collector: ${s.locked.join(", ")}`);
-  for (const p of s.problems) lines.push(`unreadable: ${p.path}: ${p.reason}`);
+  if (s.problems.length) lines.push(`${s.problems.length} problems (each named above): the rest landed`);
   return lines.join("\n") + "\n";
 }
 

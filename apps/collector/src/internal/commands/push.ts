@@ -41,8 +41,14 @@ export async function run(args: string[]): Promise<number> {
   const sealIdle = values["seal-idle"] === undefined ? 21600 : Number(values["seal-idle"]);
   if (!Number.isFinite(sealIdle) || sealIdle < 0) throw new CollectorError("Usage", `--seal-idle ${String(values["seal-idle"])}: expected seconds ≥ 0`);
   const store = openStore((values.store as string | undefined) ?? defaultStoreUrl());
-  mkdirSync(join(root, "_export"), { recursive: true });
+  // Not `recursive`: on a read-only root Node reports a recursive mkdir's EROFS as ENOENT.
+  try {
+    mkdirSync(join(root, "_export"));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+  }
   const lock = await acquireLock(join(root, "_export"), { waitMs: 0 }).catch((e: unknown) => {
+    if ((e as { code?: unknown }).code !== "Locked") throw e;
     throw new CollectorError("Locked", `${join(root, "_export", ".lock")}: another push holds this root (${(e as Error).message})`);
   });
   try {
