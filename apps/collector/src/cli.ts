@@ -18,6 +18,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   verify: { summary: "check every landed file and round against its digest; report gaps", load: () => import("./internal/commands/verify.js") },
   repack: { summary: "re-cut every landed file under a new budget into a new root", load: () => import("./internal/commands/repack.js") },
   status: { summary: "sessions, streams, cursors by state, pending, conflicts, last pass", load: () => import("./internal/commands/status.js") },
+  conflicts: { summary: "list every source in conflict: the file, the reason, since when", load: () => import("./internal/commands/conflicts.js") },
+  resolve: { summary: "resolve SOURCE --mode reread-from-start|continue-from-offset: move a conflict", load: () => import("./internal/commands/resolve.js") },
 };
 
 const HELP = `lake-collector — collect AI agent transcripts into lake

@@ -39,7 +39,7 @@ export function formatSummary(s: CollectSummary): string {
     `${s.root}: ${s.sessions} sessions, ${s.sources} sources, ${s.landed_files} files landed (${s.records} records, ${(s.bytes_read / 1e6).toFixed(1)} MB read), ${s.rounds} rounds published`,
   ];
   if (s.pending) lines.push(`${s.pending} sources pending: run collect again`);
-  if (s.conflicts) lines.push(`${s.conflicts} sources in conflict (cursors with state conflict name them)`);
+  if (s.conflicts) lines.push(`${s.conflicts} sources in conflict (lake-collector conflicts lists them; resolve decides)`);
   if (s.gone) lines.push(`${s.gone} sources gone`);
   if (s.locked.length) lines.push(`${s.locked.length} sessions locked by another collector: ${s.locked.join(", ")}`);
   if (s.problems.length) lines.push(`${s.problems.length} problems (each named above): the rest landed`);
