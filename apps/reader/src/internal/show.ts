@@ -20,6 +20,10 @@ export interface ShowItem {
   redaction_rules?: string[];
   /** A steering or queued message (chain only). */
   message?: "steering" | "queued";
+  /** Reasoning the model showed (a thinking block: the adapter's `attrs.thinking`). */
+  thinking?: true;
+  /** The collector withheld the record whole (vendor_type `lake/quarantined`): the rules that fired. */
+  quarantined?: { rules: string[] };
   /** A compaction boundary (chain only). */
   compaction?: true;
   /** The record's landed file is gone (a tombstone): its address (chain only). */
@@ -72,15 +76,30 @@ export function resultOf(res: ShowRecord): NonNullable<NonNullable<ShowItem["too
   return { text: str(res.text ?? res.raw), is_error: (res.is_error ?? null) as boolean | null, exit_code: (res.exit_code ?? null) as number | null, ...maskRules(res) };
 }
 
+/** The vendor_type of a record the collector withheld whole (lake-collector's quarantine). */
+const QUARANTINED = "lake/quarantined";
+
+function attrsOf(r: ShowRecord): Record<string, unknown> {
+  if (typeof r.attrs !== "string" || r.attrs === "") return {};
+  try {
+    const v: unknown = JSON.parse(r.attrs);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /** A record that is neither a tool call nor a result shown beside its call; undefined when it has nothing to show. */
 export function plainItem(r: ShowRecord, stream: string, turn: number): ShowItem | undefined {
   const kind = String(r.kind);
+  if (r.vendor_type === QUARANTINED) return { kind, ts: str(r.ts), stream, turn, quarantined: { rules: (r.redaction_rules as string[] | null | undefined) ?? [] } };
   if (kind === "tool_result") return { kind, ts: str(r.ts), stream, turn, text: String(r.text ?? ""), ...maskRules(r) };
   if (kind === "usage" || kind === "meta") return undefined;
   const text = str(r.text ?? r.raw);
   if (text === null || text === "") return undefined;
   const item: ShowItem = { kind, ts: str(r.ts), stream, turn, text, ...maskRules(r) };
   if (r.model !== null && r.model !== undefined) item.model = String(r.model);
+  if (attrsOf(r).thinking === true) item.thinking = true;
   return item;
 }
 
@@ -265,7 +284,11 @@ export function renderConversation(conv: ShowConversation, full: boolean): strin
         lines.push(`${indent}${t} ✂ ${it.text ?? ""}`);
         continue;
       }
-      const whoSaid = it.kind === "user" ? "user" : it.kind === "assistant" ? `assistant${it.model ? ` (${it.model})` : ""}` : it.kind;
+      if (it.quarantined) {
+        lines.push(`${indent}${t} ${it.kind}: [quarantined: ${it.quarantined.rules.join(", ") || "withheld"}]`);
+        continue;
+      }
+      const whoSaid = it.kind === "user" ? "user" : it.kind === "assistant" ? `${it.thinking ? "thinking" : "assistant"}${it.model ? ` (${it.model})` : ""}` : it.kind;
       const tag = it.message ? ` [${it.message}]` : "";
       lines.push(`${indent}${t} ${whoSaid}${tag}: ${clip(it.text ?? "", n)}${masks}`);
     }

@@ -104,16 +104,36 @@ export function sessionReport(cs: readonly UsageContribution[]): SessionReport {
 
 /** `usage daily --json` (and monthly, keyed by `month`). */
 export interface PeriodReport {
-  rows: ({ key: string; models: string[] } & UsageNumbers)[];
+  rows: ({ key: string; models: string[]; breakdown?: ({ key: string } & UsageNumbers)[] } & UsageNumbers)[];
   totals: UsageNumbers;
   pricing: PricingInfo;
 }
 
-/** Per-day (`yyyy-mm-dd`) or per-month (`yyyy-mm`) report; "unknown" collects rows without a time. */
-export function periodReport(cs: readonly UsageContribution[], period: "daily" | "monthly"): PeriodReport {
+/** What a period's row can be broken down by (`--by`). */
+export type Breakdown = "model" | "runtime";
+
+/**
+ * Per-day (`yyyy-mm-dd`) or per-month (`yyyy-mm`) report; "unknown" collects rows without a time.
+ * With `by`, each row also carries its numbers per model (no model: "unknown") or per runtime.
+ */
+export function periodReport(cs: readonly UsageContribution[], period: "daily" | "monthly", by?: Breakdown): PeriodReport {
   const unpriced = new Set<string>();
-  const groups = groupUsage(cs, (c) => (period === "daily" || c.day === "unknown" ? c.day : c.day.slice(0, 7)));
-  const rows = [...groups].map(([key, g]) => ({ key, models: modelsOf(g), ...numbers(g, unpriced) })).sort((a, b) => cmp(a.key, b.key));
+  const keyOf = (c: UsageContribution) => (period === "daily" || c.day === "unknown" ? c.day : c.day.slice(0, 7));
+  const groups = groupUsage(cs, keyOf);
+  const parts = new Map<string, ({ key: string } & UsageNumbers)[]>();
+  if (by) {
+    const sub = (c: UsageContribution) => (by === "model" ? (c.model ?? "unknown") : c.runtime);
+    for (const [k, g] of groupUsage(cs, (c) => `${keyOf(c)}\0${sub(c)}`)) {
+      const [key, part] = k.split("\0") as [string, string];
+      let l = parts.get(key);
+      if (!l) parts.set(key, (l = []));
+      l.push({ key: part, ...numbers(g, unpriced) });
+    }
+    for (const l of parts.values()) l.sort((a, b) => cmp(a.key, b.key));
+  }
+  const rows = [...groups]
+    .map(([key, g]) => ({ key, models: modelsOf(g), ...numbers(g, unpriced), ...(by ? { breakdown: parts.get(key) ?? [] } : {}) }))
+    .sort((a, b) => cmp(a.key, b.key));
   return { rows, totals: totalsOf(cs, unpriced), pricing: pricing(unpriced) };
 }
 

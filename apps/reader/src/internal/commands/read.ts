@@ -1,6 +1,6 @@
 // sessions, show, sql.
 import { ReaderError } from "../errors.js";
-import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io } from "../context.js";
+import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io, type Locations } from "../context.js";
 import { cellText, clip, fmtInt, renderTable, toCsv, toJson } from "../format.js";
 import type { ReadModel } from "../readmodel.js";
 import { sqlString } from "../sqltext.js";
@@ -24,7 +24,7 @@ export async function sessionsCommand(argv: readonly string[], io: Io): Promise<
   const { values, positionals } = parse(argv, { ...COMMON_OPTIONS, json: { type: "boolean" } } as const);
   if (values.help) return help(io, SESSIONS_HELP);
   if (positionals.length) throw usageError(`sessions: unexpected argument ${JSON.stringify(positionals[0])}`);
-  const { rows } = await withReadModel(locations(values, io.env), (rm) => rm.query("SELECT * FROM sessions ORDER BY last_ts NULLS FIRST, session_id"));
+  const rows = await sessionRows(locations(values, io.env));
   if (values.json) {
     io.out(toJson(rows) + "\n");
     return 0;
@@ -42,6 +42,12 @@ export async function sessionsCommand(argv: readonly string[], io: Io): Promise<
   ]);
   io.out(renderTable(["Session", "Runtime", "Agent", "Started (UTC)", "Duration", "Turns", "Tools", "Models", "Sealed"], table, [false, false, false, false, true, true, true, false, false]) + `\n${rows.length} session(s)\n`);
   return 0;
+}
+
+/** The rows `sessions --json` prints: the sessions view, oldest activity first. */
+export async function sessionRows(loc: Locations): Promise<Record<string, unknown>[]> {
+  const { rows } = await withReadModel(loc, (rm) => rm.query("SELECT * FROM sessions ORDER BY last_ts NULLS FIRST, session_id"));
+  return rows;
 }
 
 function fmtDuration(s: number): string {
@@ -74,17 +80,21 @@ export async function showCommand(argv: readonly string[], io: Io): Promise<numb
   const want = positionals[0];
   if (want === undefined || positionals.length > 1) throw usageError("show: expected exactly one SESSION");
   if (values.from !== undefined && values.from !== "chain" && values.from !== "events") throw usageError(`show: --from expects chain or events, got ${JSON.stringify(values.from)}`);
-  const loc = locations(values, io.env);
+  const conv = await showConversation(locations(values, io.env), want, values.from);
+  io.out(values.json ? toJson(conv) + "\n" : renderConversation(conv, values.full === true));
+  return 0;
+}
+
+/** The conversation `show SESSION --json` prints: from the chain (unless `from` is "events"), else from events. */
+export async function showConversation(loc: Locations, want: string, from?: "chain" | "events" | undefined): Promise<ShowConversation> {
   let conv: ShowConversation | undefined;
-  if (values.from !== "events") {
+  if (from !== "events") {
     conv = await chainConversation(loc.root, want);
-    if (!conv && values.from === "chain") {
+    if (!conv && from === "chain") {
       throw new ReaderError("NotFound", `${loc.root}: no round chain for session ${JSON.stringify(want)}`, { data: { file: loc.root } });
     }
   }
-  conv ??= await withReadModel(loc, (rm) => conversation(rm, want));
-  io.out(values.json ? toJson(conv) + "\n" : renderConversation(conv, values.full === true));
-  return 0;
+  return conv ?? (await withReadModel(loc, (rm) => conversation(rm, want)));
 }
 
 /** Build the conversation of a session from the \`events\` view. */

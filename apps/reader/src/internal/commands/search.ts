@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { COMMON_HELP, COMMON_OPTIONS, fleetFiles, locations, usageError, type Io } from "../context.js";
+import { COMMON_HELP, COMMON_OPTIONS, fleetFiles, locations, usageError, type Io, type Locations } from "../context.js";
 import { ReaderError } from "../errors.js";
 import { clip, renderTable, toJson } from "../format.js";
 import { ReadModel, firstLine } from "../readmodel.js";
@@ -37,12 +37,7 @@ export async function searchCommand(argv: readonly string[], io: Io): Promise<nu
   if (!text) throw usageError("search: expected TEXT");
   const limit = values.limit === undefined ? 20 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw usageError(`search: --limit ${JSON.stringify(values.limit)}: expected a positive integer`);
-  const loc = locations(values, io.env);
-  const files = await fleetFiles(loc);
-  const q = ftsQuery(text);
-  const index = await ensureIndex(files, loc.cache);
-  const events = queryIndex(index, q, limit);
-  const claims = files.snapshot ? queryClaims(files.snapshot, q, limit) : [];
+  const { events, claims, snapshot } = await searchFleet(locations(values, io.env), text, limit);
   if (values.json) {
     io.out(toJson({ query: text, events, claims }) + "\n");
     return 0;
@@ -50,10 +45,20 @@ export async function searchCommand(argv: readonly string[], io: Io): Promise<nu
   const out: string[] = [];
   out.push(`events (${events.length})`);
   if (events.length) out.push(renderTable(["Session", "Stream", "Time (UTC)", "Kind", "Match"], events.map((e) => [e.session_id, e.stream, (e.ts ?? "").slice(0, 19).replace("T", " "), e.kind, clip(e.snippet, 100)])));
-  out.push(`claims (${claims.length})${files.snapshot ? "" : " — the store has no snapshot"}`);
+  out.push(`claims (${claims.length})${snapshot ? "" : " — the store has no snapshot"}`);
   if (claims.length) out.push(renderTable(["Claim", "Agent", "Subject", "Match"], claims.map((c) => [c.claim_id, c.agent, clip(c.subject ?? "", 30), clip(c.snippet, 90)])));
   io.out(out.join("\n") + "\n");
   return 0;
+}
+
+/** Search a fleet: the hits `search TEXT --json` prints, and whether the store has a snapshot. */
+export async function searchFleet(loc: Locations, text: string, limit: number): Promise<{ events: EventHit[]; claims: ClaimHit[]; snapshot: boolean }> {
+  const files = await fleetFiles(loc);
+  const q = ftsQuery(text);
+  const index = await ensureIndex(files, loc.cache);
+  const events = queryIndex(index, q, limit);
+  const claims = files.snapshot ? queryClaims(files.snapshot, q, limit) : [];
+  return { events, claims, snapshot: files.snapshot !== undefined };
 }
 
 /** An event hit. */
