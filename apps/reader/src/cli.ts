@@ -16,6 +16,7 @@ Commands:
   ddl --engine E                       external table definitions (duckdb, trino, spark, athena)
   labels add|list                      operator labels (append-only, separate store)
   wal inspect|addr|find|archive        broca WAL tools
+  serve                                the web UI and its JSON API (read-only, loopback by default)
 
 Common options: --store URL (default $LAKE_STORE, else fleet/ beside the local root), --cache DIR,
 --root DIR, --json, -h/--help.
@@ -37,6 +38,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ddl: async () => (await import("./internal/commands/export.js")).ddlCommand,
   labels: async () => (await import("./internal/commands/labels.js")).labelsCommand,
   wal: async () => (await import("./internal/commands/wal.js")).walCommand,
+  serve: async () => (await import("./internal/serve/command.js")).serveCommand,
 };
 
 /** Options of {@link main}: where output goes (default: process streams) and the environment. */

@@ -39,6 +39,14 @@ export interface Locations {
   readonly cache: string;
   readonly root: string;
   readonly labelsFile: string;
+  /** A long-running process's open read models (serve), reused while the fleet is unchanged. */
+  readonly models?: ReadModelSource | undefined;
+}
+
+/** Keeps read models open across commands of one process. */
+export interface ReadModelSource {
+  /** Run `fn` on an open read model of `files` (opened, or reused when the fleet has not changed). */
+  use<T>(files: FleetFiles, labelsFile: string, fn: (rm: ReadModel) => Promise<T>): Promise<T>;
 }
 
 /** Resolve the store URL, cache and root from options and environment. */
@@ -65,6 +73,7 @@ export async function fleetFiles(loc: Locations, options: { mirror?: boolean } =
 /** Open the read model of a store, run `fn`, close it. */
 export async function withReadModel<T>(loc: Locations, fn: (rm: ReadModel) => Promise<T>, options: { materialize?: boolean; views?: boolean } = {}): Promise<T> {
   const files = await fleetFiles(loc);
+  if (loc.models) return loc.models.use(files, loc.labelsFile, fn);
   // DuckDB and the views load only for the commands that use them.
   const { ReadModel } = await import("./readmodel.js");
   const rm = await ReadModel.open(files, { labelsFile: loc.labelsFile, materialize: options.materialize ?? false, views: options.views ?? true });

@@ -1,0 +1,77 @@
+// `lake-reader serve`: the web UI and its JSON API over the fleet the common options name.
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io } from "../context.js";
+import { parse } from "../commands/parse.js";
+
+export const SERVE_HELP = `lake-reader serve [options]
+
+A read-only web UI over the fleet store: usage charts, sessions, transcripts, search, the fleet's
+roster, leases and intents. Every page has its own URL; the JSON API under /api/ answers what the
+CLI's --json prints (README, "serve"). Runs until interrupted (Ctrl-C).
+
+Options:
+  --port N       port to listen on (default 8421; 0 = any free port)
+  --host ADDR    address to bind (default 127.0.0.1); a non-loopback address needs --token
+  --token T      require T on every request (Authorization: Bearer T, or open the URL with ?token=T
+                 once; it becomes a cookie). Default $LAKE_READER_TOKEN
+  --open         open the UI in the default browser
+${COMMON_HELP}
+
+Exit codes: 0 stopped, 2 bad arguments (also a non-loopback --host without --token, a port in use),
+5 store or web UI not found, 6 cannot listen.`;
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  port: { type: "string" },
+  host: { type: "string" },
+  token: { type: "string" },
+  open: { type: "boolean" },
+} as const;
+
+/** Where the bundled UI is: dist/web beside dist/internal/serve. */
+export const WEB_DIR = fileURLToPath(new URL("../../web/", import.meta.url));
+
+/** `lake-reader serve`. */
+export async function serveCommand(argv: readonly string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, OPTIONS);
+  if (values.help) {
+    io.out(SERVE_HELP + "\n");
+    return 0;
+  }
+  if (positionals.length) throw usageError(`serve: unexpected argument ${JSON.stringify(positionals[0])}`);
+  const port = values.port === undefined ? 8421 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`serve: --port ${JSON.stringify(values.port)}: expected 0-65535`);
+  const host = values.host ?? "127.0.0.1";
+  const token = values.token ?? (io.env.LAKE_READER_TOKEN || undefined);
+  const [{ startServer }, { OpenModels }] = await Promise.all([import("./server.js"), import("./models.js")]);
+  const models = new OpenModels();
+  const loc = { ...locations(values, io.env), models };
+  const running = await startServer({ loc, env: io.env, host, port, token, webDir: WEB_DIR });
+  const open = token === undefined ? running.url : `${running.url}?token=${encodeURIComponent(token)}`;
+  io.out(`lake-reader serve: listening on ${running.url}\n`);
+  if (values.open) openBrowser(open, io);
+  // Open the read model now, while nobody waits for it (a failure shows on the first page instead).
+  void withReadModel(loc, async () => undefined).catch(() => undefined);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      void running.close().then(() => models.close()).then(resolve);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  return 0;
+}
+
+function openBrowser(url: string, io: Io): void {
+  const [cmd, args] = process.platform === "darwin" ? ["open", [url]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", url]] : ["xdg-open", [url]];
+  try {
+    const child = spawn(cmd, args as string[], { stdio: "ignore", detached: true });
+    child.on("error", () => io.err(`lake-reader serve: could not open a browser (${cmd}); open ${url}\n`));
+    child.unref();
+  } catch {
+    io.err(`lake-reader serve: could not open a browser (${cmd}); open ${url}\n`);
+  }
+}

@@ -1,0 +1,103 @@
+// A real fleet for `serve`'s browser tests and bench: the Claude Code fixtures and the Codex and
+// Gemini samples collected and pushed by the built lake-collector, compacted and snapshotted by the
+// built lake-maint (with a promoted claim and a held lease), an intent declared through
+// @lake/layout; and the built lake-reader serving it.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { declareIntent, openStore } from "@lake/layout";
+import { CLAUDE_FIXTURES, SAMPLES } from "./fixtures.js";
+
+const COLLECTOR = fileURLToPath(new URL("../../../collector/bin/lake-collector.js", import.meta.url));
+const MAINT = fileURLToPath(new URL("../../../maint/bin/lake-maint.js", import.meta.url));
+/** The built lake-reader bin. */
+export const READER = fileURLToPath(new URL("../../bin/lake-reader.js", import.meta.url));
+
+/** The session of the fixtures with a child agent and many tool calls. */
+export const FIXTURE_SESSION = "258c7280-ae70-4798-800f-63464d01a85d";
+
+/** A built fleet: its store URL, the collector's local root, and the reader's environment. */
+export interface ServedFleet {
+  readonly dir: string;
+  readonly store: string;
+  readonly root: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** The common options every reader command of this fleet takes. */
+  readonly args: readonly string[];
+}
+
+function bin(file: string, name: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): string {
+  if (!existsSync(file.replace(/bin\/[^/]+$/, "dist/cli.js"))) throw new Error(`${name} is not built: run \`pnpm build\` first`);
+  const r = spawnSync(process.execPath, [file, ...args], { encoding: "utf8", env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } });
+  if (r.status !== 0) throw new Error(`${name} ${args.slice(0, 2).join(" ")} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Build the fleet under `dir`. */
+export async function buildServedFleet(dir: string): Promise<ServedFleet> {
+  const root = join(dir, "root");
+  const fleet = join(dir, "fleet");
+  const store = pathToFileURL(fleet).href;
+  const claude = join(dir, "claude", "projects");
+  mkdirSync(claude, { recursive: true });
+  cpSync(CLAUDE_FIXTURES, claude, { recursive: true });
+  const collector = (args: string[]) => bin(COLLECTOR, "lake-collector", args, { LAKE_AGENT: "host-t" });
+  const maint = (args: string[]) => bin(MAINT, "lake-maint", [...args, "--store", store]);
+  collector(["collect", "--root", root, "--sources-only", "--source", `claude-code=${claude}`, "--source", `codex=${join(SAMPLES, "codex")}`, "--source", `gemini=${join(SAMPLES, "gemini", "tmp")}`]);
+  maint(["init", "--fleet-id", "f1"]);
+  collector(["push", "--root", root, "--store", store, "--agent", "host-t", "--seal-idle", "1"]);
+  maint(["seal", "--idle", "1"]);
+  maint(["compact"]);
+  maint(["propose", "--agent", "host-t", "--repo", "lake", "--subject", "parquet", "--text", "Segments are written by DuckDB with zstd compression"]);
+  maint(["promote"]);
+  maint(["snapshot"]);
+  maint(["lease", "acquire", "--repo", "lake", "--resource", "apps/reader", "--owner", "host-t", "--ttl", "3600"]);
+  const s = openStore(store);
+  try {
+    await declareIntent(s, { agent_id: "host-t", intents: [{ repo: "lake", resource: "apps/reader/src/internal/serve" }], note: "web UI", ttlSeconds: 3600 });
+  } finally {
+    s.close();
+  }
+  writeFileSync(join(dir, "built"), "");
+  const env = { LAKE_READER_CACHE: join(dir, "cache"), HOME: dir };
+  return { dir, store, root, env, args: ["--store", store, "--root", root] };
+}
+
+/** A running `lake-reader serve` child. */
+export interface Served {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Milliseconds from spawn to the "listening" line. */
+  readonly startMs: number;
+  stop(): Promise<void>;
+}
+
+/** Spawn the built `lake-reader serve` with `args`; resolves once it prints its URL. */
+export function startServe(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Served> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [READER, "serve", "--port", "0", ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  return new Promise((resolve, reject) => {
+    child.stdout!.on("data", (b: Buffer) => {
+      out += b.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        resolve({
+          url: m[1]!,
+          child,
+          startMs: performance.now() - t0,
+          stop: () =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null) return done();
+              child.once("exit", () => done());
+              child.kill("SIGTERM");
+            }),
+        });
+      }
+    });
+    child.stderr!.on("data", (b: Buffer) => (err += b.toString()));
+    child.once("exit", (code) => reject(new Error(`lake-reader serve exited ${code} before listening: ${err.trim()}`)));
+  });
+}

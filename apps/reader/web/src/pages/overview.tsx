@@ -1,0 +1,203 @@
+// Overview: cost or tokens per day stacked by model or runtime, this week against last, the active
+// 5-hour block, the most expensive sessions, and the daily table (equal to `usage daily --json`).
+import { useMemo } from "preact/hooks";
+import { qs, useApi } from "../api.js";
+import { StackedBars, type StackSeries } from "../chart.js";
+import { addDays, fmtCompact, fmtInt, fmtTime, fmtUsd, shortId, utcDay } from "../format.js";
+import { setQuery } from "../router.js";
+import type { BlocksJson, DailyJson, SessionUsageJson, UsageNumbers } from "../types.js";
+
+type Metric = "cost" | "tokens";
+const valueOf = (n: UsageNumbers, m: Metric) => (m === "cost" ? (n.cost_usd ?? 0) : (n.total_tokens ?? 0));
+
+function sum(rows: readonly DailyJson["daily"][number][], from: string, to: string, m: Metric): number {
+  return rows.filter((r) => r.date >= from && r.date <= to).reduce((a, r) => a + valueOf(r, m), 0);
+}
+
+export function Overview(props: { query: URLSearchParams }) {
+  const q = props.query;
+  const by = q.get("by") === "runtime" ? "runtime" : "model";
+  const metric: Metric = q.get("metric") === "tokens" ? "tokens" : "cost";
+  const since = q.get("since") ?? "";
+  const until = q.get("until") ?? "";
+  const daily = useApi<DailyJson>(`/api/usage/daily${qs({ by, since, until })}`);
+  const sessions = useApi<SessionUsageJson>(`/api/usage/session${qs({ since, until })}`);
+  const blocks = useApi<BlocksJson>("/api/usage/blocks");
+  const fmt = metric === "cost" ? (n: number) => `$${n < 10 ? n.toFixed(2) : n.toFixed(0)}` : fmtCompact;
+
+  const chart = useMemo(() => {
+    const rows = (daily.data?.daily ?? []).filter((r) => r.date !== "unknown");
+    const keys = new Map<string, number>();
+    for (const r of rows) for (const b of r.breakdown ?? []) keys.set(b.key, (keys.get(b.key) ?? 0) + valueOf(b, metric));
+    const names = [...keys].sort((a, b) => b[1] - a[1]).map(([k]) => k);
+    const series: StackSeries[] = names.map((name) => ({ name, values: rows.map((r) => valueOf(r.breakdown?.find((b) => b.key === name) ?? ({} as UsageNumbers), metric)) }));
+    return { labels: rows.map((r) => r.date), series };
+  }, [daily.data, metric]);
+
+  const rows = daily.data?.daily ?? [];
+  // The week ends at the range's end, else at the last day with usage (the card names the day).
+  const end = until || rows.filter((r) => r.date !== "unknown").pop()?.date || utcDay(new Date());
+  const thisWeek = sum(rows, addDays(end, -6), end, metric);
+  const lastWeek = sum(rows, addDays(end, -13), addDays(end, -7), metric);
+  const change = lastWeek > 0 ? ((thisWeek - lastWeek) / lastWeek) * 100 : null;
+  const active = blocks.data?.blocks.find((b) => b.active);
+  const lastBlock = blocks.data?.blocks[blocks.data.blocks.length - 1];
+  const top = [...(sessions.data?.sessions ?? [])].sort((a, b) => (b.cost_usd ?? -1) - (a.cost_usd ?? -1) || (b.total_tokens ?? 0) - (a.total_tokens ?? 0)).slice(0, 8);
+  const totals = daily.data?.totals;
+  const unpriced = daily.data?.pricing.unpriced_models ?? [];
+  // What the priced models cost (the total is unpriced once any model is).
+  const pricedCost = rows.reduce((a, r) => a + (r.breakdown ?? []).reduce((b, x) => b + (x.cost_usd ?? 0), 0), 0);
+
+  return (
+    <div class="page overview">
+      <div class="page-head">
+        <h1>Usage</h1>
+        <div class="controls">
+          <Toggle label="Show" value={metric} options={[["cost", "Cost"], ["tokens", "Tokens"]]} onChange={(v) => setQuery({ metric: v === "cost" ? undefined : v })} />
+          <Toggle label="Stack by" value={by} options={[["model", "Model"], ["runtime", "Runtime"]]} onChange={(v) => setQuery({ by: v === "model" ? undefined : v })} />
+          <label class="field">
+            From <input type="date" value={since} onChange={(e) => setQuery({ since: (e.target as HTMLInputElement).value })} />
+          </label>
+          <label class="field">
+            To <input type="date" value={until} onChange={(e) => setQuery({ until: (e.target as HTMLInputElement).value })} />
+          </label>
+          <span class="tz-note" title="lake counts days in UTC (the CLI has no timezone option)">Timezone: UTC</span>
+        </div>
+      </div>
+      {daily.error && <div class="error">{daily.error}</div>}
+      <div class="cards">
+        <div class="card" data-testid="card-total">
+          <div class="card-label">Total cost</div>
+          <div class="card-value">{totals ? fmtUsd(totals.cost_usd) : "…"}</div>
+          <div class="card-sub">
+            {totals ? `${fmtCompact(totals.total_tokens)} tokens` : ""}
+            {totals && totals.cost_usd === null && ` · ${fmtUsd(pricedCost)} priced, plus ${unpriced.length} unpriced model${unpriced.length === 1 ? "" : "s"}`}
+          </div>
+        </div>
+        <div class="card" data-testid="card-week">
+          <div class="card-label">7 days to {end}</div>
+          <div class="card-value">{metric === "cost" ? fmtUsd(thisWeek) : fmtCompact(thisWeek)}</div>
+          <div class="card-sub">
+            previous 7 days {metric === "cost" ? fmtUsd(lastWeek) : fmtCompact(lastWeek)}
+            {change !== null && <span class={change > 0 ? "up" : "down"}> {change > 0 ? "▲" : "▼"} {Math.abs(change).toFixed(0)}%</span>}
+          </div>
+        </div>
+        <div class="card" data-testid="card-block">
+          <div class="card-label">5-hour block</div>
+          {active ? (
+            <>
+              <div class="card-value">{fmtUsd(active.cost_usd)}</div>
+              <div class="card-sub">
+                active since {fmtTime(active.start)}, ends {active.end.slice(11, 16)} · {fmtCompact(active.total_tokens)} tokens
+              </div>
+            </>
+          ) : (
+            <>
+              <div class="card-value muted">none active</div>
+              <div class="card-sub">{lastBlock ? `last: ${fmtTime(lastBlock.start)} · ${fmtUsd(lastBlock.cost_usd)}` : "no timed usage"}</div>
+            </>
+          )}
+        </div>
+        <div class="card">
+          <div class="card-label">Sessions with usage</div>
+          <div class="card-value">{sessions.data ? fmtInt(sessions.data.sessions.length) : "…"}</div>
+          <div class="card-sub">pricing {daily.data?.pricing.version ?? ""}</div>
+        </div>
+      </div>
+      <section class="panel">
+        <h2>
+          {metric === "cost" ? "Cost" : "Tokens"} per day, by {by}
+        </h2>
+        {daily.loading && !daily.data ? <div class="loading">Loading…</div> : chart.labels.length ? <StackedBars labels={chart.labels} series={chart.series} format={fmt} /> : <div class="empty">No usage in this range.</div>}
+        {unpriced.length > 0 && <p class="note">Unpriced models (cost not counted, never as zero): {unpriced.join(", ")}</p>}
+      </section>
+      <div class="two">
+        <section class="panel">
+          <h2>Top sessions</h2>
+          <table class="grid" data-testid="top-sessions">
+            <thead>
+              <tr>
+                <th>Session</th>
+                <th>Runtime</th>
+                <th>Models</th>
+                <th class="num">Tokens</th>
+                <th class="num">Cost</th>
+              </tr>
+            </thead>
+            <tbody>
+              {top.map((s) => (
+                <tr>
+                  <td>
+                    <a href={`/session/${encodeURIComponent(s.session_id)}`} class="mono">
+                      {shortId(s.session_id)}
+                    </a>
+                  </td>
+                  <td>{s.runtime}</td>
+                  <td class="models">{s.models.join(", ")}</td>
+                  <td class="num">{fmtCompact(s.total_tokens)}</td>
+                  <td class="num">{fmtUsd(s.cost_usd)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+        <section class="panel">
+          <h2>Per day</h2>
+          <table class="grid" data-testid="daily">
+            <thead>
+              <tr>
+                <th>Date</th>
+                <th class="num">Input</th>
+                <th class="num">Cached</th>
+                <th class="num">Cache write</th>
+                <th class="num">Output</th>
+                <th class="num">Total</th>
+                <th class="num">Cost</th>
+              </tr>
+            </thead>
+            <tbody>
+              {[...rows].reverse().map((r) => (
+                <tr data-date={r.date}>
+                  <td>{r.date}</td>
+                  <td class="num">{fmtInt(r.input_tokens)}</td>
+                  <td class="num">{fmtInt(r.cached_input_tokens)}</td>
+                  <td class="num">{fmtInt(r.cache_write_tokens)}</td>
+                  <td class="num">{fmtInt(r.output_tokens)}</td>
+                  <td class="num">{fmtInt(r.total_tokens)}</td>
+                  <td class="num">{fmtUsd(r.cost_usd)}</td>
+                </tr>
+              ))}
+            </tbody>
+            {totals && (
+              <tfoot>
+                <tr data-date="total">
+                  <td>Total</td>
+                  <td class="num">{fmtInt(totals.input_tokens)}</td>
+                  <td class="num">{fmtInt(totals.cached_input_tokens)}</td>
+                  <td class="num">{fmtInt(totals.cache_write_tokens)}</td>
+                  <td class="num">{fmtInt(totals.output_tokens)}</td>
+                  <td class="num">{fmtInt(totals.total_tokens)}</td>
+                  <td class="num">{fmtUsd(totals.cost_usd)}</td>
+                </tr>
+              </tfoot>
+            )}
+          </table>
+        </section>
+      </div>
+    </div>
+  );
+}
+
+/** A segmented control. */
+export function Toggle<T extends string>(props: { label: string; value: T; options: readonly (readonly [T, string])[]; onChange: (v: T) => void }) {
+  return (
+    <span class="toggle" role="group" aria-label={props.label}>
+      <span class="toggle-label">{props.label}</span>
+      {props.options.map(([v, text]) => (
+        <button type="button" class={v === props.value ? "on" : ""} aria-pressed={v === props.value} onClick={() => props.onChange(v)}>
+          {text}
+        </button>
+      ))}
+    </span>
+  );
+}

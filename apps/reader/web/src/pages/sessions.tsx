@@ -1,0 +1,136 @@
+// Sessions: `sessions --json` joined with `usage session --json`, filtered by runtime, agent,
+// project, date and text, sorted by cost or last activity. Every filter is in the URL.
+import { useMemo } from "preact/hooks";
+import { useApi } from "../api.js";
+import { fmtCompact, fmtDuration, fmtInt, fmtTime, fmtUsd, shortId } from "../format.js";
+import { setQuery } from "../router.js";
+import type { SessionRow, SessionUsageJson } from "../types.js";
+
+/** A session's project: its repo, else its working directory. */
+export const projectOf = (s: Pick<SessionRow, "repo" | "cwd">): string => s.repo ?? s.cwd ?? "";
+
+const distinct = (xs: readonly string[]) => [...new Set(xs.filter((x) => x !== ""))].sort();
+
+export function Sessions(props: { query: URLSearchParams }) {
+  const q = props.query;
+  const rows = useApi<SessionRow[]>("/api/sessions");
+  const usage = useApi<SessionUsageJson>("/api/usage/session");
+  const f = { runtime: q.get("runtime") ?? "", agent: q.get("agent") ?? "", project: q.get("project") ?? "", since: q.get("since") ?? "", until: q.get("until") ?? "", text: q.get("q") ?? "" };
+  const sort = q.get("sort") === "cost" ? "cost" : "last";
+  const cost = useMemo(() => new Map((usage.data?.sessions ?? []).map((s) => [s.session_id, s])), [usage.data]);
+  const all = rows.data ?? [];
+  const shown = useMemo(() => {
+    const text = f.text.toLowerCase();
+    const out = all.filter((s) => {
+      if (f.runtime && s.runtime !== f.runtime) return false;
+      if (f.agent && s.agent !== f.agent) return false;
+      if (f.project && projectOf(s) !== f.project) return false;
+      const last = (s.last_ts ?? "").slice(0, 10);
+      const first = (s.first_ts ?? "").slice(0, 10);
+      if (f.since && (!last || last < f.since)) return false;
+      if (f.until && (!first || first > f.until)) return false;
+      if (text && ![s.session_id, s.cwd, s.repo, s.branch, s.agent, ...(s.models ?? [])].some((x) => x?.toLowerCase().includes(text))) return false;
+      return true;
+    });
+    return out.sort((a, b) =>
+      sort === "cost" ? (cost.get(b.session_id)?.cost_usd ?? -1) - (cost.get(a.session_id)?.cost_usd ?? -1) : (b.last_ts ?? "").localeCompare(a.last_ts ?? ""),
+    );
+  }, [all, cost, f.runtime, f.agent, f.project, f.since, f.until, f.text, sort]);
+
+  const select = (name: keyof typeof f, label: string, options: string[]) => (
+    <label class="field">
+      {label}
+      <select name={name} value={f[name]} onChange={(e) => setQuery({ [name]: (e.target as HTMLSelectElement).value })}>
+        <option value="">all</option>
+        {options.map((o) => (
+          <option value={o}>{o}</option>
+        ))}
+      </select>
+    </label>
+  );
+
+  return (
+    <div class="page sessions">
+      <div class="page-head">
+        <h1>Sessions</h1>
+        <span class="count" data-testid="session-count">
+          {rows.data ? `${shown.length} of ${all.length}` : "…"}
+        </span>
+      </div>
+      <div class="filters">
+        <label class="field grow">
+          Text
+          <input type="search" name="q" placeholder="id, project, branch, model…" value={f.text} onInput={(e) => setQuery({ q: (e.target as HTMLInputElement).value })} />
+        </label>
+        {select("runtime", "Runtime", distinct(all.map((s) => s.runtime)))}
+        {select("agent", "Agent", distinct(all.map((s) => s.agent)))}
+        {select("project", "Project", distinct(all.map(projectOf)))}
+        <label class="field">
+          From <input type="date" name="since" value={f.since} onChange={(e) => setQuery({ since: (e.target as HTMLInputElement).value })} />
+        </label>
+        <label class="field">
+          To <input type="date" name="until" value={f.until} onChange={(e) => setQuery({ until: (e.target as HTMLInputElement).value })} />
+        </label>
+        <label class="field">
+          Sort
+          <select name="sort" value={sort} onChange={(e) => setQuery({ sort: (e.target as HTMLSelectElement).value === "cost" ? "cost" : undefined })}>
+            <option value="last">last activity</option>
+            <option value="cost">cost</option>
+          </select>
+        </label>
+      </div>
+      {rows.error && <div class="error">{rows.error}</div>}
+      <section class="panel flush">
+        <table class="grid" data-testid="sessions">
+          <thead>
+            <tr>
+              <th>Session</th>
+              <th>Runtime</th>
+              <th>Agent</th>
+              <th>Project</th>
+              <th>Last activity</th>
+              <th class="num">Duration</th>
+              <th class="num">Turns</th>
+              <th class="num">Tools</th>
+              <th>Models</th>
+              <th class="num">Tokens</th>
+              <th class="num">Cost</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((s) => {
+              const u = cost.get(s.session_id);
+              return (
+                <tr data-session={s.session_id}>
+                  <td>
+                    <a class="mono" href={`/session/${encodeURIComponent(s.session_id)}`} title={s.session_id}>
+                      {shortId(s.session_id)}
+                    </a>
+                    {!s.sealed && <span class="badge live">open</span>}
+                  </td>
+                  <td class="nowrap">{s.runtime}</td>
+                  <td class="nowrap">{s.agent}</td>
+                  <td class="path" title={s.cwd ?? ""}>
+                    {projectOf(s).split("/").slice(-2).join("/")}
+                    {s.branch && <span class="branch">{s.branch}</span>}
+                  </td>
+                  <td class="nowrap">{fmtTime(s.last_ts)}</td>
+                  <td class="num">{fmtDuration(s.duration_s)}</td>
+                  <td class="num">{fmtInt(s.user_turns)}</td>
+                  <td class="num">
+                    {fmtInt(s.tool_calls)}
+                    {s.tool_errors > 0 && <span class="err-count"> ({s.tool_errors}✗)</span>}
+                  </td>
+                  <td class="models">{(s.models ?? []).join(", ")}</td>
+                  <td class="num">{u ? fmtCompact(u.total_tokens) : "–"}</td>
+                  <td class="num">{u ? fmtUsd(u.cost_usd) : "–"}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        {rows.data && shown.length === 0 && <div class="empty">No session matches.</div>}
+      </section>
+    </div>
+  );
+}

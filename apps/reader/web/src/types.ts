@@ -1,0 +1,66 @@
+// The API's JSON shapes: the CLI's --json objects (their types come from the reader itself).
+export type { ShowConversation, ShowItem, OtherStream } from "../../src/internal/show.js";
+export type { EventHit, ClaimHit } from "../../src/internal/commands/search.js";
+export type { ResponseRow } from "../../src/internal/serve/api.js";
+export type { RosterEntry, IntentRecord, LeaseListEntry } from "@lake/layout";
+
+/** Token and cost keys of every usage row (null: nobody reported it / unpriced). */
+export interface UsageNumbers {
+  input_tokens: number | null;
+  cached_input_tokens: number | null;
+  cache_write_tokens: number | null;
+  output_tokens: number | null;
+  reasoning_tokens: number | null;
+  total_tokens: number | null;
+  cost_usd: number | null;
+}
+
+export interface Pricing {
+  version: string;
+  date: string;
+  unpriced_models: string[];
+}
+
+/** `usage daily --json [--by K]`. */
+export interface DailyJson {
+  daily: (UsageNumbers & { date: string; breakdown?: (UsageNumbers & { key: string })[] })[];
+  totals: UsageNumbers;
+  pricing: Pricing;
+}
+
+/** `usage session --json`. */
+export interface SessionUsageJson {
+  sessions: (UsageNumbers & { session_id: string; runtime: string; models: string[] })[];
+  totals: UsageNumbers;
+  pricing: Pricing;
+}
+
+/** `usage blocks --json`. */
+export interface BlocksJson {
+  blocks: (UsageNumbers & { start: string; end: string; last_ts: string; active: boolean; sessions: number; models: string[] })[];
+  totals: UsageNumbers;
+  untimed_tokens: number | null;
+  pricing: Pricing;
+}
+
+/** A row of `sessions --json` (the sessions view). */
+export interface SessionRow {
+  session_id: string;
+  runtime: string;
+  agent: string;
+  fleet: string;
+  first_ts: string | null;
+  last_ts: string | null;
+  duration_s: number | null;
+  events: number;
+  streams: number;
+  user_turns: number;
+  assistant_turns: number;
+  tool_calls: number;
+  tool_errors: number;
+  models: string[] | null;
+  cwd: string | null;
+  repo: string | null;
+  branch: string | null;
+  sealed: boolean;
+}
