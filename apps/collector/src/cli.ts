@@ -20,6 +20,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   status: { summary: "sessions, streams, cursors by state, pending, conflicts, last pass", load: () => import("./internal/commands/status.js") },
   conflicts: { summary: "list every source in conflict: the file, the reason, since when", load: () => import("./internal/commands/conflicts.js") },
   resolve: { summary: "resolve SOURCE --mode reread-from-start|continue-from-offset: move a conflict", load: () => import("./internal/commands/resolve.js") },
+  forget: { summary: "remove one session from the root (preview; --apply) and keep it out until --undo", load: () => import("./internal/commands/forget.js") },
+  clean: { summary: "delete derived state only: indexes, chains, the reader's cache (preview; --apply)", load: () => import("./internal/commands/clean.js") },
+  recover: { summary: "rebuild a root from the fleet store's records of this agent into an empty directory", load: () => import("./internal/commands/recover.js") },
 };
 
 const HELP = `lake-collector — collect AI agent transcripts into lake

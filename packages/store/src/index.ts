@@ -21,3 +21,12 @@ export type { RepackOptions, RepackResult } from "./internal/repack.js";
 export { listSessions, checkLostSessions, LostSessionTracker, status, listConflicts } from "./internal/sessions.js";
 export type { ResolveSource, LostSessionOptions, LostSessionResult, StoreStatus, ConflictEntry } from "./internal/sessions.js";
 export { readLanded } from "./internal/read.js";
+export {
+  FORGET_DIR, REMOVED_DIR, CONVERSATIONS_DIR, FORGET_SCHEMA, encodeForgetRecord, decodeForgetRecord, readForgetRecord, isForgotten, listForgotten,
+  previewRemoval, forgetSession, finishRemovals, clearRemoved, undoForget, discardDerived,
+} from "./internal/removal.js";
+export type { ForgetRecord, ForgetRequest, RemovalOptions, RemovalResult, RemovalPreview } from "./internal/removal.js";
+export { listDerived, cleanDerived } from "./internal/clean.js";
+export type { DerivedItem, CleanOptions } from "./internal/clean.js";
+export { restoreSession } from "./internal/restore.js";
+export type { RestoredFile, RestoreResult } from "./internal/restore.js";

@@ -6,12 +6,13 @@ import { isAbsolute, join, resolve as resolvePath, sep } from "node:path";
 import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events";
 import { listAdapters, readLines, type Adapter, type AdapterState, type DiscoveredSource, type DiscoveryProblem, type SourceLine as AdapterLine } from "@lake/adapters";
 import { createRedactor, loadOrCreateKey, type Redactor } from "@lake/redact";
-import { checkLostSessions, isStoreError, openSession, type Convert, type LostSessionTracker, type SourceRef as StoreSource } from "@lake/store";
+import { checkLostSessions, isStoreError, listForgotten, openSession, type Convert, type LostSessionTracker, type SourceRef as StoreSource } from "@lake/store";
 import { parse as parseChain } from "@lake/chain";
 import { spoolDir } from "./hook.js";
 import { QUARANTINE_TYPE } from "./quarantine.js";
 import { crashTesting, step } from "./crash.js";
 import { walFraming } from "./wal-framing.js";
+import { finishPending } from "./forget.js";
 import { CollectorError, errorFile, ioErrno, ioFailure } from "./errors.js";
 import { readFileSync } from "node:fs";
 import { parseWal } from "@lake/adapters";
@@ -291,7 +292,12 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   const root = options.root;
   const absRoot = resolvePath(root);
   const log = options.logger ?? ((l: string) => process.stderr.write(l + "\n"));
-  const { planned, problems: found, roots } = await discoverAll(root, options);
+  // A removal a stopped run left is finished before anything lands; a forgotten session is not collected.
+  await finishPending(root, { warn: (l) => log(`lake-collector: ${l}`) });
+  const forgotten = new Set(listForgotten(root));
+  const discovered = await discoverAll(root, options);
+  const { problems: found, roots } = discovered;
+  const planned = forgotten.size === 0 ? discovered.planned : discovered.planned.filter((p) => !forgotten.has(p.src.session_id));
   const redactor = createRedactor({ key: loadOrCreateKey(root) });
   const bySession = new Map<string, Planned[]>();
   for (const p of planned) {

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseRecord } from "@lake/events";
-import { decodeCursor, listSessions, parseLandedName, readIndex, readLanded } from "@lake/store";
+import { decodeCursor, isForgotten, listSessions, parseLandedName, readIndex, readLanded } from "@lake/store";
 import type { FleetRow } from "@lake/segments";
 
 /** A landed file as push sees it. */
@@ -43,7 +43,8 @@ export function localRoot(root: string): LocalRoot {
   };
   return {
     root,
-    sessions: () => listSessions(root),
+    // A forgotten session is never sent again (its removal may be under way).
+    sessions: () => listSessions(root).filter((id) => !isForgotten(root, id)),
     landedFiles(sessionId) {
       const idx = indexOf(sessionId);
       return idx.files.map((f) => ({ rel: f.rel, seq: f.seq, collectedAtMs: stampMs(parseLandedName(f.name)?.stamp ?? "") }));

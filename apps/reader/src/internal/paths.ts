@@ -1,9 +1,8 @@
-// Default locations: the fleet store URL and local root come from @lake/layout (ARCHITECTURE.md);
-// the reader's cache is its own.
-import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+// Default locations: the fleet store URL, the local root and the reader's cache come from
+// @lake/layout (ARCHITECTURE.md; the collector's clean deletes the cache).
+import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { defaultLocalRoot, defaultStoreUrl } from "@lake/layout/store";
+import { defaultLocalRoot, defaultReaderCache, defaultStoreUrl } from "@lake/layout/store";
 
 /** The local root: `$LAKE_ROOT`, else `$XDG_DATA_HOME/lake`, else `~/.local/share/lake`. */
 export function defaultRoot(env: NodeJS.ProcessEnv = process.env): string {
@@ -17,9 +16,7 @@ export function defaultStore(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The reader's cache: `$LAKE_READER_CACHE`, else `$XDG_CACHE_HOME/lake/reader`, else `~/.cache/lake/reader`. */
 export function defaultCache(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.LAKE_READER_CACHE) return resolve(env.LAKE_READER_CACHE);
-  if (env.XDG_CACHE_HOME) return join(resolve(env.XDG_CACHE_HOME), "lake", "reader");
-  return join(homedir(), ".cache", "lake", "reader");
+  return defaultReaderCache(env);
 }
 
 /** A plain absolute or relative path given where a store URL is expected becomes a file URL. */

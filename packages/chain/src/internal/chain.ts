@@ -9,7 +9,7 @@ import { acquireLock, linkUnsupported, processAlive, releaseLock, RESERVATION_MA
 import { DEFAULT_POLICY, type ChainPolicy } from "./policy.js";
 import { decodeRound, encodeRound, parseRoundFileName, type EncodedRound } from "./round.js";
 import type { Round, RoundBody, SessionIndex } from "./types.js";
-import { defaultReadIndex } from "./store-bridge.js";
+import { defaultReadIndex, forgotten } from "./store-bridge.js";
 
 /** The directory of conversation `id`'s chain: `<root>/_conversations/<id>`. */
 export function chainDir(root: string, conversationId: string): string {
@@ -374,6 +374,8 @@ export async function parse(root: string, sessionId: string, options: ParseOptio
   const hadConv = await exists(convRoot);
   const hadDir = await exists(dir);
   if (!hadDir && !(await exists(sessionDir))) return { published: null, head: null };
+  // A forgotten session publishes nothing: its removal may have taken some of it already.
+  if (forgotten(root, sessionId)) return { published: null, head: null };
   await fsp.mkdir(join(dir, "rounds"), { recursive: true });
   let result: ParseResult;
   try {
@@ -381,7 +383,7 @@ export async function parse(root: string, sessionId: string, options: ParseOptio
       const st = await readState(root, sessionId);
       const current = headOf(st.head, st.throughSeq);
       await cleanLeftovers(root, sessionId);
-      if (!(await exists(sessionDir))) return { published: null, head: current };
+      if (!(await exists(sessionDir)) || forgotten(root, sessionId)) return { published: null, head: current };
       const read = options.readIndex ?? defaultReadIndex;
       const index = await read(root, sessionId);
       const body = buildRoundBody(st, index, options.policy ?? DEFAULT_POLICY);

@@ -1,10 +1,15 @@
 // The session index comes from @lake/store. Its shape is structurally the chain's `SessionIndex`; the assignment
 // below is checked by the compiler, so a change in the store's index that the chain cannot read fails the build.
-import { readIndex } from "@lake/store";
+import { isForgotten, readIndex } from "@lake/store";
 import type { SessionIndex } from "./types.js";
 
 /** @lake/store's `readIndex`: the session's derived index as far as indexed_seq. */
 export function defaultReadIndex(root: string, sessionId: string): SessionIndex {
   const index: SessionIndex = readIndex(root, sessionId);
   return index;
+}
+
+/** @lake/store's `isForgotten`: a forgotten session is never parsed (its removal may be under way). */
+export function forgotten(root: string, sessionId: string): boolean {
+  return isForgotten(root, sessionId);
 }

@@ -58,6 +58,17 @@ export function defaultLocalRoot(env: NodeJS.ProcessEnv = process.env, home: str
 }
 
 /**
+ * The reader's cache (derived: mirrored s3:// objects, the search index; deletable at any time):
+ * `$LAKE_READER_CACHE`, else `$XDG_CACHE_HOME/lake/reader`, else `~/.cache/lake/reader`. The
+ * collector's `clean` deletes it, the reader fills it.
+ */
+export function defaultReaderCache(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  if (env.LAKE_READER_CACHE) return resolve(env.LAKE_READER_CACHE);
+  if (env.XDG_CACHE_HOME) return join(resolve(env.XDG_CACHE_HOME), "lake", "reader");
+  return join(home, ".cache", "lake", "reader");
+}
+
+/**
  * The default fleet store URL: `$LAKE_STORE`, else a `fleet/` directory beside the local root
  * (the local root's parent directory joined with "fleet"), as a file URL.
  */

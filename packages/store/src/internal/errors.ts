@@ -8,9 +8,10 @@ const BRAND = Symbol.for("@lake/store/StoreError");
  * - `Exists`: a name that is created without replacing is already taken (landed file, repack destination).
  * - `InvalidArgument`: the caller passed something unusable (bad session id, stream, kind, budget, convert output).
  * - `Closed`: the session or pass was used after close.
+ * - `Forgotten`: the session has a forget record (`_forget/<id>.json`): nothing lands in it until the forget is undone.
  * - `Io`: an operating-system error other than the above (the errno code is in `data.errno`).
  */
-export type StoreErrorCode = "Locked" | "Corrupt" | "NotFound" | "Exists" | "InvalidArgument" | "Closed" | "Io";
+export type StoreErrorCode = "Locked" | "Corrupt" | "NotFound" | "Exists" | "InvalidArgument" | "Closed" | "Forgotten" | "Io";
 
 /** The one error class of @lake/store. `message` is one line naming the file and the reason. */
 export class StoreError extends Error {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { closeSync, constants as fsConstants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, rmdirSync, statSync, unlinkSync, type Stats } from "node:fs";
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, rmdirSync, rmSync, statSync, unlinkSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { uptime } from "node:os";
 import type { CanonicalRecord } from "@lake/events";
@@ -12,6 +12,7 @@ import { CURSOR_SCHEMA, encodeCursor, readCursorFile, type AppendCursor, type Cu
 import { BodyWriter, buildLandedBody } from "./landed.js";
 import { scanSession, type LandedRef } from "./scan.js";
 import { pendingEntry, updateIndexFor, type IndexUpdate, type PendingFile } from "./indexer.js";
+import { FORGET_DIR, isForgotten } from "./removal.js";
 
 /** The tail window: the bytes before offset that must still match tail_sha256. */
 export const TAIL_WINDOW = 1024 * 1024;
@@ -552,6 +553,8 @@ export async function openSession(root: string, sessionId: string, options: Sess
     throw new StoreError("InvalidArgument", `maxWindows must be a positive integer, got ${options.maxWindows}`);
   }
   const dir = join(root, sessionId);
+  const forgotten = () => new StoreError("Forgotten", `${join(root, FORGET_DIR, `${sessionId}.json`)}: session ${sessionId} is forgotten; nothing lands in it (undo the forget to collect it again)`, { data: { file: join(root, FORGET_DIR, `${sessionId}.json`) } });
+  if (isForgotten(root, sessionId)) throw forgotten();
   let made: string | undefined;
   try {
     made = mkdirSync(dir, { recursive: true });
@@ -561,6 +564,12 @@ export async function openSession(root: string, sessionId: string, options: Sess
   const lockOpts: { waitMs?: number; step?: StepHook } = { waitMs: options.waitMs ?? 0 };
   if (options.onStep) lockOpts.step = options.onStep;
   const lock = await acquireLock(dir, lockOpts);
+  // A removal may have begun between the check above and the lock: checked again under the lock.
+  if (isForgotten(root, sessionId)) {
+    lock.release();
+    if (made !== undefined) rmSync(dir, { recursive: true, force: true });
+    throw forgotten();
+  }
   try {
     const store = new SessionStore(root, sessionId, lock, options);
     if (made !== undefined) store.createdDir = true;

@@ -1,6 +1,7 @@
 import { parse as parseChain } from "@lake/chain";
 import { listSessions } from "@lake/store";
 import { parse, resolveRoot } from "../options.js";
+import { finishPending } from "../forget.js";
 
 export const help = `lake-collector parse — publish rounds for every session whose index moved past its chain head
 
@@ -13,6 +14,7 @@ replacing any file. collect ends with the same step. Exit 0, or 4 when a chain w
 export async function run(args: string[]): Promise<number> {
   const { values } = parse(args, { root: { type: "string" }, session: { type: "string", multiple: true }, json: { type: "boolean" } });
   const root = resolveRoot(values.root);
+  await finishPending(root);
   const ids = (values.session as string[] | undefined) ?? listSessions(root);
   let published = 0;
   const locked: string[] = [];

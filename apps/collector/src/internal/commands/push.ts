@@ -1,6 +1,7 @@
 import { defaultStoreUrl, openStore } from "@lake/layout";
 import { localRoot } from "../local-root.js";
 import { push } from "../push.js";
+import { finishPending } from "../forget.js";
 import { acquireLock } from "@lake/store";
 import { join } from "node:path";
 import { mkdirSync } from "node:fs";
@@ -52,6 +53,7 @@ export async function run(args: string[]): Promise<number> {
     throw new CollectorError("Locked", `${join(root, "_export", ".lock")}: another push holds this root (${(e as Error).message})`);
   });
   try {
+    await finishPending(root, { holdsExportLock: true });
     const s = await push(localRoot(root), store, {
       agent: resolveAgent(values.agent),
       sealIdleSeconds: sealIdle,
