@@ -30,16 +30,15 @@ try {
   const env = { PATH: process.env.PATH, ...fleet.env };
   const cli = (args: readonly string[]) => execFileSync(process.execPath, [READER, ...args, ...fleet.args], { encoding: "utf8", env, maxBuffer: 64 << 20 });
   const help = await measure("lake-reader --help (process start)", () => execFileSync(process.execPath, [READER, "--help"], { env }), { runs: 7 });
+  // Timed from spawn to the "listening" line (stopping it is not part of start-up).
   const starts: number[] = [];
-  const start = await measure(
-    "lake-reader serve: spawn to listening",
-    async () => {
-      const s = await startServe(fleet.args, fleet.env);
-      starts.push(s.startMs);
-      await s.stop();
-    },
-    { runs: 7 },
-  );
+  for (let i = 0; i < 8; i++) {
+    const s = await startServe(fleet.args, fleet.env);
+    if (i > 0) starts.push(s.startMs);
+    await s.stop();
+  }
+  starts.sort((a, b) => a - b);
+  const start = { name: "lake-reader serve: spawn to listening", medianMs: (starts[3]! + starts[4]!) / 2, runs: starts.length };
   report("serve start-up (goal < 1 s)", help, [start], [`serve start-up median: ${start.medianMs.toFixed(0)} ms`]);
 
   const s = await startServe(fleet.args, fleet.env);
@@ -54,7 +53,7 @@ try {
       const url = new URL(path, s.url).href;
       const bytes = await get(url);
       const api = await measure(label, () => get(url), { runs: 9, warmup: 2 });
-      const whole = await measure(`lake-reader ${args.slice(0, 2).join(" ")} --json (whole process)`, () => cli(args), { runs: 3, warmup: 1 });
+      const whole = await measure(`lake-reader ${args.filter((a) => a !== "--json").slice(0, 2).join(" ")} --json (whole process)`, () => cli(args), { runs: 3, warmup: 1 });
       report(`${label} (goal < 200 ms)`, whole, [api], [`${label}: median ${api.medianMs.toFixed(1)} ms, ${bytes} bytes`]);
     }
   } finally {

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { buildServedFleet, FIXTURE_SESSION, READER, startServe, type Served, type ServedFleet } from "./support/served.js";
+import { buildServedFleet, FIXTURE_SESSION, READER, SECRET_SESSION, startServe, testSecrets, type Served, type ServedFleet } from "./support/served.js";
 
 const CHROMIUM = process.env.LAKE_TEST_CHROMIUM ?? "/usr/bin/chromium";
 const SHOTS = fileURLToPath(new URL("../docs/", import.meta.url));
@@ -125,6 +125,7 @@ describe("lake-reader serve in Chromium", () => {
     await expect.poll(() => page.locator(".legend-item").count()).toBe(3);
     await page.locator(".toggle button", { hasText: "Model" }).click();
     await page.waitForURL((u) => !u.search.includes("by="));
+    await expect.poll(() => page.locator(".legend-item").count()).toBe(models.size);
     await shot(page, "overview");
     expect(errors).toEqual([]);
     await page.close();
@@ -197,6 +198,23 @@ describe("lake-reader serve in Chromium", () => {
     expect(perTurn).toBe(want.total_tokens);
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, "session");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("session: masked text shows as masks, a quarantined record is marked, no secret reaches the page", async () => {
+    const { awsKeyId, pem } = testSecrets();
+    const { page, errors } = await open(`/session/${SECRET_SESSION}`);
+    await page.locator(".item.user").first().waitFor();
+    expect(await page.locator(".item.user .mask").first().textContent()).toBe("masked · aws-access-key-id");
+    expect(await page.locator(".item.user .mask-rules").first().textContent()).toContain("aws-access-key-id");
+    const q = page.locator(".item.quarantined");
+    expect(await q.count()).toBe(1);
+    expect(await q.textContent()).toContain("private-key");
+    const html = await page.content();
+    expect(html).not.toContain(awsKeyId);
+    expect(html).not.toContain(pem.split("\n")[1]!);
+    await shot(page, "session-masks");
     expect(errors).toEqual([]);
     await page.close();
   });

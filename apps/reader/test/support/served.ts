@@ -3,6 +3,7 @@
 // built lake-maint (with a promoted claim and a held lease), an intent declared through
 // @lake/layout; and the built lake-reader serving it.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -16,6 +17,36 @@ export const READER = fileURLToPath(new URL("../../bin/lake-reader.js", import.m
 
 /** The session of the fixtures with a child agent and many tool calls. */
 export const FIXTURE_SESSION = "258c7280-ae70-4798-800f-63464d01a85d";
+
+/** The hand-made session holding secrets (an AWS access key id, a PEM private key). */
+export const SECRET_SESSION = "9d1c5e2a-5ec2-4e75-9c1a-2f7c4b1d0e11";
+
+/**
+ * Secrets made for the test (never real ones, never committed): an AWS access key id the
+ * collector masks, and a private key that makes it quarantine the record.
+ */
+export function testSecrets(): { awsKeyId: string; pem: string } {
+  const bytes = createHash("sha256").update("lake serve test secrets").digest();
+  const b32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  const awsKeyId = "AKIA" + [...bytes.subarray(0, 16)].map((b) => b32[b % 32]).join("");
+  let body = "";
+  for (let i = 0; body.length < 900; i++) body += createHash("sha512").update(`pem ${i}`).digest("base64");
+  const lines = body.slice(0, 896).match(/.{1,64}/g)!.join("\n");
+  return { awsKeyId, pem: `-----BEGIN RSA PRIVATE KEY-----\n${lines}\n-----END RSA PRIVATE KEY-----` };
+}
+
+/** A small Claude Code transcript: a turn whose prompt holds an AWS key id, one holding a private key. */
+function secretTranscript(): string {
+  const { awsKeyId, pem } = testSecrets();
+  const base = { isSidechain: false, userType: "external", cwd: "/work/demo", sessionId: SECRET_SESSION, version: "2.1.38", gitBranch: "main" };
+  const lines = [
+    { ...base, parentUuid: null, type: "user", uuid: "b1f0c8a0-0000-4000-8000-000000000001", timestamp: "2026-02-12T09:00:00.000Z", message: { role: "user", content: `deploy with aws_access_key_id = ${awsKeyId} please` } },
+    { ...base, parentUuid: "b1f0c8a0-0000-4000-8000-000000000001", type: "assistant", uuid: "b1f0c8a0-0000-4000-8000-000000000002", timestamp: "2026-02-12T09:00:05.000Z", requestId: "req_secret_1", message: { id: "msg_secret_1", role: "assistant", model: "claude-opus-4-6", content: [{ type: "text", text: "I will not echo that key; deploying with the configured profile." }], usage: { input_tokens: 12, output_tokens: 14 } } },
+    { ...base, parentUuid: "b1f0c8a0-0000-4000-8000-000000000002", type: "user", uuid: "b1f0c8a0-0000-4000-8000-000000000003", timestamp: "2026-02-12T09:01:00.000Z", message: { role: "user", content: `and this key file:\n${pem}\n` } },
+    { ...base, parentUuid: "b1f0c8a0-0000-4000-8000-000000000003", type: "assistant", uuid: "b1f0c8a0-0000-4000-8000-000000000004", timestamp: "2026-02-12T09:01:04.000Z", requestId: "req_secret_2", message: { id: "msg_secret_2", role: "assistant", model: "claude-opus-4-6", content: [{ type: "text", text: "Private keys do not belong in a prompt." }], usage: { input_tokens: 20, output_tokens: 9 } } },
+  ];
+  return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
+}
 
 /** A built fleet: its store URL, the collector's local root, and the reader's environment. */
 export interface ServedFleet {
@@ -42,6 +73,8 @@ export async function buildServedFleet(dir: string): Promise<ServedFleet> {
   const claude = join(dir, "claude", "projects");
   mkdirSync(claude, { recursive: true });
   cpSync(CLAUDE_FIXTURES, claude, { recursive: true });
+  mkdirSync(join(claude, "-work-demo"), { recursive: true });
+  writeFileSync(join(claude, "-work-demo", `${SECRET_SESSION}.jsonl`), secretTranscript());
   const collector = (args: string[]) => bin(COLLECTOR, "lake-collector", args, { LAKE_AGENT: "host-t" });
   const maint = (args: string[]) => bin(MAINT, "lake-maint", [...args, "--store", store]);
   collector(["collect", "--root", root, "--sources-only", "--source", `claude-code=${claude}`, "--source", `codex=${join(SAMPLES, "codex")}`, "--source", `gemini=${join(SAMPLES, "gemini", "tmp")}`]);

@@ -6,6 +6,8 @@ import uPlot from "uplot";
 export interface StackSeries {
   readonly name: string;
   readonly values: readonly number[];
+  /** Its values are not known (an unpriced model's cost): the legend says so instead of a number. */
+  readonly unpriced?: boolean;
 }
 
 const PALETTE = ["#3b6fd8", "#e0873a", "#3aa876", "#c0506a", "#8a63c9", "#2fa3b5", "#b59a2f", "#6b7a8f", "#d062b7", "#5c8c3a"];
@@ -58,7 +60,7 @@ export function StackedBars(props: { labels: readonly string[]; series: readonly
         {series.map((s, i) => (
           <span class="legend-item">
             <i style={{ background: colorOf(i) }} />
-            {s.name} <b>{format(value(s))}</b>
+            {s.name} <b>{s.unpriced ? "unpriced" : format(value(s))}</b>
           </span>
         ))}
       </div>

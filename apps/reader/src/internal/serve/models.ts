@@ -1,5 +1,5 @@
-// The read models `serve` keeps open: one per fleet fingerprint, its rows materialized once, so a
-// page's queries do not re-read the Parquet files. A changed fleet (new fingerprint) opens a new one
+// The read models `serve` keeps open: one per fleet fingerprint, its rows and its deduplicated
+// events materialized once, so a page's queries do not re-read the Parquet files or dedupe again. A changed fleet (new fingerprint) opens a new one
 // and closes the old one once its queries are done. Queries on one model run one at a time.
 import type { ReadModelSource } from "../context.js";
 import type { FleetFiles } from "../fleet.js";
@@ -20,7 +20,18 @@ export class OpenModels implements ReadModelSource {
     let cur = this.current;
     if (!cur || cur.fingerprint !== files.fingerprint) {
       const old = cur;
-      const model = import("../readmodel.js").then(({ ReadModel }) => ReadModel.open(files, { labelsFile, materialize: true }));
+      const model = import("../readmodel.js").then(async ({ ReadModel }) => {
+        const rm = await ReadModel.open(files, { labelsFile, materialize: true });
+        try {
+          // The deduplicated events once, as a table; every view over `events` then reads it.
+          await rm.query("CREATE TABLE _events_kept AS SELECT * FROM events");
+          await rm.query("CREATE OR REPLACE VIEW events AS SELECT * FROM _events_kept");
+        } catch (e) {
+          rm.close();
+          throw e;
+        }
+        return rm;
+      });
       cur = this.current = { fingerprint: files.fingerprint, model, queue: Promise.resolve() };
       // A model that failed to open is dropped, so the next request tries again.
       model.catch(() => {

@@ -23,14 +23,15 @@ export function Overview(props: { query: URLSearchParams }) {
   const daily = useApi<DailyJson>(`/api/usage/daily${qs({ by, since, until })}`);
   const sessions = useApi<SessionUsageJson>(`/api/usage/session${qs({ since, until })}`);
   const blocks = useApi<BlocksJson>("/api/usage/blocks");
-  const fmt = metric === "cost" ? (n: number) => `$${n < 10 ? n.toFixed(2) : n.toFixed(0)}` : fmtCompact;
+  const fmt = metric === "cost" ? (n: number) => `$${n < 10 ? n.toFixed(2) : n.toFixed(1)}` : fmtCompact;
 
   const chart = useMemo(() => {
     const rows = (daily.data?.daily ?? []).filter((r) => r.date !== "unknown");
     const keys = new Map<string, number>();
     for (const r of rows) for (const b of r.breakdown ?? []) keys.set(b.key, (keys.get(b.key) ?? 0) + valueOf(b, metric));
     const names = [...keys].sort((a, b) => b[1] - a[1]).map(([k]) => k);
-    const series: StackSeries[] = names.map((name) => ({ name, values: rows.map((r) => valueOf(r.breakdown?.find((b) => b.key === name) ?? ({} as UsageNumbers), metric)) }));
+    const unpricedSet = new Set(daily.data?.pricing.unpriced_models ?? []);
+    const series: StackSeries[] = names.map((name) => ({ name, unpriced: metric === "cost" && unpricedSet.has(name), values: rows.map((r) => valueOf(r.breakdown?.find((b) => b.key === name) ?? ({} as UsageNumbers), metric)) }));
     return { labels: rows.map((r) => r.date), series };
   }, [daily.data, metric]);
 
@@ -118,7 +119,6 @@ export function Overview(props: { query: URLSearchParams }) {
             <thead>
               <tr>
                 <th>Session</th>
-                <th>Runtime</th>
                 <th>Models</th>
                 <th class="num">Tokens</th>
                 <th class="num">Cost</th>
@@ -132,8 +132,7 @@ export function Overview(props: { query: URLSearchParams }) {
                       {shortId(s.session_id)}
                     </a>
                   </td>
-                  <td>{s.runtime}</td>
-                  <td class="models">{s.models.join(", ")}</td>
+                  <td class="models" title={s.runtime}>{s.models.join(", ")}</td>
                   <td class="num">{fmtCompact(s.total_tokens)}</td>
                   <td class="num">{fmtUsd(s.cost_usd)}</td>
                 </tr>

@@ -3,19 +3,18 @@
 // marked — with the usage counted in each turn. `?at=TS&stream=S` opens it at that record.
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
+import { MASK_PATTERN } from "@lake/redact";
 import { useApi } from "../api.js";
 import { fmtClock, fmtCompact, fmtInt, fmtTime, fmtUsd } from "../format.js";
 import type { ResponseRow, ShowConversation, ShowItem } from "../types.js";
 
-const MASK = /\[MASKED:[^\]\s]+\]/g;
-
-/** Text with each `[MASKED:rule:hash]` shown as a mask chip. */
+/** Text with each mask (`[REDACTED:rule:hash]`, @lake/redact's MASK_PATTERN) shown as a mask chip. */
 export function Masked(props: { text: string }) {
   const out: ComponentChildren[] = [];
   let last = 0;
-  for (const m of props.text.matchAll(MASK)) {
+  for (const m of props.text.matchAll(MASK_PATTERN)) {
     if (m.index > last) out.push(props.text.slice(last, m.index));
-    const rule = m[0].slice(8, -1).split(":")[0] ?? "";
+    const rule = m[1] ?? "";
     out.push(
       <span class="mask" title={m[0]}>
         masked · {rule}
@@ -29,7 +28,7 @@ export function Masked(props: { text: string }) {
 
 function Rules(props: { rules?: string[] | undefined }) {
   if (!props.rules?.length) return null;
-  return <span class="badge mask-rules" title="redaction rules that fired">🔒 {props.rules.join(", ")}</span>;
+  return <span class="badge mask-rules" title="redaction rules that fired">masked: {props.rules.join(", ")}</span>;
 }
 
 /** Pretty JSON input when it parses, else as it is. */
