@@ -25,8 +25,11 @@ export type { RawFrame } from "./internal/frame.js";
 export { encodeRecordFrame, prepareRecord } from "./internal/encode.js";
 export type { EncodeRecordOptions, PreparedRecord } from "./internal/encode.js";
 
-export { decodeWal, MAX_PASS_BYTES, readWalFile } from "./internal/decode.js";
+export { decodeWal, MAX_PASS_BYTES, readWalFile, walFrameExtent, WalScanner } from "./internal/decode.js";
 export type {
+  WalScannedFrame,
+  WalScanResult,
+  WalScanState,
   WalDecodeOptions,
   WalDecodeResult,
   WalDecodeSummary,

@@ -6,6 +6,7 @@ import {
   digestParts,
   FRAME_HEADER_BYTES,
   lineageIdToUuid,
+  uuidToLineageId,
   MAX_PAYLOAD_BYTES,
   VER_GATED,
   VER_LINEAGE,
@@ -120,11 +121,18 @@ class State {
   readonly skipped: WalSkippedEntry[] = [];
   readonly collect: boolean;
   readonly framesOnly: boolean;
-  readonly onEntry: ((e: WalEntry) => void) | undefined;
-  constructor(readonly file: string, opts: WalDecodeOptions) {
+  onEntry: ((e: WalEntry) => void) | undefined;
+  constructor(readonly file: string, opts: WalDecodeOptions, from?: WalScanState) {
     this.collect = opts.collect ?? true;
     this.framesOnly = opts.framesOnly ?? false;
     this.onEntry = opts.onEntry;
+    if (from) {
+      this.lastSeq = from.lastSeq;
+      if (from.lineageId !== null) {
+        this.lineage = Buffer.from(uuidToLineageId(from.lineageId));
+        this.lineageId = from.lineageId;
+      }
+    }
   }
 
   corrupt(reason: string, offset: number, seq?: number): WalError {
@@ -237,6 +245,116 @@ function checkLen(st: State, len: number, offset: number): void {
 function checkPass(st: State, end: number, limit: number, offset: number): void {
   if (end > limit) {
     throw new WalError("TooLarge", `refusing to read more than ${limit} bytes of one WAL in one pass`, { file: st.file, offset });
+  }
+}
+
+/**
+ * Where an incremental scan of a WAL stands: what the frames before `offset` established. Plain
+ * JSON, so a reader can keep it between passes (the collector keeps it in its cursor).
+ */
+export interface WalScanState {
+  /** File offset of the next frame (the end of the last complete frame scanned). */
+  readonly offset: number;
+  /** Sequence number of the last record scanned (0 before the first). */
+  readonly lastSeq: number;
+  /** The file's lineage id in UUID form, once a lineage frame was scanned. */
+  readonly lineageId: string | null;
+}
+
+/** One complete frame an incremental scan met: its entry and its whole length (header and payload). */
+export interface WalScannedFrame {
+  readonly entry: WalEntry;
+  /** Bytes of the whole frame (53-byte header + payload). */
+  readonly size: number;
+  /** The payload bytes (a view into the buffer that was scanned). */
+  readonly payload: Buffer;
+}
+
+/** What one {@link WalScanner.scan} call found. */
+export interface WalScanResult {
+  /** The complete frames, in file order. */
+  readonly frames: readonly WalScannedFrame[];
+  /** File offset after the last complete frame: where the next scan starts. */
+  readonly end: number;
+  /** Set when the bytes end inside a frame (a torn tail, or a frame still being written). */
+  readonly tornTail: WalTornTail | null;
+}
+
+/**
+ * Where the complete frames of `bytes` end, and how long the frame after them is when its header
+ * is there: what a reader needs to cut a window at a frame boundary without decoding. A length
+ * over 64 MiB counts as a 53-byte frame, so the scan that follows refuses it (Corrupt).
+ */
+export function walFrameExtent(bytes: Uint8Array): { readonly complete: number; readonly next?: number } {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let pos = 0;
+  for (;;) {
+    if (buf.length - pos < FRAME_HEADER_BYTES) return { complete: pos };
+    const len = buf.readUInt32LE(pos);
+    const size = len > MAX_PAYLOAD_BYTES ? FRAME_HEADER_BYTES : FRAME_HEADER_BYTES + len;
+    if (pos + size > buf.length) return { complete: pos, next: size };
+    pos += size;
+  }
+}
+
+/**
+ * The incremental frame scanner: the decoder of {@link decodeWal}, fed a file piece by piece. Each
+ * `scan` takes the bytes that follow the last complete frame, verifies every complete frame with
+ * every refusal rule (digest, version, lineage shape and splicing, sequence start, gaps and going
+ * backwards, UTF-8, JSON, gated shape, unknown features, record shape), and stops at a torn tail.
+ * A refusal throws the WalError `decodeWal` throws for the same bytes; the scanner then stays
+ * where it was. Start one at a saved {@link WalScanState} to go on where a previous pass stopped.
+ */
+export class WalScanner {
+  private st: State;
+  private at: number;
+
+  constructor(options: { readonly file?: string; readonly from?: WalScanState; readonly framesOnly?: boolean } = {}) {
+    this.st = new State(options.file ?? "<memory>", { collect: false, ...(options.framesOnly ? { framesOnly: true } : {}) }, options.from);
+    this.at = options.from?.offset ?? 0;
+  }
+
+  /** Where the scan stands (the state to save). */
+  get state(): WalScanState {
+    return { offset: this.at, lastSeq: this.st.lastSeq, lineageId: this.st.lineageId };
+  }
+
+  /** Scan `bytes`, the file's bytes from {@link state}`.offset` on. */
+  scan(bytes: Uint8Array): WalScanResult {
+    const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const frames: WalScannedFrame[] = [];
+    const st = this.st;
+    const saved = { lastSeq: st.lastSeq, lineage: st.lineage, lineageId: st.lineageId, lineageFrames: st.lineageFrames };
+    let entry: WalEntry | undefined;
+    const prev = st.onEntry;
+    st.onEntry = (e) => (entry = e);
+    let pos = 0;
+    try {
+      while (pos < buf.length) {
+        if (buf.length - pos < FRAME_HEADER_BYTES) break;
+        const len = buf.readUInt32LE(pos);
+        checkLen(st, len, this.at + pos);
+        const size = FRAME_HEADER_BYTES + len;
+        if (pos + size > buf.length) break;
+        entry = undefined;
+        st.frame(buf, pos, len, this.at + pos);
+        const payload = buf.subarray(pos + FRAME_HEADER_BYTES, pos + size);
+        // framesOnly records report no entry: give them a bare one so offsets and sizes still come out.
+        frames.push({ entry: entry ?? { kind: "lineage", offset: this.at + pos, lineageId: st.lineageId ?? "" }, size, payload });
+        pos += size;
+      }
+    } catch (e) {
+      st.lastSeq = saved.lastSeq;
+      st.lineage = saved.lineage;
+      st.lineageId = saved.lineageId;
+      st.lineageFrames = saved.lineageFrames;
+      throw e;
+    } finally {
+      st.onEntry = prev;
+    }
+    const end = this.at + pos;
+    this.at = end;
+    return { frames, end, tornTail: pos < buf.length ? { offset: end, bytes: buf.length - pos } : null };
   }
 }
 
