@@ -6,13 +6,22 @@ import { readFile, readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { RawRecord } from "@lake/events";
 import { MAIN_STREAM } from "@lake/events";
-import { decodeWal, isWalFileName, listArchive, listArchiveContainers, readArchiveMember, LIVE_DIRS, type WalRecordEntry } from "@lake/wal";
+import { decodeWal, isWalFileName, listArchive, listArchiveContainers, readArchiveMember, LIVE_DIRS, type WalRecordEntry, type WalSkippedEntry } from "@lake/wal";
 import { LineRecords, attrsText, contentText, count, isoTs, jsonText, obj, str, usageOf, type Obj } from "./build.js";
 import { relPath, sourceFilter } from "./discover.js";
 import { AdaptersError } from "./errors.js";
 import type { Adapter, DiscoveredSource, DiscoverOptions, DiscoveryProblem, SourceRef } from "./types.js";
 
 const ADAPTER = { name: "broca", version: "1.0.0" };
+
+/**
+ * Cross-record state of a broca WAL: the run context later records need (from run_started). Plain
+ * JSON: the collector carries it in the source's cursor, so a pass decodes only the new frames.
+ */
+export interface BrocaState {
+  model?: string;
+  run_id?: string;
+}
 
 /** Records of a WAL's bytes; only records with seq > `afterSeq` (default 0) are returned. */
 export function parseWal(source: SourceRef, bytes: Uint8Array, options: { afterSeq?: number } = {}): RawRecord[] {
@@ -22,19 +31,34 @@ export function parseWal(source: SourceRef, bytes: Uint8Array, options: { afterS
   } catch (e) {
     throw new AdaptersError("InvalidSource", `${source.path}: ${(e as Error).message}`, { data: { path: source.path }, cause: e });
   }
+  const entries = [...decoded.records, ...decoded.skipped].sort((a, b) => a.seq - b.seq);
+  const state: BrocaState = {};
   const after = options.afterSeq ?? 0;
+  return brocaRecords(source, entries, state, after);
+}
+
+/**
+ * Records of decoded WAL entries (records and skipped records, in sequence order), as
+ * `@lake/wal`'s decoder or its incremental scanner yields them. `state` is updated in place;
+ * entries with seq ≤ `afterSeq` only update it.
+ */
+export function brocaRecords(source: SourceRef, entries: Iterable<WalRecordEntry | WalSkippedEntry>, state: BrocaState, afterSeq = 0): RawRecord[] {
   const out: RawRecord[] = [];
-  let model: string | undefined;
-  let runId: string | undefined;
-  const entries = [...decoded.records.map((r) => ({ ...r, skippedType: undefined as string | undefined })), ...decoded.skipped.map((s) => ({ ...s, record: { type: s.type } as unknown as WalRecordEntry["record"], skippedType: s.type }))].sort((a, b) => a.seq - b.seq);
-  for (const e of entries) {
+  for (const entry of entries) {
+    const e = entry.kind === "skipped" ? { ...entry, record: { type: entry.type } as unknown as WalRecordEntry["record"], skippedType: entry.type as string | undefined } : { ...entry, skippedType: undefined as string | undefined };
     const rec = e.record as unknown as Obj;
     const type = str(rec.type) ?? "?";
     if (type === "run_started") {
-      model = str(obj(obj(rec.config)?.model)?.model_id);
-      runId = str(rec.run_id);
+      const m = str(obj(obj(rec.config)?.model)?.model_id);
+      const r = str(rec.run_id);
+      if (m === undefined) delete state.model;
+      else state.model = m;
+      if (r === undefined) delete state.run_id;
+      else state.run_id = r;
     }
-    if (e.seq <= after) continue;
+    const model = state.model;
+    const runId = state.run_id;
+    if (e.seq <= afterSeq) continue;
     const b = new LineRecords(source, { bytes: "", offset: e.offset, line: e.seq }, ADAPTER, `wal-${e.seq}`);
     const common = { ts: isoTs(rec.ts_ms), model, vendor_type: type };
     const attrs = (x: Obj = {}) => attrsText({ run_id: runId, gated: e.gated || undefined, requires: e.requires.length ? e.requires : undefined, skipped: e.skippedType ? true : undefined, ...x });

@@ -53,7 +53,7 @@ export interface SourceRef {
    * Cross-window state of the caller's converter, carried in the cursor (`adapter_state`) so a pass
    * reads only new bytes. `restore` is called once before the first window with the text saved
    * with the cursor (undefined when none, or the source is read from byte 0) and the cursor's
-   * offset; `save` after each window's convert, and its text is saved with that window's cursor.
+   * offset; `save(newOffset)` after each window's convert, and its text is saved with that window's cursor.
    */
   readonly carry?: CarriedState;
 }
@@ -61,7 +61,8 @@ export interface SourceRef {
 /** A converter's state carried from window to window and from pass to pass inside the cursor. */
 export interface CarriedState {
   restore(saved: string | undefined, offset: number): void | Promise<void>;
-  save(): string | undefined;
+  /** The state after the window that ends at `offset` (the offset the cursor is saved with). */
+  save(offset: number): string | undefined;
 }
 
 /**
@@ -925,7 +926,7 @@ export class Pass {
           dev: st.dev, ino: st.ino, last_seq: f.seq, updated_at: isoMicros(nowNs()), state: "active",
         };
         if (lastUuid !== undefined) c.last_uuid = lastUuid;
-        const carried = src.carry?.save();
+        const carried = src.carry?.save(newOffset);
         if (carried !== undefined) c.adapter_state = carried;
         else delete c.adapter_state;
         s.saveCursor(cursorRel, c);
