@@ -79,7 +79,7 @@ describe("framed sources", () => {
     const root = join(dir, "root");
     const r = await runCli(["collect", "--root", root, "--sources-only", "--source", `broca=${state}`, "--json"], { HOME: join(dir, "home") });
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(new RegExp(`${addr}\\.wal: WAL written by a newer writer: frame at byte 0 requires time-travel/v9`));
+    expect(r.stderr).toMatch(new RegExp(`${addr}\\.wal: newer writer: record 1 requires unknown feature time-travel/v9 at byte 0`));
     expect(JSON.parse(r.stdout)).toMatchObject({ landed_files: 0, conflicts: 1 });
   });
 });

@@ -11,11 +11,10 @@ import { parse as parseChain } from "@lake/chain";
 import { spoolDir } from "./hook.js";
 import { QUARANTINE_TYPE } from "./quarantine.js";
 import { crashTesting, step } from "./crash.js";
-import { walFraming } from "./wal-framing.js";
 import { finishPending } from "./forget.js";
+import { WalSource, type WalLineValue } from "./wal-source.js";
 import { CollectorError, errorFile, ioErrno, ioFailure } from "./errors.js";
-import { readFileSync } from "node:fs";
-import { parseWal } from "@lake/adapters";
+import { brocaRecords, type BrocaState } from "@lake/adapters";
 
 /** Where each runtime's sources are looked for. */
 export interface SourceRoots {
@@ -98,7 +97,6 @@ export function maskRecord(redactor: Redactor, raw: RawRecord): CanonicalRecord 
 interface Planned {
   readonly adapter: Adapter;
   readonly src: DiscoveredSource;
-  readonly ref: StoreSource;
   readonly framed: boolean;
 }
 
@@ -196,7 +194,13 @@ async function discoverAll(root: string, options: CollectOptions): Promise<{ pla
 }
 
 function plan(adapter: Adapter, src: DiscoveredSource, framed: boolean): Planned {
-  const ref: StoreSource = {
+  return { adapter, src, framed };
+}
+
+/** The store's view of a planned source, with what carries its state across windows and passes. */
+function storeSource(p: Planned, carry: LineState | WalSource | undefined): StoreSource {
+  const { src, adapter } = p;
+  return {
     path: src.path,
     source: cursorSource(src.runtime, src.rel),
     stream: src.stream,
@@ -204,9 +208,9 @@ function plan(adapter: Adapter, src: DiscoveredSource, framed: boolean): Planned
     runtime: src.runtime,
     adapter: adapter.name,
     adapterVersion: adapter.version,
-    ...(framed ? { framing: walFraming } : { accept: acceptor(src.runtime) }),
+    ...(carry instanceof WalSource ? { framing: carry } : { accept: acceptor(src.runtime) }),
+    ...(carry ? { carry } : {}),
   };
-  return { adapter, src, ref, framed };
 }
 
 /**
@@ -235,38 +239,64 @@ function reasonOf(e: unknown, path: string): string {
   return m.startsWith(`${path}: `) ? m.slice(path.length + 2) : m;
 }
 
-/** Build the store's convert callback for one source: adapter → mask → canonical. */
-function converter(p: Planned, redactor: Redactor, states: Map<string, AdapterState>): Convert {
-  if (p.framed && p.src.runtime === "broca") {
-    // A broca WAL's records need the run context of the frames before them (run_started): decode
-    // the file up to the window's end and keep the records after the frames already landed.
-    return (lines) => {
-      const first = lines[0];
-      if (!first) return [];
-      const end = Math.max(...lines.map((l) => l.offset + 53 + l.bytes.length));
-      const bytes = readFileSync(p.src.path).subarray(0, end);
-      return parseWal(p.src, bytes, { afterSeq: first.line - 1 }).map((r) => maskRecord(redactor, r));
-    };
+/**
+ * The cross-line state of a line-based source (Codex, Gemini), carried in its cursor: restored at
+ * the cursor's offset, saved with every window, so a pass reads only the new bytes. A cursor with
+ * no saved state (saved before state was kept) is caught up once by re-reading the lines before it.
+ */
+class LineState {
+  state: AdapterState;
+  constructor(private readonly p: Planned) {
+    this.state = p.adapter.initialState(p.src);
   }
-  return async (lines) => {
-    let st = states.get(p.src.path);
-    if (!st) {
-      st = p.adapter.initialState(p.src);
-      const first = lines[0];
-      // Adapters with cross-line state (Codex, Gemini) rebuild it from the lines before the window.
-      if (first && first.offset > 0 && Object.keys(st).length > 0 && !p.framed) {
-        const before: AdapterLine[] = [];
-        for await (const l of readLines(p.src.path)) {
-          if (l.offset >= first.offset) break;
-          before.push(l);
+
+  async restore(saved: string | undefined, offset: number): Promise<void> {
+    this.state = this.p.adapter.initialState(this.p.src);
+    if (saved !== undefined) {
+      try {
+        const v = JSON.parse(saved) as { offset?: number; state?: AdapterState };
+        if (v.offset === offset && v.state && typeof v.state === "object") {
+          this.state = v.state;
+          return;
         }
-        p.adapter.parseLines(p.src, before, st);
+      } catch {
+        /* unreadable: rebuilt below */
       }
-      states.set(p.src.path, st);
     }
-    const raws = p.adapter.parseLines(p.src, lines.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), st);
-    return raws.map((r) => maskRecord(redactor, r));
+    if (offset === 0) return;
+    const before: AdapterLine[] = [];
+    for await (const l of readLines(this.p.src.path)) {
+      if (l.offset >= offset) break;
+      before.push(l);
+    }
+    this.p.adapter.parseLines(this.p.src, before, this.state);
+  }
+
+  save(offset: number): string | undefined {
+    return JSON.stringify({ offset, state: this.state });
+  }
+}
+
+/** Build the store's convert callback for one source: adapter → mask → canonical, and its carried state. */
+function converter(p: Planned, redactor: Redactor): { convert: Convert; carry: LineState | WalSource | undefined } {
+  if (p.framed) {
+    const broca = p.src.runtime === "broca";
+    const ws = new WalSource(p.src.path, broca ? (entries, st) => void brocaRecords(p.src, entries, st as BrocaState, Number.MAX_SAFE_INTEGER) : undefined);
+    const convert: Convert = (lines) => {
+      if (broca) return brocaRecords(p.src, lines.map((l) => l.value as WalLineValue), ws.adapter as BrocaState).map((r) => maskRecord(redactor, r));
+      const st = p.adapter.initialState(p.src);
+      return p.adapter.parseLines(p.src, lines.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), st).map((r) => maskRecord(redactor, r));
+    };
+    return { convert, carry: ws };
+  }
+  // Adapters without cross-line state (Claude Code) carry nothing.
+  const carry = Object.keys(p.adapter.initialState(p.src)).length > 0 ? new LineState(p) : undefined;
+  let st = carry ? undefined : p.adapter.initialState(p.src);
+  const convert: Convert = (lines) => {
+    const state = carry ? carry.state : (st ??= p.adapter.initialState(p.src));
+    return p.adapter.parseLines(p.src, lines.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), state).map((r) => maskRecord(redactor, r));
   };
+  return { convert, carry };
 }
 
 function snapshotConverter(p: Planned, redactor: Redactor): Convert {
@@ -316,7 +346,6 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   let doneBytes = 0;
   let doneSessions = 0;
   const resolve = sourceResolver(roots);
-  const states = new Map<string, AdapterState>();
   const maskUnknown = (text: string) => {
     const r = redactor.redactString(text);
     return { text: r.value, rules: r.rules };
@@ -347,14 +376,17 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
       const pass = s.beginPass();
       for (const p of sources.sort((a, b) => (a.src.path < b.src.path ? -1 : 1))) {
         try {
-          const out = p.src.mode === "snapshot" ? await pass.collectSnapshot(p.ref, snapshotConverter(p, redactor)) : await pass.collectAppend(p.ref, converter(p, redactor, states));
+          let out;
+          if (p.src.mode === "snapshot") out = await pass.collectSnapshot(storeSource(p, undefined), snapshotConverter(p, redactor));
+          else {
+            const { convert, carry } = converter(p, redactor);
+            out = await pass.collectAppend(storeSource(p, carry), convert);
+          }
           summary.bytes_read += out.bytesRead;
           if ((out.status === "problem" || out.status === "rejected") && out.reason !== undefined) problem(p.src.path, out.reason);
           if (out.status === "conflict" && out.reason !== undefined) problems.push({ path: p.src.path, reason: `conflict: ${out.reason}` });
         } catch (e) {
           contain(e, p.src.path);
-        } finally {
-          states.delete(p.src.path);
         }
       }
       try {
