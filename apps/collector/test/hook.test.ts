@@ -57,6 +57,32 @@ describe("hook", { timeout: 120_000 }, () => {
     expect(existsSync(`${spool(root)}.lock`)).toBe(false);
   });
 
+  it("the spool lock is the store's: a dead holder's lock is broken, a live holder is waited for", async () => {
+    const root = join(tempDir("hooklock"), "root");
+    expect((await runCli(["hook", "--root", root], {}, JSON.stringify(event(1)))).code).toBe(0);
+    const file = spool(root);
+    // A holder that takes the lock the store's way, then is killed while holding it.
+    const hold = (ms: number) =>
+      spawn(process.execPath, ["--input-type=module", "-e", `import { acquireLock } from "@lake/store/lock"; const l = await acquireLock(${JSON.stringify(join(root, "_hooks", "spool"))}, { name: ${JSON.stringify(`${SID}.wal.lock`)} }); process.stdout.write("held\\n"); setTimeout(() => { l.release(); process.exit(0); }, ${ms});`], { cwd: process.cwd(), stdio: ["ignore", "pipe", "inherit"] });
+    const waitHeld = (p: ReturnType<typeof hold>) => new Promise<void>((res) => p.stdout!.once("data", () => res()));
+    const dead = hold(60_000);
+    await waitHeld(dead);
+    expect(readFileSync(`${file}.lock`, "utf8")).toMatch(/^token +[0-9a-f]{32}$/m);
+    dead.kill("SIGKILL");
+    await new Promise((r) => dead.once("exit", r));
+    const a = await runCli(["hook", "--root", root], {}, JSON.stringify(event(2)));
+    expect(a.code, a.stderr).toBe(0);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    // A live holder that lets go after 1.5 s: the hook waits for it, then appends.
+    const live = hold(1500);
+    await waitHeld(live);
+    const t0 = Date.now();
+    const b = await runCli(["hook", "--root", root], {}, JSON.stringify(event(3)));
+    expect(b.code, b.stderr).toBe(0);
+    expect(Date.now() - t0).toBeGreaterThan(1000);
+    expect(events(await readWalFile(file)).map((e) => [e.seq, e.event.n])).toEqual([[1, 1], [2, 2], [3, 3]]);
+  });
+
   it("a torn tail (an append cut mid-frame) loses no earlier event, and the next hook truncates it and appends", async () => {
     const root = join(tempDir("hooktorn"), "root");
     for (let i = 1; i <= 3; i++) expect((await runCli(["hook", "--root", root], {}, JSON.stringify(event(i)))).code).toBe(0);

@@ -1,10 +1,10 @@
 // `lake-collector hook`: read one Claude Code hook event (JSON) from stdin and append it to the
 // hook spool: one @lake/wal file per session under <root>/_hooks/spool/. Start-up is kept
-// minimal: this module imports only node builtins and @lake/wal.
+// minimal: this module imports only node builtins, @lake/wal and the store's lock (@lake/store/lock).
 import { createHash } from "node:crypto";
-import { mkdir, open, readFile, rm } from "node:fs/promises";
-import { hostname } from "node:os";
-import { join } from "node:path";
+import { mkdir } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { acquireLock, isStoreError } from "@lake/store/lock";
 import { WalWriter } from "@lake/wal";
 import { CollectorError } from "./errors.js";
 
@@ -26,48 +26,19 @@ export function spoolFile(root: string, sessionId: string | undefined): string {
   return join(spoolDir(root), `${id}.wal`);
 }
 
-const LOCK_STALE_MS = 30_000;
-
 /**
- * Take the spool's writer lock: an O_EXCL lock file holding pid and host. Hooks fire concurrently
- * (parallel tool calls), and a WAL has one writer. A lock whose process is gone (same host) or
- * that is older than 30 s is broken.
+ * Take the spool's writer lock, `<file>.lock`: the store's lock (@lake/store/lock). Hooks fire
+ * concurrently (parallel tool calls), and a WAL has one writer. A lock whose holder is provably
+ * dead (same host; pid gone or reused, or from before a reboot) is broken only under the breakers'
+ * guard and only while it still holds the same dead token, so two hooks can never both hold it.
  */
-async function lockSpool(file: string, timeoutMs = 10_000): Promise<() => Promise<void>> {
-  const lock = `${file}.lock`;
-  const deadline = Date.now() + timeoutMs;
-  const me = `${process.pid} ${hostname()} ${Date.now()}`;
-  for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
-    try {
-      const fh = await open(lock, "wx", 0o600);
-      await fh.writeFile(me);
-      await fh.close();
-      return async () => {
-        const cur = await readFile(lock, "utf8").catch(() => "");
-        if (cur === me) await rm(lock, { force: true });
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    }
-    const cur = await readFile(lock, "utf8").catch(() => "");
-    const [pid, host, at] = cur.split(" ");
-    const stale = (host === hostname() && pid !== undefined && !alive(Number(pid))) || (at !== undefined && Date.now() - Number(at) > LOCK_STALE_MS);
-    if (stale) {
-      await rm(lock, { force: true });
-      continue;
-    }
-    if (Date.now() > deadline) throw new CollectorError("Locked", `${lock}: spool is locked by ${cur || "another hook"}`);
-    await new Promise((r) => setTimeout(r, delay));
-  }
-}
-
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
+async function lockSpool(file: string, timeoutMs = 10_000): Promise<() => void> {
   try {
-    process.kill(pid, 0);
-    return true;
+    const lock = await acquireLock(dirname(file), { name: `${basename(file)}.lock`, waitMs: timeoutMs });
+    return () => lock.release();
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
+    if (isStoreError(e) && e.code === "Locked") throw new CollectorError("Locked", `${e.message} (the hook spool stayed locked for ${timeoutMs / 1000} s)`, { cause: e });
+    throw e;
   }
 }
 
@@ -96,7 +67,7 @@ export async function appendHookEvent(root: string, input: string, now: Date = n
       await w.close();
     }
   } finally {
-    await unlock();
+    unlock();
   }
 }
 

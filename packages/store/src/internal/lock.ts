@@ -181,13 +181,13 @@ export interface LockHandle {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * Take the lock file `<dir>/.lock`. It is created with O_EXCL and holds pid, host, boot id, process start
+ * Take the lock file `<dir>/.lock` (or `<dir>/<name>`). It is created with O_EXCL and holds pid, host, boot id, process start
  * time and a random token. A lock whose holder is provably dead (same host; pid gone, reused, or from
  * before a reboot) is stale and is broken. `waitMs` 0 fails at once with `Locked`; otherwise the call
  * polls until the lock is free or the time is up.
  */
-export async function acquireLock(dir: string, options: { waitMs?: number; step?: StepHook } = {}): Promise<LockHandle> {
-  const path = join(dir, ".lock");
+export async function acquireLock(dir: string, options: { waitMs?: number; step?: StepHook; name?: string } = {}): Promise<LockHandle> {
+  const path = join(dir, options.name ?? ".lock");
   const token = randomUUID().replaceAll("-", "");
   const deadline = Date.now() + (options.waitMs ?? 0);
   let delay = 10;
@@ -236,7 +236,7 @@ export async function acquireLock(dir: string, options: { waitMs?: number; step?
     }
     if (Date.now() >= deadline) {
       const h = r.holder;
-      throw new StoreError("Locked", `${path}: session is locked by ${h ? `pid ${h.pid} on ${h.host} since ${h.acquiredAt}` : "a process still writing its lock file"}`, {
+      throw new StoreError("Locked", `${path}: locked by ${h ? `pid ${h.pid} on ${h.host} since ${h.acquiredAt}` : "a process still writing its lock file"}`, {
         data: { file: path, ...(h ? { pid: h.pid, host: h.host, acquiredAt: h.acquiredAt } : {}) },
       });
     }
