@@ -23,6 +23,7 @@ const gcOps = () => import("./internal/gc.js");
 const sessionOps = () => import("./internal/sessions.js");
 const snapshotOps = () => import("./internal/snapshot.js");
 const verifyOps = () => import("./internal/verify.js");
+const forgetOps = () => import("./internal/forget.js");
 
 const HELP = `lake-maint — fleet store maintenance (init, seal, digest, compact, claims, snapshot, verify, gc, leases)
 
@@ -59,6 +60,8 @@ const PARTITION = { dt: { type: "string" }, fleet: { type: "string" } } as const
 interface CommandSpec {
   readonly help: string;
   readonly options: Record<string, { type: "string" | "boolean"; short?: string }>;
+  /** The command takes positional arguments (forget SESSION). */
+  readonly positionals?: boolean;
   readonly run: (io: CliIo, v: Record<string, string | boolean | undefined>, positionals: string[]) => Promise<number>;
 }
 
@@ -260,6 +263,33 @@ const COMMANDS: Record<string, CommandSpec> = {
         return partitionExit(r);
       }),
   },
+  forget: {
+    help: `lake-maint forget SESSION [--apply] [--grace SECONDS] [--json]\n  Remove a session from the fleet. Without --apply, lists what would go. With --apply, in this order: the\n  tombstone tombstones/SESSION.json (a collector's push of the session is refused from then on); every\n  bronze object of session=SESSION and session=SESSION.N (segments, _SEALED, digest.json) and its quarantine\n  objects; every compacted partition whose _COMPACTED cites it compacted again without it (a partition left\n  empty loses its marker), then the old generations (parts, usage rollups) gc'd once older than --grace\n  (default ${DEFAULT_GC_GRACE_SECONDS} s); claims citing it deleted and the snapshot published again, older\n  blobs deleted after --grace. Prints every key removed. Run it again to finish a stopped run.\n${COMMON_HELP}`,
+    options: { apply: { type: "boolean" }, grace: { type: "string" } },
+    positionals: true,
+    run: (io, v, positionals) =>
+      withStore(v, async (store) => {
+        const id = positionals[0];
+        if (id === undefined || positionals.length !== 1) throw new MaintError("Usage", "forget: expected one SESSION id");
+        await requireFleet(store);
+        const { runForget } = await forgetOps();
+        const r = await runForget(ctxOf(store, v, io), id, { apply: !!v.apply, graceSeconds: num(v, "grace", DEFAULT_GC_GRACE_SECONDS) });
+        emit(io, !!v.json, r, () => {
+          const verb = r.apply ? "deleted" : "would delete";
+          return [
+            ...(r.apply ? [`${r.tombstone.written ? "wrote" : "kept"} ${r.tombstone.key}`] : [`would write ${r.tombstone.key}`]),
+            ...r.deleted.map((k) => `${verb} ${k}`),
+            ...r.recompacted.map((c) => `recompacted dt=${c.dt}/fleet=${c.fleet}: ${c.status}${c.gen ? ` gen=${c.gen}` : ""}`),
+            ...r.markers_deleted.map((k) => `deleted ${k} (no session left)`),
+            ...r.gc.flatMap((g) => [...g.deleted.map((k) => `deleted ${k}`), ...g.kept.map((k) => `kept ${k} (younger than --grace; run forget or gc again after it)`)]),
+            ...r.claims.map((k) => `${verb} ${k}`),
+            ...(r.snapshot ? [...r.snapshot.old_blobs_deleted.map((k) => `deleted ${k}`), ...r.snapshot.old_blobs_kept.map((k) => `kept ${k} (younger than --grace)`)] : []),
+            `${r.session}: ${r.apply ? "forgotten in" : "preview for"} ${store.url}${r.apply ? "" : " (nothing changed; --apply removes)"}`,
+          ];
+        });
+        return EXIT.ok;
+      }),
+  },
   "lease acquire": {
     help: `lake-maint lease acquire --store URL --repo R --resource X --owner O --ttl SECONDS [--json]\n  Prints {"acquired", "epoch", "owner", "expires_at"}. Exit 0 when acquired, 5 when held by another.\n${COMMON_HELP}`,
     options: { repo: { type: "string" }, resource: { type: "string" }, owner: { type: "string" }, ttl: { type: "string" } },
@@ -378,7 +408,7 @@ export async function main(argv: readonly string[], io: CliIo = { out: (l) => pr
     io.out(cmd.help);
     return EXIT.ok;
   }
-  if (positionals.length > 0) {
+  if (positionals.length > 0 && !cmd.positionals) {
     io.err(`lake-maint ${name}: unexpected argument ${JSON.stringify(positionals[0])}`);
     return EXIT.usage;
   }

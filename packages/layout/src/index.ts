@@ -26,6 +26,7 @@ export {
   segmentKey,
   sessionPrefix,
   snapshotBlobKey,
+  tombstoneKey,
   utcDate,
   validateDate,
   validatePartitionValue,
@@ -59,3 +60,6 @@ export {
   syncSnapshotCache,
 } from "./internal/snapshot.js";
 export type { FleetManifest, SnapshotPointer } from "./internal/snapshot.js";
+
+export { TOMBSTONE_FORMAT, decodeTombstone, encodeTombstone, listTombstones } from "./internal/tombstone.js";
+export type { Tombstone } from "./internal/tombstone.js";

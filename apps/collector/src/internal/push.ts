@@ -14,6 +14,7 @@ import type { CanonicalRecord } from "@lake/events";
 import {
   heartbeat,
   initFleet,
+  listTombstones,
   quarantineKey,
   readFleet,
   sealedKey,
@@ -80,6 +81,8 @@ export interface PushSummary {
   quarantined: number;
   sealed: number;
   recovered: number;
+  /** Sessions the store has a tombstone for (`lake-maint forget`): never sent. */
+  refused: string[];
 }
 
 const STATE_FILE = "push.state";
@@ -134,7 +137,9 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
   if (recv.fleet_id !== fleet.fleet_id) {
     throw new CollectorError("Store", `${store.url}: fleet.json names fleet ${fleet.fleet_id}, but this root pushed to fleet ${recv.fleet_id} there; refusing to mix`);
   }
-  const summary: PushSummary = { store: store.url, fleet_id: fleet.fleet_id, sessions: 0, segments: 0, rows: 0, bytes: 0, quarantined: 0, sealed: 0, recovered: 0 };
+  const summary: PushSummary = { store: store.url, fleet_id: fleet.fleet_id, sessions: 0, segments: 0, rows: 0, bytes: 0, quarantined: 0, sealed: 0, recovered: 0, refused: [] };
+  // A session forgotten in this fleet is refused: one listing of tombstones/ per push.
+  const tombstones = await listTombstones(store);
   const tmp = join(tmpdir(), `lake-push-${process.pid}-${randomBytes(4).toString("hex")}`);
   mkdirSync(tmp, { recursive: true });
   // @lake/segments (DuckDB) is loaded here, not at import: collect imports this module and must
@@ -144,6 +149,10 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
   const runtimes = new Set<string>();
   try {
     for (const sessionId of local.sessions()) {
+      if (tombstones.has(sessionId)) {
+        summary.refused.push(sessionId);
+        continue;
+      }
       const files = local.landedFiles(sessionId);
       const ss = recv.sessions[sessionId];
       // Landed files are immutable: a name push.state lists has been sent.

@@ -36,7 +36,8 @@ export type ParsedKey =
   | { readonly kind: "fleet-claim"; readonly claimId: string }
   | { readonly kind: "snapshot-blob"; readonly contentHash: string }
   | { readonly kind: "snapshot-latest" }
-  | { readonly kind: "quarantine"; readonly agent: string; readonly date: string; readonly ulid: string };
+  | { readonly kind: "quarantine"; readonly agent: string; readonly date: string; readonly ulid: string }
+  | { readonly kind: "tombstone"; readonly session: string };
 
 const VALUE_RE = /^[A-Za-z0-9][A-Za-z0-9._@+~:-]{0,199}$/;
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -105,6 +106,7 @@ export const PREFIXES = {
   fleetClaims: "claims/fleet/",
   snapshot: "snapshot/",
   quarantine: "quarantine/",
+  tombstones: "tombstones/",
 } as const;
 
 /** `live/agents/<agent_id>.json`: an agent's roster heartbeat. */
@@ -175,6 +177,11 @@ export function fleetClaimKey(claimId: string): string {
 export function snapshotBlobKey(contentHash: string): string {
   return `${PREFIXES.snapshot}${hex64("content_hash", contentHash)}.sqlite`;
 }
+/** `tombstones/<session_id>.json`: a session forgotten in this fleet (`lake-maint forget`); a push of it is refused. */
+export function tombstoneKey(sessionId: string): string {
+  return `${PREFIXES.tombstones}${validatePartitionValue("session", sessionId)}.json`;
+}
+
 /** `quarantine/<agent_id>/<date>/<ulid>.json`. */
 export function quarantineKey(agentId: string, date: string, id: string): string {
   if (!isUlid(id)) invalid("ulid", id, "expected a 26-character ULID");
@@ -252,6 +259,10 @@ function parseStrict(key: string): ParsedKey | undefined {
   }
   if (s[0] === "snapshot" && s.length === 2 && s[1]!.endsWith(".sqlite")) {
     return { kind: "snapshot-blob", contentHash: hex64("content_hash", s[1]!.slice(0, -7)) };
+  }
+  if (s[0] === "tombstones" && s.length === 2) {
+    const id = json(s[1]);
+    return id === undefined ? undefined : { kind: "tombstone", session: validatePartitionValue("session", id) };
   }
   if (s[0] === "quarantine" && s.length === 4) {
     const id = json(s[3]);

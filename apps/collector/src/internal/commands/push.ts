@@ -26,7 +26,7 @@ root's parent). S3 uses the AWS SDK's default chain and AWS_ENDPOINT_URL_S3 (pat
 --agent ID: this machine's agent id (default $LAKE_AGENT, else the host name).
 --fleet-id ID: the fleet id written to fleet.json when the store has none yet.
 
-Exit codes: 0 done · 4 another push holds the root · 5 store error (outcome unknown: run again) · 2 usage.
+Exit codes: 0 done · 3 a session the store has a tombstone for was refused (the rest sent) · 4 another push holds the root · 5 store error (outcome unknown: run again) · 2 usage.
 `;
 
 export async function run(args: string[]): Promise<number> {
@@ -59,12 +59,13 @@ export async function run(args: string[]): Promise<number> {
       sealIdleSeconds: sealIdle,
       ...(values["fleet-id"] ? { fleetId: values["fleet-id"] as string } : {}),
     });
+    for (const id of s.refused) process.stderr.write(`lake-collector: ${s.store}/tombstones/${id}.json: session ${id} was forgotten in this fleet; not sent (lake-collector forget ${id} --apply removes it here too)\n`);
     process.stdout.write(
       values.json
         ? JSON.stringify(s) + "\n"
         : `${s.store}: ${s.sessions} sessions sent, ${s.segments} segments (${s.rows} rows, ${(s.bytes / 1e6).toFixed(2)} MB), ${s.sealed} sealed, ${s.quarantined} quarantined${s.recovered ? `, ${s.recovered} segments recovered from an interrupted push` : ""}\n`,
     );
-    return 0;
+    return s.refused.length > 0 ? 3 : 0;
   } finally {
     lock.release();
     store.close();
