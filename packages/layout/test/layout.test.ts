@@ -260,7 +260,7 @@ describe("local backend crash safety", () => {
 
 describe("@lake/layout/store", () => {
   it("is the root's store opening, nothing else", () => {
-    expect(Object.keys(storeOnly).sort()).toEqual(["LayoutError", "defaultLocalRoot", "defaultStoreUrl", "isLayoutError", "openStore", "parseStoreUrl"]);
+    expect(Object.keys(storeOnly).sort()).toEqual(["LayoutError", "defaultLocalRoot", "defaultReaderCache", "defaultStoreUrl", "isLayoutError", "openStore", "parseStoreUrl"]);
     for (const k of Object.keys(storeOnly) as (keyof typeof storeOnly)[]) expect(storeOnly[k]).toBe(root[k]);
   });
 });
