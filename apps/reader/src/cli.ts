@@ -7,7 +7,8 @@ const HELP = `lake-reader — answers from a lake fleet store: usage and cost, s
 Usage: lake-reader <command> [options]    (lake-reader <command> --help for each)
 
 Commands:
-  usage daily|monthly|session|blocks   tokens and cost in USD (pricing table ${PRICING_VERSION}, ${PRICING_DATE})
+  usage daily|weekly|monthly|session|blocks
+                                       tokens and cost in USD (pricing table ${PRICING_VERSION}, ${PRICING_DATE})
   sessions                             one row per session
   show SESSION                         a session's conversation: turns, tool calls with results, child agents
   search TEXT                          full-text search over event text and the snapshot's claims (FTS5)

@@ -92,6 +92,21 @@ describe("usage over a local fleet store built from the Claude Code fixtures", (
     const monthly = await runJson<{ monthly: Row[]; totals: Row }>(["usage", "monthly", "--json", "--store", store], env);
     expect(monthly.totals).toEqual(daily.totals);
     expect(monthly.monthly.every((m) => /^\d{4}-\d{2}$|^unknown$/.test(String(m.month)))).toBe(true);
+    // Weekly: a week is keyed by its Monday and is the sum of its days.
+    const days = await runJson<{ daily: Row[] }>(["usage", "daily", "--json", "--store", store], env);
+    const weekly = await runJson<{ weekly: Row[]; totals: Row }>(["usage", "weekly", "--json", "--store", store], env);
+    expect(weekly.totals).toEqual(daily.totals);
+    expect(weekly.weekly.length).toBeGreaterThan(1);
+    for (const w of weekly.weekly) {
+      const monday = String(w.week);
+      if (monday === "unknown") continue;
+      expect(new Date(`${monday}T00:00:00Z`).getUTCDay()).toBe(1);
+      const end = new Date(Date.parse(`${monday}T00:00:00Z`) + 7 * 86_400_000).toISOString().slice(0, 10);
+      const inWeek = days.daily.filter((d) => String(d.date) >= monday && String(d.date) < end);
+      expect(inWeek.length).toBeGreaterThan(0);
+      expect(w.output_tokens).toBe(inWeek.reduce((a, d) => a + Number(d.output_tokens ?? 0), 0));
+      expect(w.total_tokens).toBe(inWeek.reduce((a, d) => a + Number(d.total_tokens ?? 0), 0));
+    }
     const blocks = await runJson<{ blocks: Row[]; totals: Row; untimed_tokens: number | null }>(["usage", "blocks", "--json", "--store", store], env);
     expect((blocks.totals.total_tokens as number) + (blocks.untimed_tokens ?? 0)).toBe(daily.totals.total_tokens);
     for (const b of blocks.blocks) {
@@ -105,9 +120,9 @@ describe("usage over a local fleet store built from the Claude Code fixtures", (
     expect(t.code).toBe(0);
     expect(t.out).toMatch(/┌─/);
     expect(t.out).toMatch(/pricing table/);
-    const bad = await run(["usage", "weekly", "--store", store], env);
+    const bad = await run(["usage", "yearly", "--store", store], env);
     expect(bad.code).toBe(2);
-    expect(bad.err).toMatch(/^lake-reader usage: .*weekly.*\n$/);
+    expect(bad.err).toMatch(/^lake-reader usage: .*yearly.*\n$/);
     const date = await run(["usage", "daily", "--since", "2026-13-01", "--store", store], env);
     expect(date.code).toBe(2);
     const missing = await run(["usage", "daily", "--store", pathToFileURL(join(root, "nope")).href], env);

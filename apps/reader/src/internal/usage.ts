@@ -102,7 +102,18 @@ export function sessionReport(cs: readonly UsageContribution[]): SessionReport {
   return { sessions, totals: totalsOf(cs, unpriced), pricing: pricing(unpriced) };
 }
 
-/** `usage daily --json` (and monthly, keyed by `month`). */
+/** A period report's grouping: UTC day, ISO week (keyed by its Monday) or month. */
+export type Period = "daily" | "weekly" | "monthly";
+
+/** The Monday (yyyy-mm-dd) of the ISO week holding a UTC day; "unknown" stays. */
+export function weekOf(day: string): string {
+  if (day === "unknown") return day;
+  const t = Date.parse(`${day}T00:00:00Z`);
+  const monday = t - ((new Date(t).getUTCDay() + 6) % 7) * 86_400_000;
+  return new Date(monday).toISOString().slice(0, 10);
+}
+
+/** `usage daily --json` (and weekly, keyed by `week`; monthly, keyed by `month`). */
 export interface PeriodReport {
   rows: ({ key: string; models: string[]; breakdown?: ({ key: string } & UsageNumbers)[] } & UsageNumbers)[];
   totals: UsageNumbers;
@@ -113,12 +124,13 @@ export interface PeriodReport {
 export type Breakdown = "model" | "runtime";
 
 /**
- * Per-day (`yyyy-mm-dd`) or per-month (`yyyy-mm`) report; "unknown" collects rows without a time.
- * With `by`, each row also carries its numbers per model (no model: "unknown") or per runtime.
+ * Per-day (`yyyy-mm-dd`), per-week (the week's Monday, like ccusage's `weekly`) or per-month
+ * (`yyyy-mm`) report; "unknown" collects rows without a time. With `by`, each row also carries its
+ * numbers per model (no model: "unknown") or per runtime.
  */
-export function periodReport(cs: readonly UsageContribution[], period: "daily" | "monthly", by?: Breakdown): PeriodReport {
+export function periodReport(cs: readonly UsageContribution[], period: Period, by?: Breakdown): PeriodReport {
   const unpriced = new Set<string>();
-  const keyOf = (c: UsageContribution) => (period === "daily" || c.day === "unknown" ? c.day : c.day.slice(0, 7));
+  const keyOf = (c: UsageContribution) => (period === "daily" || c.day === "unknown" ? c.day : period === "weekly" ? weekOf(c.day) : c.day.slice(0, 7));
   const groups = groupUsage(cs, keyOf);
   const parts = new Map<string, ({ key: string } & UsageNumbers)[]>();
   if (by) {

@@ -5,18 +5,19 @@ import { fleetUsage, parseDay } from "../usage-scan.js";
 import type { PricingInfo, UsageNumbers } from "../usage.js";
 import { parse } from "./parse.js";
 
-export const USAGE_HELP = `lake-reader usage daily|monthly|session|blocks [options]
+export const USAGE_HELP = `lake-reader usage daily|weekly|monthly|session|blocks [options]
 
 Tokens in broca's meaning (input = fresh input, cached = cache reads, cache write, output including
 reasoning, reasoning as a subset) and cost in USD from the pricing table shipped with lake-reader
 (version ${PRICING_VERSION}, ${PRICING_DATE}). Unknown models are reported as unpriced, never as zero.
+Days are UTC; a week starts on Monday (keyed by that day, like ccusage's weekly).
 
 Options:
   --since DATE   first UTC day included (yyyy-mm-dd or yyyymmdd)
   --until DATE   last UTC day included
   --runtime RT   only this runtime (repeatable): claude-code, codex, gemini, broca, hook
   --model TEXT   only models whose id contains TEXT (repeatable)
-  --by KEY       daily and monthly: each row also broken down by model or runtime
+  --by KEY       daily, weekly and monthly: each row also broken down by model or runtime
   --json         print JSON (documented in the README)
 ${COMMON_HELP}
 
@@ -51,8 +52,11 @@ function note(p: PricingInfo): string {
   return lines.join("\n");
 }
 
+/** Every usage report, in the order the help lists them. */
+export const USAGE_REPORTS = ["daily", "weekly", "monthly", "session", "blocks"] as const;
+
 /** Which usage report. */
-export type UsageReportName = "daily" | "monthly" | "session" | "blocks";
+export type UsageReportName = (typeof USAGE_REPORTS)[number];
 
 /** The options a usage report takes, as the command line gives them (also the web API's query). */
 export interface UsageValues extends CommonValues {
@@ -67,12 +71,12 @@ export interface UsageValues extends CommonValues {
 export type UsageResult =
   | { readonly report: "session"; readonly r: ReturnType<typeof import("../usage.js").sessionReport> }
   | { readonly report: "blocks"; readonly r: ReturnType<typeof import("../usage.js").blocksReport> }
-  | { readonly report: "daily" | "monthly"; readonly r: ReturnType<typeof import("../usage.js").periodReport> };
+  | { readonly report: "daily" | "weekly" | "monthly"; readonly r: ReturnType<typeof import("../usage.js").periodReport> };
 
 /** Compute a usage report from the fleet the options name (what `usage REPORT` prints). */
 export async function usageReport(report: UsageReportName, values: UsageValues, env: NodeJS.ProcessEnv): Promise<UsageResult> {
   if (values.by !== undefined && values.by !== "model" && values.by !== "runtime") throw usageError(`usage: --by expects model or runtime, got ${JSON.stringify(values.by)}`);
-  if (values.by !== undefined && report !== "daily" && report !== "monthly") throw usageError(`usage ${report}: --by is for daily and monthly`);
+  if (values.by !== undefined && report !== "daily" && report !== "weekly" && report !== "monthly") throw usageError(`usage ${report}: --by is for daily, weekly and monthly`);
   const filters = { since: parseDay("--since", values.since), until: parseDay("--until", values.until), runtimes: values.runtime, models: values.model };
   const loc = locations(values, env);
   // Objects are fetched as they are read: a compacted s3:// fleet mirrors its rollups, not its parts.
@@ -103,7 +107,7 @@ export function usageJson(u: UsageResult): Record<string, unknown> {
       pricing: r.pricing,
     };
   }
-  const keyName = u.report === "daily" ? "date" : "month";
+  const keyName = u.report === "daily" ? "date" : u.report === "weekly" ? "week" : "month";
   return { [u.report]: u.r.rows.map((x) => ({ [keyName]: x.key, ...pick(x), ...(x.breakdown ? { breakdown: x.breakdown.map((b) => ({ key: b.key, ...pick(b) })) } : {}) })), totals: pick(u.r.totals), pricing: u.r.pricing };
 }
 
@@ -114,9 +118,9 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
     io.out(USAGE_HELP + "\n");
     return 0;
   }
-  const report = positionals[0];
-  if (report !== "daily" && report !== "monthly" && report !== "session" && report !== "blocks") {
-    throw usageError(`usage: expected daily, monthly, session or blocks${report === undefined ? "" : `, got ${JSON.stringify(report)}`}`);
+  const report = positionals[0] as UsageReportName | undefined;
+  if (report === undefined || !USAGE_REPORTS.includes(report)) {
+    throw usageError(`usage: expected daily, weekly, monthly, session or blocks${report === undefined ? "" : `, got ${JSON.stringify(report)}`}`);
   }
   if (positionals.length > 1) throw usageError(`usage ${report}: unexpected argument ${JSON.stringify(positionals[1])}`);
   const u = await usageReport(report, values, io.env);
@@ -140,7 +144,7 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
   const r = u.r;
   const rows = r.rows.map((x) => [x.key, x.models.join(", "), ...cells(x)]);
   io.out(
-    `Token usage by ${u.report === "daily" ? "day" : "month"} (UTC)\n${renderTable([u.report === "daily" ? "Date" : "Month", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing)}\n`,
+    `Token usage by ${u.report === "daily" ? "day" : u.report === "weekly" ? "week (Monday)" : "month"} (UTC)\n${renderTable([u.report === "daily" ? "Date" : u.report === "weekly" ? "Week" : "Month", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing)}\n`,
   );
   return 0;
 }
