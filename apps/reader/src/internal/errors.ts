@@ -8,8 +8,10 @@ export type ReaderErrorCode =
   | "NotFound"
   /** The store or the cache could not be read or written (exit 6). */
   | "Io"
-  /** A SQL query failed (exit 7). */
-  | "Query";
+  /** A SQL query failed or was refused (exit 7). */
+  | "Query"
+  /** `mcp`: a lease renew or release refused — the lease is not held by this owner at this epoch (exit 8). */
+  | "Refused";
 
 /** Data carried by a ReaderError. */
 export interface ReaderErrorData {
@@ -48,6 +50,7 @@ export const EXIT = {
   notFound: 5,
   io: 6,
   query: 7,
+  refused: 8,
 } as const;
 
 /** The exit code of an error code. */
@@ -63,5 +66,7 @@ export function exitCodeOf(code: ReaderErrorCode): number {
       return EXIT.io;
     case "Query":
       return EXIT.query;
+    case "Refused":
+      return EXIT.refused;
   }
 }

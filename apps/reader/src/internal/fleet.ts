@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { openStore, parseStoreUrl } from "@lake/layout/store";
+import { openStore, parseStoreUrl, type ObjectStore } from "@lake/layout/store";
 import { ReaderError } from "./errors.js";
 
 /** A bronze segment, with the partition values of its session directory. */
@@ -100,6 +100,11 @@ const MARKER_RE = /^sessions\/compacted\/dt=([^/]+)\/fleet=([^/]+)\/_COMPACTED$/
 
 /** Open a store URL for reading, through @lake/layout's ObjectStore (local directory or S3). */
 export async function openReadableStore(url: string): Promise<ReadableStore> {
+  return openFleetStore(url) as unknown as ReadableStore;
+}
+
+/** Open a store URL as @lake/layout's ObjectStore: a file:// store's directory must exist (NotFound), a bad URL is a Usage error. */
+export function openFleetStore(url: string): ObjectStore {
   let loc;
   try {
     loc = parseStoreUrl(url);
@@ -108,7 +113,7 @@ export async function openReadableStore(url: string): Promise<ReadableStore> {
   }
   if (loc.kind === "file" && !existsSync(loc.root)) throw new ReaderError("NotFound", `${loc.root}: fleet store directory does not exist`, { data: { file: loc.root } });
   try {
-    return openStore(loc.url) as unknown as ReadableStore;
+    return openStore(loc.url);
   } catch (e) {
     throw new ReaderError("Usage", `store ${url}: ${(e as Error).message}`, { data: { file: url }, cause: e });
   }

@@ -51,14 +51,14 @@ export async function searchCommand(argv: readonly string[], io: Io): Promise<nu
   return 0;
 }
 
-/** Search a fleet: the hits `search TEXT --json` prints, and whether the store has a snapshot. */
-export async function searchFleet(loc: Locations, text: string, limit: number): Promise<{ events: EventHit[]; claims: ClaimHit[]; snapshot: boolean }> {
+/** Search a fleet: the hits `search TEXT --json` prints, whether the store has a snapshot, and the fingerprint of the fleet state searched. */
+export async function searchFleet(loc: Locations, text: string, limit: number): Promise<{ events: EventHit[]; claims: ClaimHit[]; snapshot: boolean; fingerprint: string }> {
   const files = await fleetFiles(loc);
   const q = ftsQuery(text);
   const index = await ensureIndex(files, loc.cache);
   const events = queryIndex(index, q, limit);
   const claims = files.snapshot ? queryClaims(files.snapshot, q, limit) : [];
-  return { events, claims, snapshot: files.snapshot !== undefined };
+  return { events, claims, snapshot: files.snapshot !== undefined, fingerprint: files.fingerprint };
 }
 
 /** An event hit. */
