@@ -18,12 +18,14 @@ Commands:
   labels add|list                      operator labels (append-only, separate store)
   wal inspect|addr|find|archive        broca WAL tools
   serve                                the web UI and its JSON API (read-only, loopback by default)
+  mcp                                  MCP server over stdio for agents: search, usage, sql, roster, leases
 
 Common options: --store URL (default $LAKE_STORE, else fleet/ beside the local root), --cache DIR,
 --root DIR, --json, -h/--help.
 
 Exit codes: 0 ok, 1 internal error, 2 bad arguments, 3 malformed data (or a refused WAL),
-4 WAL of a newer writer, 5 not found, 6 unreadable/unwritable, 7 SQL query failed.`;
+4 WAL of a newer writer, 5 not found, 6 unreadable/unwritable, 7 SQL query failed or refused,
+8 lease not held (mcp tool errors).`;
 
 type Command = (argv: readonly string[], io: Io) => Promise<number>;
 
@@ -40,6 +42,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   labels: async () => (await import("./internal/commands/labels.js")).labelsCommand,
   wal: async () => (await import("./internal/commands/wal.js")).walCommand,
   serve: async () => (await import("./internal/serve/command.js")).serveCommand,
+  mcp: async () => (await import("./internal/commands/mcp.js")).mcpCommand,
 };
 
 /** Options of {@link main}: where output goes (default: process streams) and the environment. */

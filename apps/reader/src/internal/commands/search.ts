@@ -142,14 +142,33 @@ function queryIndex(path: string, q: string, limit: number): EventHit[] {
   }
 }
 
-/** Search the claims of a snapshot SQLite (claims + claims_fts). */
-export function queryClaims(path: string, q: string, limit: number): ClaimHit[] {
-  let db: Database.Database;
+function openSnapshot(path: string): Database.Database {
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
+    return new Database(path, { readonly: true, fileMustExist: true });
   } catch (e) {
     throw new ReaderError("Corrupt", `${path}: cannot open the snapshot: ${firstLine((e as Error).message)}`, { data: { file: path }, cause: e });
   }
+}
+
+/** Every claim of the current snapshot, by claim id, and the snapshot's content hash (null when the store has none). */
+export async function snapshotClaims(loc: Locations): Promise<{ snapshot: string | null; claims: Record<string, unknown>[] }> {
+  const files = await fleetFiles(loc);
+  if (!files.snapshot) return { snapshot: null, claims: [] };
+  const hash = /([0-9a-f]{64})\.sqlite/.exec(files.snapshot.replace(/\\/g, "/"))?.[1] ?? null;
+  const db = openSnapshot(files.snapshot);
+  try {
+    const claims = db.prepare("SELECT claim_id, agent, repo, subject, text, kind, proposed_at, promoted_at FROM claims ORDER BY claim_id").all() as Record<string, unknown>[];
+    return { snapshot: hash, claims };
+  } catch (e) {
+    throw new ReaderError("Corrupt", `${files.snapshot}: cannot read claims: ${firstLine((e as Error).message)}`, { data: { file: files.snapshot }, cause: e });
+  } finally {
+    db.close();
+  }
+}
+
+/** Search the claims of a snapshot SQLite (claims + claims_fts). */
+export function queryClaims(path: string, q: string, limit: number): ClaimHit[] {
+  const db = openSnapshot(path);
   try {
     return db
       .prepare(
