@@ -25,7 +25,7 @@ Common options: --store URL (default $LAKE_STORE, else fleet/ beside the local r
 
 Exit codes: 0 ok, 1 internal error, 2 bad arguments, 3 malformed data (or a refused WAL),
 4 WAL of a newer writer, 5 not found, 6 unreadable/unwritable, 7 SQL query failed or refused,
-8 lease not held (mcp tool errors).`;
+9 lease not held (mcp tool errors).`;
 
 type Command = (argv: readonly string[], io: Io) => Promise<number>;
 

@@ -349,7 +349,7 @@ async function raceLeases(a: McpProcess, b: McpProcess, rounds: number): Promise
     // epoch, the winner with a stale one.
     const stolen = await lose.p.call<Lease>("lease_release", { ...target, epoch: win.r.json.epoch });
     expect(stolen.isError).toBe(true);
-    expect(stolen.json.error).toMatchObject({ code: "Refused", exit_code: 8 });
+    expect(stolen.json.error).toMatchObject({ code: "Refused", exit_code: 9 });
     expect(stolen.json.released).toBe(false);
     if (last > 1) {
       const stale = await win.p.call<Lease>("lease_release", { ...target, epoch: last - 1 });

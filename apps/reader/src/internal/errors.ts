@@ -10,7 +10,7 @@ export type ReaderErrorCode =
   | "Io"
   /** A SQL query failed or was refused (exit 7). */
   | "Query"
-  /** `mcp`: a lease renew or release refused — the lease is not held by this owner at this epoch (exit 8). */
+  /** `mcp`: a lease renew or release refused — the lease is not held by this owner at this epoch (exit 9). */
   | "Refused";
 
 /** Data carried by a ReaderError. */
@@ -50,7 +50,7 @@ export const EXIT = {
   notFound: 5,
   io: 6,
   query: 7,
-  refused: 8,
+  refused: 9,
 } as const;
 
 /** The exit code of an error code. */
