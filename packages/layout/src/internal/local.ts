@@ -14,7 +14,7 @@ import { dirname, join, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { LayoutError } from "./errors.js";
 import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
-import { LOCAL_INTERNAL_DIR, allPages, compareUtf8, pageSize, sha256Hex, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
+import { LOCAL_INTERNAL_DIR, allPages, compareUtf8, mkdirs, pageSize, sha256Hex, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
 
 /** Options of the local backend. */
 export interface LocalStoreOptions {
@@ -114,7 +114,7 @@ export class LocalStore implements ObjectStore {
 
   private async tempPath(): Promise<string> {
     const dir = join(this.root, LOCAL_INTERNAL_DIR, "tmp");
-    await fs.mkdir(dir, { recursive: true });
+    await mkdirs(dir);
     return join(dir, `${process.pid}-${randomBytes(8).toString("hex")}`);
   }
 
@@ -144,7 +144,7 @@ export class LocalStore implements ObjectStore {
   /** mkdir -p the key's parent; fsync the parents of directories this created. */
   private async ensureParent(p: string): Promise<void> {
     const dir = dirname(p);
-    const first = await fs.mkdir(dir, { recursive: true });
+    const first = await mkdirs(dir);
     if (first === undefined) return;
     // fsync every new directory's parent, deepest first, so the new entries survive a crash.
     let d = dir;
@@ -190,7 +190,7 @@ export class LocalStore implements ObjectStore {
       } catch (e) {
         const code = errno(e);
         if (code === "ENOENT") {
-          await fs.mkdir(dirname(path), { recursive: true });
+          await mkdirs(dirname(path));
           continue;
         }
         if (code !== "EEXIST") throw this.io("lock", key, e);
@@ -364,7 +364,7 @@ export class LocalStore implements ObjectStore {
     const hash = createHash("sha256");
     let size = 0;
     try {
-      await fs.mkdir(dirname(file), { recursive: true });
+      await mkdirs(dirname(file));
       const src = createReadStream(p);
       src.on("data", (c) => {
         hash.update(c as Buffer);

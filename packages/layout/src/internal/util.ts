@@ -1,5 +1,7 @@
 // Small shared helpers: hashing, byte comparison, sleeping, nonces, key validation.
 import { createHash, randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import { dirname } from "node:path";
 import { LayoutError } from "./errors.js";
 import type { ListOptions, ListPage, ObjectInfo } from "./types.js";
 
@@ -88,4 +90,31 @@ export async function* sourceChunks(source: Uint8Array | { readonly path: string
     return;
   }
   for await (const chunk of source as AsyncIterable<Uint8Array>) yield Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
+/**
+ * `mkdir -p` that reports the real reason. On a read-only file system Node's recursive mkdir says
+ * ENOENT; then the first missing directory is made on its own, which fails with the errno that
+ * matters (EROFS, EACCES, ENOSPC) naming that directory. Returns what `fs.mkdir` returns.
+ */
+export async function mkdirs(dir: string): Promise<string | undefined> {
+  try {
+    return await fs.mkdir(dir, { recursive: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    let d = dir;
+    for (;;) {
+      const up = dirname(d);
+      if (up === d) throw e;
+      try {
+        await fs.stat(up);
+        break;
+      } catch {
+        d = up;
+      }
+    }
+    await fs.mkdir(d); // throws the errno that stopped the recursive mkdir
+    await fs.mkdir(dir, { recursive: true });
+    return d;
+  }
 }
