@@ -244,6 +244,24 @@ describe("a root the disk refuses: exit 7 naming the path and the errno, nothing
     expect(JSON.parse(again.stdout).landed_files).toBe(1);
   });
 
+  it("EROFS: push to a fleet store directory on a read-only file system", async () => {
+    const work = join(dir, "erofs-store");
+    const tree = vendorTree(join(work, "vendor"));
+    const mnt = join(work, "mnt");
+    mount(mnt, "4m");
+    mounts.push(mnt);
+    mkdirSync(join(mnt, "fleet"));
+    remount(mnt, "ro");
+    const root = join(work, "root");
+    expect((await runCli(["collect", "--root", root, ...tree.flags])).code).toBe(0);
+    const before = landedDigests(root);
+    const p = await runCli(["push", "--root", root, "--store", `file://${join(mnt, "fleet")}`]);
+    expect(p.code, p.stderr).toBe(7);
+    expect(p.stderr.trim()).toBe(`lake-collector: ${join(mnt, "fleet")}/.lake-store: mkdir failed: EROFS (read-only file system)`);
+    expect(landedDigests(root)).toEqual(before);
+    expect((await runCli(["verify", "--root", root])).code).toBe(0);
+  });
+
   it("EACCES: a root the user cannot write", async () => {
     const work = join(dir, "eacces");
     const tree = vendorTree(join(work, "vendor"));
