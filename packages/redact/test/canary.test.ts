@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createRedactor, defaultRules, memoryKey, type JsonValue } from "../src/index.js";
-import { plantFor } from "./corpus.js";
+import { UNPLANTED, plantFor } from "./corpus.js";
 
 const lines = readFileSync(fileURLToPath(new URL("./fixtures/claude-tool_heavy.jsonl", import.meta.url)), "utf8").split("\n").filter(Boolean);
 // A few distinct record shapes: the first record of each type.
@@ -46,6 +46,7 @@ describe("canary", () => {
       let cases = 0;
       const leaks: string[] = [];
       defaultRules.forEach((rule, ri) => {
+        if (UNPLANTED.includes(rule.id)) return;
         for (const [shape, rec] of shapes) {
           stringPaths(rec).forEach((path, pi) => {
             const { form, secret } = plantFor(rule.id, 1000 + ri * 97 + pi);

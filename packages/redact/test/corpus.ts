@@ -5,6 +5,7 @@
 // JSON.stringify leaves alone) and the marks removed at the end, so labels are exact even in
 // escaped text.
 import { ALPHABETS as A, b64url, cat, fake, prng } from "../src/internal/fake.js";
+import { VENDOR_FORMATS, sampleOf } from "../src/internal/vendors.js";
 
 /** A labelled secret: which rule should find it and where it is in `text`. */
 export interface Label {
@@ -51,8 +52,18 @@ const jwt = (r: R) =>
 const pass = (r: R) => fake(A.alnum, 12 + Math.floor(r() * 12), r);
 const host = (r: R) => ["db.internal", "10.0.3.12", "prod-cluster.example.net", "localhost", "cache.svc.cluster.local"][Math.floor(r() * 5)]!;
 
-/** One plant per rule of the default table. */
+/** Vendor formats whose whole token is the secret (the others mask only a part of a URL or connection string). */
+const VENDOR_PLANTS: Plant[] = VENDOR_FORMATS.filter((v) => !/\(\?<s/.test(v.token)).map((v) => ({ rule: v.id, name: v.env, form: (r: R) => m(sampleOf(v.shape, Math.floor(r() * 1e9))) }));
+
+/** Rules without a plant here: context rules (scored by the format corpus, test/formats.ts) and vendor formats masked in part. */
+export const UNPLANTED: readonly string[] = [
+  ...VENDOR_FORMATS.filter((v) => /\(\?<s/.test(v.token)).map((v) => v.id),
+  "url-query-secret", "cli-secret-flag", "cli-password-arg", "prose-secret",
+];
+
+/** One plant per rule of the default table (but {@link UNPLANTED}). */
 export const PLANTS: readonly Plant[] = [
+  ...VENDOR_PLANTS,
   { rule: "private-key", name: "PRIVATE_KEY", splittable: false, form: (r) => m(pem(r, ["RSA ", "EC ", "OPENSSH ", "", "ENCRYPTED ", "DSA "][Math.floor(r() * 6)]!)) },
   { rule: "aws-access-key-id", name: "AWS_ACCESS_KEY_ID", form: (r) => m(cat(["AK", "AS"][Math.floor(r() * 2)]!, "IA", fake(A.base32, 16, r))) },
   {
@@ -118,7 +129,7 @@ export const PLANTS: readonly Plant[] = [
       return [`DB_PASSWORD=${v}`, `"client_secret": "${v}"`, `api_key = '${v}'`, `SESSION_SECRET="${v}"`, `password: ${v}`][k]!;
     },
     value: (r) => m(fake(A.password, 16 + Math.floor(r() * 16), r)),
-    curl: (r) => `curl -X POST https://auth.example.test/login -d 'username=ci&password=${m(fake(A.alnum, 20, r))}'`,
+    curl: (r) => `curl -X POST https://auth.example.test/login -H 'Content-Type: application/json' -d '{"username":"ci","password":"${m(fake(A.alnum, 20, r))}"}'`,
   },
 ];
 

@@ -17,6 +17,8 @@ interface CompiledRule {
   readonly index: number;
   readonly re: RegExp;
   readonly named: boolean;
+  /** Named groups holding the secret (`s`, `s2`, …), in pattern order. */
+  readonly secretGroups: readonly string[];
   readonly stopwords: readonly string[];
 }
 
@@ -29,6 +31,8 @@ export interface Span {
   readonly secret: string;
 }
 
+/** How much text before a match a validator sees (to read a whole variable name). */
+const BEFORE = 64;
 const MASK_RE = /\[REDACTED:[a-z0-9][a-z0-9-]{0,63}:[0-9a-f]{8}\]/g;
 const RULE_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const ESCAPE_HINT = /\\u[0-9a-fA-F]{4}|\\\/|\\\r?\n/;
@@ -63,7 +67,8 @@ export class Engine {
         rule,
         index,
         re,
-        named: /\(\?<s>/.test(rule.pattern.source),
+        named: /\(\?<s\d*>/.test(rule.pattern.source),
+        secretGroups: [...rule.pattern.source.matchAll(/\(\?<(s\d*)>/g)].map((x) => x[1]!),
         stopwords: (rule.stopwords ?? []).map((w) => w.toLowerCase()),
       };
     });
@@ -96,10 +101,13 @@ export class Engine {
           continue;
         }
         let gi = 0;
-        if (cr.named && m.groups?.s !== undefined) {
-          const pos = m.indices?.groups?.s;
-          if (pos) cands.push(...this.check(cr, text, pos[0], pos[1], m[0]));
-          continue;
+        if (cr.named && m.groups) {
+          const name = cr.secretGroups.find((g) => m!.groups![g] !== undefined);
+          const pos = name !== undefined ? m.indices?.groups?.[name] : undefined;
+          if (pos) {
+            cands.push(...this.check(cr, text, pos[0], pos[1], m[0], m.index));
+            continue;
+          }
         }
         for (let g = 1; g < m.length; g++) {
           if (m[g] !== undefined) {
@@ -109,7 +117,7 @@ export class Engine {
         }
         const pos = m.indices?.[gi];
         if (!pos) continue;
-        cands.push(...this.check(cr, text, pos[0], pos[1], m[0]));
+        cands.push(...this.check(cr, text, pos[0], pos[1], m[0], m.index));
       }
     }
     if (cands.length === 0) return [];
@@ -143,7 +151,7 @@ export class Engine {
     }));
   }
 
-  private check(cr: CompiledRule, text: string, start: number, end: number, match: string): { rule: number; start: number; end: number; secret: string }[] {
+  private check(cr: CompiledRule, text: string, start: number, end: number, match: string, at: number): { rule: number; start: number; end: number; secret: string }[] {
     if (end <= start) return [];
     const secret = text.slice(start, end);
     const rule = cr.rule;
@@ -154,7 +162,7 @@ export class Engine {
       const l = secret.toLowerCase();
       if (cr.stopwords.some((w) => l.includes(w))) return [];
     }
-    if (rule.validate && !rule.validate(secret, match)) return [];
+    if (rule.validate && !rule.validate(secret, match, text.slice(Math.max(0, at - BEFORE), at))) return [];
     return [{ rule: cr.index, start, end, secret }];
   }
 }

@@ -3,6 +3,7 @@
 // generic assignment rule). Example secrets are assembled from parts at load time.
 import { ALPHABETS as A, b64url, cat, fake } from "./fake.js";
 import { charClasses, isCodeReference, isPlaceholder, isTemplate, shannon } from "./checks.js";
+import { VENDOR_FORMATS, lowEntropyOf, prefixOf, sampleOf, type VendorFormat } from "./vendors.js";
 
 /** One secret-detection rule. Rules are plain data plus an optional validator. */
 export interface Rule {
@@ -16,7 +17,7 @@ export interface Rule {
    */
   readonly keywords: readonly string[];
   /**
-   * The pattern. The secret is the named group `s` when the pattern has one, else the first
+   * The pattern. The secret is the first named group `s`, `s2`, … that took part, else the first
    * capture group that took part in the match, else the whole match. Flags other than `i`, `s`, `m`, `u` are ignored
    * (the engine adds `g` and `d`). Quantifiers must be bounded (no catastrophic backtracking).
    */
@@ -27,8 +28,11 @@ export interface Rule {
   readonly allowlist?: readonly RegExp[];
   /** A secret containing any of these (case-insensitive) is not a finding. */
   readonly stopwords?: readonly string[];
-  /** Extra check on a candidate: `secret` and the whole `match` text. False drops it. */
-  readonly validate?: (secret: string, match: string) => boolean;
+  /**
+   * Extra check on a candidate: `secret`, the whole `match` text and up to 64 characters of text
+   * before the match (to read a whole variable name). False drops it.
+   */
+  readonly validate?: (secret: string, match: string, before: string) => boolean;
   /** Texts in which the rule must find a secret (checked by the rule-table test). */
   readonly examples: readonly string[];
   /** Texts in which the rule must find nothing. */
@@ -84,24 +88,83 @@ export function isJwt(s: string): boolean {
 
 /** Names of fields and variables that hold secrets (`DB_PASSWORD`, `apiKey`, `"client_secret"`). */
 export const SECRET_NAME =
-  /(?:password|passwd|passphrase|pwd|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|auth[_.-]?key|master[_.-]?key|encryption[_.-]?key|signing[_.-]?key|credentials?)/i;
+  /(?:password|passwd|passphrase|pwd|pass|secret|token|key|credentials?|creds|auth|pat)/i;
 
-/** Name suffixes that make a secret-looking name about something else (`max_tokens`, `token_count`, `password_hint`). */
-const NAME_NOT_SECRET =
-  /(?:tokens|_?count|_?len(?:gth)?|_?limit|_?type|_?usage|_?used|_?budget|_?name|_?file|_?path|_?dir|_?field|_?header|_?url|_?uri|_?endpoint|_?expir\w*|_?ttl|_?policy|_?prompt|_?label|_?hint|_?format|_?id|_?ids|_?index|_?idx|_?size|_?hash|_?min|_?max|_?required|_?enabled|_?pattern|_?regex|_?rule|_?version|_?kind)$/i;
+/** Words that make a name a secret on their own (`password`, `token`, `credentials`). */
+const SECRET_WORDS = new Set(["password", "passwd", "passphrase", "pwd", "pass", "passw", "secret", "token", "credential", "credentials", "creds", "apikey", "authtoken", "accesstoken", "authkey", "secretkey", "privatekey", "masterkey", "signingkey", "encryptionkey", "accesskey", "appkey", "sas", "pat"]);
+/** Words before `key` that make it a secret key (`api_key`, `DD_APP_KEY`, `AccountKey`, `license_key`). */
+const KEY_QUALIFIERS = new Set([
+  "api", "access", "secret", "private", "app", "application", "auth", "master", "encryption", "signing", "account", "shared", "license", "licence", "client",
+  "admin", "service", "webhook", "deploy", "write", "read", "sdk", "ingest", "ingestion", "browser", "server", "live", "test", "prod", "root", "session", "hmac",
+  "jwt", "crypt", "cipher", "aes", "storage", "subscription", "developer", "dev", "user", "bot", "integration", "management", "rest", "mobile", "upload", "push",
+  "search", "mgmt", "org", "project", "personal", "team", "workspace", "access_key", "sa", "gcp", "aws", "azure", "openai", "anthropic", "stripe", "datadog",
+  "dd", "algolia", "mailgun", "sendgrid", "twilio", "mistral", "cohere", "gemini", "google", "deepseek", "together", "groq", "pinecone", "sentry", "cf", "cloudflare",
+  "alibaba", "aliyun", "tencent", "huawei", "oracle", "ibm", "consumer", "x_api", "xapi", "ocp_apim_subscription", "pk", "sk",
+]);
+/** Last words that make a secret-looking name about something else (`max_tokens`, `token_count`, `password_hint`, `cache_key`). */
+const NOT_SECRET_LAST = new Set([
+  "tokens", "count", "len", "length", "limit", "limits", "type", "types", "usage", "used", "budget", "name", "names", "file", "files", "path", "paths", "dir", "field",
+  "header", "headers", "url", "uri", "urls", "endpoint", "expiry", "expires", "expiration", "expire", "expired", "expires_at", "ttl", "policy", "prompt", "label", "hint", "format", "id",
+  "ids", "index", "idx", "size", "hash", "min", "max", "required", "enabled", "disabled", "pattern", "regex", "rule", "rules", "version", "kind", "env", "var", "ref",
+  "arn", "location", "mode", "source", "store", "provider", "strategy", "method", "prefix", "suffix", "timeout", "at", "time", "date", "rotation", "reset", "policy",
+  "fingerprint", "algorithm", "alg", "scheme", "scope", "scopes", "ok", "valid", "error", "errors", "status", "schema", "class", "manager", "service", "store",
+  "endpoint", "command", "cmd", "helper", "script", "flag", "flags", "option", "options", "param", "params", "input", "placeholder", "text", "template", "mask", "masked",
+  "hint", "question", "strength", "visible", "confirm", "confirmation", "changed", "set", "list", "map", "tag", "tags", "key_id", "keyid", "handle", "pair", "generator",
+]);
+/** Words before `key` that make it a lookup key, not a credential (`cache_key`, `primary_key`, `public_key`). */
+const KEY_NOT_SECRET = new Set([
+  "public", "primary", "foreign", "sort", "partition", "cache", "idempotency", "object", "s3", "row", "map", "hash", "dedupe", "dedup", "lookup", "unique", "composite",
+  "ssh", "gpg", "pgp", "translation", "i18n", "list", "dict", "registry", "react", "hot", "usage", "group", "range", "shard", "routing", "sequence", "natural",
+  "surrogate", "cluster", "clustering", "index", "search_key", "sort_key", "dist", "distribution", "record", "message", "event", "idempotent", "dedupe", "state",
+  "local", "storage_key", "redis", "cache_key", "lock", "metric", "feature", "flag", "setting", "config", "env", "json", "yaml", "table", "column", "field",
+]);
+/** Words before `token` that make it something other than a credential (`max_tokens`, `next_page_token`). */
+const TOKEN_NOT_SECRET = new Set(["max", "num", "n", "total", "input", "output", "cached", "reasoning", "prompt", "completion", "page", "next", "continuation", "cursor", "pagination", "sync", "cancellation", "cancel", "design", "lexer", "parser", "eos", "bos", "pad", "unk", "sep", "cls", "mask", "special", "stop"]);
+
+/** Split a field or variable name into lower-case words (`DD_APP_KEY` → dd app key, `apiKey` → api key). */
+function nameWords(name: string): string[] {
+  return name
+    .replace(/["'\]\s]+$/, "")
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
 
 /** True when a field or variable name says its value is a secret. */
 export function isSecretName(name: string): boolean {
-  const m = SECRET_NAME.exec(name);
-  if (!m) return false;
-  const after = name.slice(m.index + m[0].length).replace(/["'\]\s]+$/, "");
-  const before = name.slice(0, m.index);
-  if (/(?:max|num|n|total|input|output|cached|reasoning|prompt|completion)[_.-]?$/i.test(before) && /^s?$/i.test(after)) return false;
-  return !NAME_NOT_SECRET.test(after) && !/^(?:s|_[a-z]*_?(?:count|len|length|limit))$/i.test(after);
+  const words = nameWords(name);
+  if (words.length === 0 || words.length > 8) return false;
+  const last = words.at(-1)!;
+  if (NOT_SECRET_LAST.has(last) && words.length > 1) return false;
+  for (let i = words.length - 1; i >= 0; i--) {
+    const w = words[i]!;
+    const prev = words[i - 1];
+    // Only the last word or the one before a neutral tail (`password_value`, `token_str`) decides.
+    const tail = words.slice(i + 1);
+    if (tail.some((t) => !/^(?:value|val|str|string|b64|base64|raw|plain|plaintext|enc|encoded|data|env|1|2|v\d|new|old|current|prod|dev|test|staging|live)$/.test(t))) continue;
+    if (w === "key" || w === "keys") {
+      if (prev !== undefined && KEY_QUALIFIERS.has(prev) && !KEY_NOT_SECRET.has(prev)) return true;
+      continue;
+    }
+    if (w === "token" || w === "auth") {
+      if (prev !== undefined && TOKEN_NOT_SECRET.has(prev)) return false;
+      return true;
+    }
+    // `signature` is not a secret name: thinking blocks, commits and packages carry signatures.
+    if (SECRET_WORDS.has(w)) return true;
+    if (/(?:password|passwd|secret|token|apikey|privatekey|secretkey|accesskey)$/.test(w)) return true;
+  }
+  return false;
 }
 
-function genericValidate(secret: string, match: string): boolean {
-  const name = /^[A-Za-z0-9_.-]*/.exec(match)?.[0] ?? "";
+/** The whole variable name a match starts inside: the name characters before it and at its start. */
+function wholeName(match: string, before: string): string {
+  return (/[A-Za-z0-9_.-]*$/.exec(before)?.[0] ?? "") + (/^[A-Za-z0-9_.-]*/.exec(match)?.[0] ?? "");
+}
+
+function genericValidate(secret: string, match: string, before = ""): boolean {
+  const name = wholeName(match, before);
   if (!isSecretName(name)) return false;
   if (!plausibleValue(secret)) return false;
   if (/^(?:~?\/|\.\.?\/|[A-Za-z]:\\)|:\/\//.test(secret)) return false; // paths and URLs
@@ -156,6 +219,66 @@ const genericValue = fake(A.password, 24, 291);
 
 const jwtIoSignature = cat("SflKxwRJSMeKKF2QT4fwpMeJf36", "POk6yJV_adQssw5c");
 
+/** A vendor format as a rule: the token between identifier boundaries, examples and negatives built from its shape. */
+function vendorRule(v: VendorFormat, n: number): Rule {
+  const named = /\(\?<s>/.test(v.token);
+  const pattern = new RegExp(`(?<![A-Za-z0-9_])${named ? `(?:${v.token})` : `(${v.token})`}(?![A-Za-z0-9_])`, v.flags ?? "");
+  const sample = sampleOf(v.shape, 7000 + n);
+  const other = sampleOf(v.shape, 8000 + n);
+  const prefix = prefixOf(v.shape);
+  const negatives = [...(v.negatives ?? [])];
+  if (v.lowEntropyNegative !== false) negatives.push(lowEntropyOf(v.shape));
+  negatives.push(sample.slice(0, prefix.length + 3) + " …");
+  if (/^[A-Za-z0-9]/.test(sample)) negatives.push("z" + sample.slice(0, Math.floor(sample.length / 2)));
+  return {
+    id: v.id,
+    description: v.description,
+    keywords: v.keywords,
+    pattern,
+    entropy: v.entropy ?? 3.0,
+    stopwords: COMMON_STOPWORDS,
+    examples: [sample, `${v.env}=${other}`, `here's the key: ${sample} (keep it safe)`, JSON.stringify({ output: `export ${v.env}="${other}"` })],
+    negatives,
+  };
+}
+
+/** A value taken from a command line or prose: random-looking, not a path, URL, flag, port mapping, number or identifier. */
+export function plausibleLooseValue(v: string, minLen = 8): boolean {
+  if (!plausibleValue(v, minLen)) return false;
+  if (/^(?:~?\/|\.\.?\/|[A-Za-z]:\\)|:\/\/|^-/.test(v)) return false;
+  if (/^[\d.:/-]+$/.test(v)) return false; // ports, addresses, dates, versions
+  if (/^v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/.test(v)) return false;
+  if (/^[\w-]+\.(?:ts|js|tsx|jsx|py|go|rs|md|json|ya?ml|toml|txt|log|sh|env|pem|key|crt|cfg|conf|ini|lock|sql|csv|html|css)$/i.test(v)) return false;
+  return /[0-9!%^*_+.@#&=~$-]/.test(v) && shannon(v) >= 3.0;
+}
+
+/** A high-entropy credential next to a secret word in prose: long, mixed, with a digit, not hex-only hashes of a known size. */
+export function plausibleProseSecret(v: string, close = false): boolean {
+  const t = v.replace(/[.,;:!?)\]}>'"`]+$/, "");
+  if (t.length < 10 || t.length > 300) return false;
+  if (t.includes(MASK_PREFIX_TEXT)) return false;
+  if (!plausibleLooseValue(t, 10)) return false;
+  if (!/\d/.test(t) || !/[A-Za-z]/.test(t)) return false;
+  // git SHAs and digests, unless the secret word sits right before the value ("app key: <40 hex>")
+  if (/^[a-f0-9]+$/.test(t) && (!close || t.length < 24)) return false;
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t)) return false; // UUIDs name things
+  if (/^(?:sha\d+|md5|sha)[-:]/i.test(t)) return false;
+  if (/^[A-Za-z]+(?:[_-][A-Za-z]+)+\d*$/.test(t)) return false; // snake/kebab identifiers
+  if (/^[a-z]+(?:[A-Z][a-z0-9]+)+$/.test(t)) return false; // camelCase identifiers
+  return shannon(t) >= (/^[a-f0-9]+$/i.test(t) ? 3.0 : t.length >= 20 ? 3.5 : 3.0) && charClasses(t) >= (t.length >= 16 ? 2 : 3);
+}
+
+const MASK_PREFIX_TEXT = "[REDACTED:";
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+const SECRET_FLAG = /^--?(?:[a-z0-9]+[-_])*(?:password|passwd|pass|pwd|passphrase|secret|token|api-?key|access-?key|secret-?key|private-?key|client-?secret|auth|credentials?|creds|sas|sig)$/i;
+
 /** The default rule table, in priority order. */
 export const defaultRules: readonly Rule[] = [
   {
@@ -190,7 +313,7 @@ export const defaultRules: readonly Rule[] = [
     id: "aws-secret-access-key",
     description: "AWS secret access key (40 base64 characters) after an aws_secret_access_key / SecretAccessKey name",
     keywords: ["secretaccesskey", "secret_access_key", "secret-access-key", "secret.access.key", "secret access key", "aws_secret", "aws-secret", "aws.secret", "awssecret"],
-    pattern: /(?:aws[_.\- ]?secret[_.\- ]?(?:access[_.\- ]?)?key|secret[_.\- ]?access[_.\- ]?key|aws[_.-]?secret)["'\]]{0,2}\s{0,8}(?:=|:=|:|=>)\s{0,8}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/i,
+    pattern: /(?:aws[_.\- ]?secret[_.\- ]?(?:access[_.\- ]?)?key|secret[_.\- ]?access[_.\- ]?key|aws[_.-]?secret)["'\]]{0,2}(?:\s{0,8}(?:=|:=|:|=>)\s{0,8}|[^\S\n]{1,8})["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/i,
     entropy: 4.0,
     allowlist: [/EXAMPLEKEY$/, /^[0-9a-f]{40}$/],
     examples: [`aws_secret_access_key = ${awsSecret}`, `"SecretAccessKey": "${awsSecret}"`, `AWS_SECRET_ACCESS_KEY=${awsSecret}`],
@@ -331,6 +454,7 @@ export const defaultRules: readonly Rule[] = [
     examples: [hvs, `VAULT_TOKEN=${cat("s.", fake(A.alnum, 24, 232))}`, `-H "X-Vault-Token: ${hvs}"`],
     negatives: ["hvs." + "x".repeat(24), "VAULT_TOKEN=s.xxxxxxxxxxxxxxxxxxxxxxxx"],
   },
+  ...VENDOR_FORMATS.map(vendorRule),
   {
     id: "jwt",
     description: "JSON Web Token (three base64url segments, header decoding to a JSON object)",
@@ -384,21 +508,98 @@ export const defaultRules: readonly Rule[] = [
     negatives: ["curl -u user:password https://example.com", 'curl -u "$USER:$PASS" https://example.com', "curl -u admin: https://x", "docker run -u 1000:1000 image", "curl -u ${CI_USER}:${CI_TOKEN} https://x"],
   },
   {
+    id: "url-query-secret",
+    description: "A credential in a URL query string: sig=, signature=, token=, access_token=, api_key=, key=, password=, X-Amz-Signature=, X-Goog-Signature=",
+    keywords: ["sig=", "signature=", "token=", "key=", "password=", "pwd=", "secret=", "auth=", "credential="],
+    pattern: /[?&;](?:sig|signature|token|access_token|refresh_token|id_token|auth_token|private_token|api_key|apikey|api-key|key|auth|password|passwd|pwd|secret|client_secret|x-amz-signature|x-amz-security-token|x-goog-signature|x-goog-credential|credential)=([^&\s#"'<>\\`]{8,4096})/i,
+    validate: (s) => plausibleLooseValue(decodeURIComponentSafe(s)) || (/^[A-Za-z0-9%_.~+/-]{16,}$/.test(s) && shannon(s) >= 3.5 && /\d/.test(s)),
+    examples: [
+      `https://api.example.test/v1/export?format=csv&token=${fake(A.alnum, 32, 401)}`,
+      `https://bucket.s3.amazonaws.com/a.tgz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=${fake(A.hex, 64, 402)}`,
+      `wss://stream.example.test/live?api_key=${fake(A.alnum, 40, 403)}`,
+    ],
+    negatives: ["https://example.test/?token=${TOKEN}", "https://example.test/search?key=value&page=2", "https://example.test/?sort_key=created_at&token=<token>", "?key=user_profile_settings"],
+  },
+  {
+    id: "cli-secret-flag",
+    description: "A value after a secret-named command-line flag: --password X, --token=X, --api-key 'X', --client-secret X, and `aws configure set aws_secret_access_key X`-style setters",
+    keywords: ["pass", "pwd", "secret", "token", "key", "auth", "cred", "sas", "sig"],
+    pattern:
+      /(?<![\w-])(?:--?(?<f>[A-Za-z0-9][A-Za-z0-9_-]{0,40})(?:=|[^\S\n]{1,4})|(?:configure|config|secret|secrets|env|variable|var)[^\S\n]+(?:set|add|put|create)[^\S\n]+(?<n>[A-Za-z0-9_.-]{1,60})[^\S\n]{1,4}(?:--body[^\S\n]{1,4}|--value[^\S\n]{1,4})?)(?:"(?<s>[^"\n]{6,512})"|'(?<s2>[^'\n]{6,512})'|(?<s3>[^\s"'`;|&<>()]{6,512}))/,
+    validate: (s, m) => {
+      const flag = /^--?([A-Za-z0-9][A-Za-z0-9_-]{0,40})/.exec(m)?.[0];
+      const name = flag ?? /(?:set|add|put|create)[^\S\n]+([A-Za-z0-9_.-]{1,60})/.exec(m)?.[1] ?? "";
+      if (flag ? !SECRET_FLAG.test(flag) : !isSecretName(name)) return false;
+      return plausibleLooseValue(s, 6) || (/^["']/.test(m.slice(m.length - s.length - 1)) && plausiblePassword(s) && charClasses(s) >= 3);
+    },
+    examples: [
+      `mongosh --username admin --password ${fake(A.password, 18, 411)} --host db`,
+      `yarn config set npmAuthToken ${fake(A.alnum, 36, 412)}`,
+      `gh secret set DEPLOY_TOKEN --body "${fake(A.alnum, 30, 413)}"`,
+      `vault login --token=${fake(A.alnum, 26, 414)}1`,
+      `./deploy.sh --api-key '${fake(A.password, 24, 415)}' --region eu-west-1`,
+    ],
+    negatives: ["pnpm test --passWithNoTests", "git commit --author dev --token-file ./t.txt", "npm install --save-dev token-cli", "deploy --password-stdin < pw.txt", "cli --api-key $API_KEY", "mycli --token ${TOKEN}", "--max-tokens 4096", "run --key-file ./id_ed25519", "aws configure set region eu-west-1"],
+  },
+  {
+    id: "cli-password-arg",
+    description: "A password after -p / -P / -a in database, login and archive commands (mysql -pX, az login -p 'X', docker login -p X, sshpass -p X, redis-cli -a X, openssl -pass pass:X)",
+    keywords: ["mysql", "mariadb", "sshpass", "docker", "podman", "helm", "login", "psql", "mongo", "redis-cli", "zip", "7z", "openssl", "pass:"],
+    pattern:
+      /(?:\b(?:mysql|mysqldump|mariadb|mysqladmin)\b[^\n|;&]{0,300}?\s-p(?<s>[^\s"'`;|&<>()-][^\s"'`;|&<>()]{3,255})|\b(?:az|docker|podman|helm|oc|sshpass|login|redis-cli|zip|unzip|7z)\b[^\n|;&]{0,300}?\s-[pPa](?:[^\S\n]{1,4}|(?=["']))(?:"(?<s2>[^"\n]{4,256})"|'(?<s3>[^'\n]{4,256})'|(?<s4>[^\s"'`;|&<>()-][^\s"'`;|&<>()]{5,255}))|\bpass:(?<s5>[^\s"'`;|&<>()]{4,256}))/,
+    validate: (s, m) => {
+      if (isPlaceholder(s) || isTemplate(s) || /^\d+(?::\d+)*$/.test(s) || /^[\d.]+:\d+/.test(s)) return false;
+      if (/\b(?:docker|podman)\b/.test(m) && !/\blogin\b/.test(m)) return false;
+      const quoted = /["']$/.test(m.slice(0, m.length - s.length));
+      return quoted ? plausiblePassword(s) && charClasses(s) >= 2 : plausibleLooseValue(s, 6) || charClasses(s) >= 3;
+    },
+    examples: [
+      `mysql -h db.internal -u root -p${fake(A.password, 16, 421)} app`,
+      `az login --service-principal -u ${fake(A.hex, 8, 422)} -p '${fake(A.password, 34, 423)}' --tenant contoso.onmicrosoft.com`,
+      `docker login -u ci -p ${fake(A.alnum, 24, 424)}9 registry.example.test`,
+      `redis-cli -h cache -a ${fake(A.alnum, 20, 425)}7 PING`,
+      `openssl pkcs12 -export -in c.pem -out c.p12 -passout pass:${fake(A.alnum, 14, 426)}2`,
+    ],
+    negatives: ["mysql -u root -p mydb", "docker run -p 8080:80 nginx", "docker run -p 127.0.0.1:5432:5432 postgres", "sshpass -p $PASS ssh host", "zip -r out.zip src", "az login -p '${AZ_SECRET}'", "docker run -a stdout busybox"],
+  },
+  {
     id: "generic-secret",
     description: "A value assigned to a secret-named key: KEY=value, key: value, \"password\": \"…\" (entropy, character-class and placeholder checks)",
     keywords: [
-      "password", "passwd", "passphrase", "pwd", "secret", "token", "apikey", "api_key", "api-key", "api.key", "accesskey", "access_key", "access-key",
-      "access.key", "privatekey", "private_key", "private-key", "authkey", "auth_key", "auth-key", "masterkey", "master_key", "master-key",
-      "encryptionkey", "encryption_key", "encryption-key", "signingkey", "signing_key", "signing-key", "credential",
+      "pass", "pwd", "secret", "token", "key", "cred", "auth", "pat",
     ],
     pattern:
-      /(?:password|passwd|passphrase|pwd|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|auth[_.-]?key|master[_.-]?key|encryption[_.-]?key|signing[_.-]?key|credentials?)[A-Za-z0-9_.-]{0,40}["'\]]{0,2}\s{0,4}(?::=|=>|[=:])\s{0,8}(?:"([^"\n]{6,512})"|'([^'\n]{6,512})'|`([^`\n]{6,512})`|([^\s"'`,;(){}[\]<>]{8,512})(?![\w(]))/i,
+      /(?:pass|pwd|secret|token|key|cred|auth|pat)[A-Za-z0-9_.-]{0,40}["'\]]{0,2}\s{0,4}(?::=|=>|[=:])\s{0,8}(?:"([^"\n]{6,512})"|'([^'\n]{6,512})'|`([^`\n]{6,512})`|([^\s"'`,;(){}[\]<>]{8,512})(?![\w(]))/i,
     entropy: 3.0,
     validate: genericValidate,
     examples: [`DB_PASSWORD=${genericValue}`, `"password": "${genericValue}"`, `client_secret: '${genericValue}'`, `export API_TOKEN="${genericValue}"`, `apiKey = "${genericValue}"`],
     negatives: [
       "password: string", "max_tokens: 4096", '"input_tokens": 12345678', "const token = await getToken();", "API_KEY=${API_KEY}", 'password: "********"',
       "token = response.data.token", "API_KEY=your-api-key-here", '"password": ""', "SECRET_KEY=<your-secret-key>", "token_count = 123456789", 'password = os.environ["DB_PASSWORD"]',
+    ],
+  },
+  {
+    id: "prose-secret",
+    description: "A random-looking credential next to key / token / secret / password / credential in prose (\"the secret key is …\", \"my Datadog key: …\")",
+    keywords: ["key", "token", "secret", "password", "passwd", "passphrase", "credential", "pwd", "pat"],
+    pattern:
+      /\b(?:(?:api|access|secret|private|app|auth|license|account|admin|master|client|service)[ _-]?)?(?:keys?|tokens?|secrets?|password|passwd|passphrase|credentials?|pwd|pat)\b(?:[^\S\n]{1,3}(?:[A-Za-z][a-z’']{0,14}|[=:→,—–-]|->)){0,5}?(?:[^\S\n]{0,3}(?::|=|->|→|is|was))?[^\S\n]{1,4}[`"'(<[]?(?<s>[A-Za-z0-9_+/=.~!@#$%^&*-]{10,300})/i,
+    validate: (s, m) => plausibleProseSecret(s, /(?:keys?|tokens?|secrets?|password|passwd|credentials?|pat)[^\S\n]{0,3}(?::|=|is|was)?[^\S\n]{0,3}[`"'(<[]?$/i.test(m.slice(0, m.length - s.length))),
+    examples: [
+      `the secret key is ${fake(A.alnum, 30, 431)}7 and it expires tomorrow`,
+      `here's my Datadog app key: ${fake(A.hex, 40, 432)}`,
+      `I rotated the token — new value ${fake(A.alnum + "_-", 36, 433)}3, please update CI`,
+      `password was ${fake(A.password, 14, 434)}5!`,
+    ],
+    negatives: [
+      "The key insight is that usage rows are keyed by session_id and timestamps.",
+      "the token count was 123456789 and the password policy requires 12 characters",
+      "use the key feature-flags-enabled for that",
+      "commit token handling: 3f2c9a1b7d4e5f60718293a4b5c6d7e8f9012345",
+      "the secret is stored in AWS_SECRET_ACCESS_KEY and read by getSecretValue()",
+      "password reset link: https://example.test/reset?step=2",
+      "set the key to src/internal/rules.ts",
+      "api key id 550e8400-e29b-41d4-a716-446655440000",
     ],
   },
 ];
