@@ -58,7 +58,7 @@ const VENDOR_PLANTS: Plant[] = VENDOR_FORMATS.filter((v) => !/\(\?<s/.test(v.tok
 /** Rules without a plant here: context rules (scored by the format corpus, test/formats.ts) and vendor formats masked in part. */
 export const UNPLANTED: readonly string[] = [
   ...VENDOR_FORMATS.filter((v) => /\(\?<s/.test(v.token)).map((v) => v.id),
-  "url-query-secret", "cli-secret-flag", "cli-password-arg", "prose-secret",
+  "url-query-secret", "cli-secret-flag", "cli-password-arg", "call-secret-arg", "prose-secret",
 ];
 
 /** One plant per rule of the default table (but {@link UNPLANTED}). */

@@ -9,6 +9,8 @@ export class KeywordMatcher {
   private readonly delta: Int32Array;
   /** Rule indexes reported when the automaton is in a state (own keyword + fail-chain keywords). */
   private readonly out: (readonly number[] | undefined)[];
+  /** 1 for states that report rules (a typed array keeps the hot loop monomorphic). */
+  private readonly reports: Uint8Array;
   readonly ruleCount: number;
 
   constructor(keywordsByRule: readonly (readonly string[])[]) {
@@ -67,6 +69,7 @@ export class KeywordMatcher {
     }
     this.delta = delta;
     this.out = outSets.map((set) => (set.size ? [...set].sort((a, b) => a - b) : undefined));
+    this.reports = Uint8Array.from(outSets, (set) => (set.size ? 1 : 0));
   }
 
   /**
@@ -76,13 +79,14 @@ export class KeywordMatcher {
   scan(text: string, hits: Uint8Array): number {
     const delta = this.delta;
     const out = this.out;
+    const reports = this.reports;
     let marked = 0;
     let s = 0;
     for (let i = 0, n = text.length; i < n; i++) {
       const c = text.charCodeAt(i);
       s = c < ALPHABET ? delta[(s << 7) | c]! : 0;
-      const o = out[s];
-      if (o !== undefined) {
+      if (reports[s] === 1) {
+        const o = out[s]!;
         for (let k = 0; k < o.length; k++) {
           const r = o[k]!;
           if (hits[r] === 0) {

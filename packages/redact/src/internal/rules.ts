@@ -222,7 +222,7 @@ const jwtIoSignature = cat("SflKxwRJSMeKKF2QT4fwpMeJf36", "POk6yJV_adQssw5c");
 /** A vendor format as a rule: the token between identifier boundaries, examples and negatives built from its shape. */
 function vendorRule(v: VendorFormat, n: number): Rule {
   const named = /\(\?<s>/.test(v.token);
-  const pattern = new RegExp(`(?<![A-Za-z0-9_])${named ? `(?:${v.token})` : `(${v.token})`}(?![A-Za-z0-9_])`, v.flags ?? "");
+  const pattern = new RegExp(`${v.lookbehind ?? "(?<![A-Za-z0-9_])"}${named ? `(?:${v.token})` : `(${v.token})`}(?![A-Za-z0-9_])`, v.flags ?? "");
   const sample = sampleOf(v.shape, 7000 + n);
   const other = sampleOf(v.shape, 8000 + n);
   const prefix = prefixOf(v.shape);
@@ -237,7 +237,7 @@ function vendorRule(v: VendorFormat, n: number): Rule {
     pattern,
     entropy: v.entropy ?? 3.0,
     stopwords: COMMON_STOPWORDS,
-    examples: [sample, `${v.env}=${other}`, `here's the key: ${sample} (keep it safe)`, JSON.stringify({ output: `export ${v.env}="${other}"` })],
+    examples: [sample, `${v.env}=${other}`, `here's the key: ${sample} (keep it safe)`, JSON.stringify({ output: `export ${v.env}="${other}"` }), ...(v.examples ?? [])],
     negatives,
   };
 }
@@ -261,7 +261,7 @@ export function plausibleProseSecret(v: string, close = false): boolean {
   if (!/\d/.test(t) || !/[A-Za-z]/.test(t)) return false;
   // git SHAs and digests, unless the secret word sits right before the value ("app key: <40 hex>")
   if (/^[a-f0-9]+$/.test(t) && (!close || t.length < 24)) return false;
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t)) return false; // UUIDs name things
+  if (!close && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t)) return false; // UUIDs name things
   if (/^(?:sha\d+|md5|sha)[-:]/i.test(t)) return false;
   if (/^[A-Za-z]+(?:[_-][A-Za-z]+)+\d*$/.test(t)) return false; // snake/kebab identifiers
   if (/^[a-z]+(?:[A-Z][a-z0-9]+)+$/.test(t)) return false; // camelCase identifiers
@@ -269,6 +269,15 @@ export function plausibleProseSecret(v: string, close = false): boolean {
 }
 
 const MASK_PREFIX_TEXT = "[REDACTED:";
+
+/** "cache key", "primary key", "page token": the word before the secret word makes it a lookup key, not a credential. */
+function lookupKeyWord(match: string, before: string): boolean {
+  const word = /([A-Za-z0-9]+)[ _-]?$/.exec(before)?.[1]?.toLowerCase();
+  if (word === undefined) return false;
+  if (/^keys?\b/i.test(match)) return KEY_NOT_SECRET.has(word);
+  if (/^tokens?\b/i.test(match)) return TOKEN_NOT_SECRET.has(word);
+  return false;
+}
 
 function decodeURIComponentSafe(s: string): string {
   try {
@@ -563,6 +572,15 @@ export const defaultRules: readonly Rule[] = [
     negatives: ["mysql -u root -p mydb", "docker run -p 8080:80 nginx", "docker run -p 127.0.0.1:5432:5432 postgres", "sshpass -p $PASS ssh host", "zip -r out.zip src", "az login -p '${AZ_SECRET}'", "docker run -a stdout busybox"],
   },
   {
+    id: "call-secret-arg",
+    description: "A secret passed with its name to a setter call: os.environ.setdefault(\"API_KEY\", \"…\"), os.Setenv(\"TOKEN\", \"…\"), headers.set('X-Api-Key', '…')",
+    keywords: ["pass", "pwd", "secret", "token", "key", "cred", "auth", "pat"],
+    pattern: /\(\s{0,4}["'](?<n>[A-Za-z0-9_.-]{1,60})["']\s{0,4},\s{0,4}(?:"(?<s>[^"\n]{6,512})"|'(?<s2>[^'\n]{6,512})')/,
+    validate: (s, m) => genericValidate(s, /["']([A-Za-z0-9_.-]{1,60})["']/.exec(m)?.[1] ?? ""),
+    examples: [`os.environ.setdefault("DD_APP_KEY", "${fake(A.hex, 40, 441)}")`, `os.Setenv("MISTRAL_API_KEY", "${fake(A.alnum, 32, 442)}")`, `headers.set('X-Api-Key', '${fake(A.alnum, 36, 443)}')`],
+    negatives: ['os.environ.setdefault("API_KEY", "${API_KEY}")', 'config.get("token", "default")', 'headers.set("X-Request-Id", "' + fake(A.alnum, 30, 444) + '")', 'setdefault("password_hint", "first pet name")'],
+  },
+  {
     id: "generic-secret",
     description: "A value assigned to a secret-named key: KEY=value, key: value, \"password\": \"…\" (entropy, character-class and placeholder checks)",
     keywords: [
@@ -583,8 +601,8 @@ export const defaultRules: readonly Rule[] = [
     description: "A random-looking credential next to key / token / secret / password / credential in prose (\"the secret key is …\", \"my Datadog key: …\")",
     keywords: ["key", "token", "secret", "password", "passwd", "passphrase", "credential", "pwd", "pat"],
     pattern:
-      /\b(?:(?:api|access|secret|private|app|auth|license|account|admin|master|client|service)[ _-]?)?(?:keys?|tokens?|secrets?|password|passwd|passphrase|credentials?|pwd|pat)\b(?:[^\S\n]{1,3}(?:[A-Za-z][a-z’']{0,14}|[=:→,—–-]|->)){0,5}?(?:[^\S\n]{0,3}(?::|=|->|→|is|was))?[^\S\n]{1,4}[`"'(<[]?(?<s>[A-Za-z0-9_+/=.~!@#$%^&*-]{10,300})/i,
-    validate: (s, m) => plausibleProseSecret(s, /(?:keys?|tokens?|secrets?|password|passwd|credentials?|pat)[^\S\n]{0,3}(?::|=|is|was)?[^\S\n]{0,3}[`"'(<[]?$/i.test(m.slice(0, m.length - s.length))),
+      /\b(?:(?:api|access|secret|private|app|auth|license|account|admin|master|client|service)[ _-]?)?(?:keys?|tokens?|secrets?|password|passwd|passphrase|credentials?|pwd|pat)\b(?:[^\S\n]{1,3}(?:[A-Za-z][a-z’']{0,14}|[=:→,—–-]|->)){0,5}?(?:[^\S\n]{0,3}(?::|=|->|→|is|was))?[^\S\n]{1,4}[`"'(<[]?(?<s>[A-Za-z0-9_+/=.~!@#$%^&*:-]{10,300})/i,
+    validate: (s, m, before) => !lookupKeyWord(m, before) && plausibleProseSecret(s, /(?:keys?|tokens?|secrets?|password|passwd|passphrase|credentials?|creds|pat)[^\S\n]{0,3}(?::|=|is|was|to|as|→|->|-|—)?[^\S\n]{0,3}[`"'(<[]?$/i.test(m.slice(0, m.length - s.length))),
     examples: [
       `the secret key is ${fake(A.alnum, 30, 431)}7 and it expires tomorrow`,
       `here's my Datadog app key: ${fake(A.hex, 40, 432)}`,

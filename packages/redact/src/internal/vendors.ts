@@ -20,12 +20,16 @@ export interface VendorFormat {
   readonly token: string;
   /** Minimum Shannon entropy of the token (default 3.0). */
   readonly entropy?: number;
+  /** What may not sit right before the token (default: an identifier character), as a look-behind. */
+  readonly lookbehind?: string;
   /** Regex flags (`i` where the vendor's charset is case-insensitive). */
   readonly flags?: string;
   /** A sample token: literal prefix parts and random bodies. */
   readonly shape: readonly ShapePart[];
   /** An environment variable name the token is usually assigned to (examples). */
   readonly env: string;
+  /** Extra texts in which the rule must find a secret. */
+  readonly examples?: readonly string[];
   /** Extra texts in which the rule must find nothing. */
   readonly negatives?: readonly string[];
   /** False when a low-entropy copy of the sample still holds enough literal text to pass (URLs). */
@@ -111,7 +115,7 @@ export const VENDOR_FORMATS: readonly VendorFormat[] = [
   { id: "square-token", description: "Square access token (EAAA…, sq0atp-) and OAuth secret (sq0csp-)", keywords: ["eaaa", "sq0atp-", "sq0csp-"], token: "(?:EAAA[A-Za-z0-9_-]{60}|sq0atp-[A-Za-z0-9_-]{22,60}|sq0csp-[A-Za-z0-9_-]{43})", entropy: 3.5, shape: ["EAAA", [U64, 60]], env: "SQUARE_ACCESS_TOKEN" },
   { id: "supabase-token", description: "Supabase personal access token (sbp_ + 40 hex) and secret key (sb_secret_)", keywords: ["sbp_", "sb_secret_"], token: "(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{31,40})", shape: ["sbp_", [H, 40]], env: "SUPABASE_ACCESS_TOKEN" },
   { id: "tailscale-key", description: "Tailscale keys (tskey-auth-, tskey-api-, tskey-client-, tskey-webhook-)", keywords: ["tskey-"], token: "tskey-(?:auth|api|client|webhook|scim)-[A-Za-z0-9]{8,20}-[A-Za-z0-9]{20,40}", shape: ["tskey-auth-", [AN, 17], "-", [AN, 33]], env: "TS_AUTHKEY" },
-  { id: "telegram-bot-token", description: "Telegram bot token (<bot id>:AA…), bare or in a /bot<token>/ API path", keywords: [":a"], token: "\\d{5,16}:A[A-Za-z0-9_-]{34}", flags: "", entropy: 3.5, shape: [[A.digits, 10], ":AA", [U64, 33]], env: "TELEGRAM_BOT_TOKEN" },
+  { id: "telegram-bot-token", description: "Telegram bot token (<bot id>:AA…), bare or in a /bot<token>/ API path", keywords: [":a"], token: "\\d{5,16}:A[A-Za-z0-9_-]{34}", lookbehind: "(?:(?<![A-Za-z0-9_])|(?<=/bot))", flags: "", examples: ["curl -s https://api.telegram.org/bot" + cat("7304", "518822") + ":AA" + fake(A.base64url, 33, 9901) + "/getMe"], entropy: 3.5, shape: [[A.digits, 10], ":AA", [U64, 33]], env: "TELEGRAM_BOT_TOKEN" },
   { id: "twitter-bearer-token", description: "X / Twitter app bearer token (22 × A + 80–100)", keywords: ["aaaaaaaaaaaaaaaaaaaaaa"], token: "A{22}[A-Za-z0-9%]{80,120}", entropy: 3.5, shape: ["AAAAAAAAAAAAAAAAAAAAA", "A", [AN, 90]], env: "TWITTER_BEARER_TOKEN" },
   { id: "typeform-token", description: "Typeform personal token (tfp_)", keywords: ["tfp_"], token: "tfp_[A-Za-z0-9_.=-]{59}", shape: ["tfp_", [U64, 59]], env: "TYPEFORM_TOKEN" },
   { id: "vercel-token", description: "Vercel tokens (vcp_, vci_, vca_, vcr_, vck_)", keywords: ["vcp_", "vci_", "vca_", "vcr_", "vck_"], token: "vc[pikar]_[A-Za-z0-9]{56,60}", shape: ["vcp_", [AN, 56]], env: "VERCEL_TOKEN" },
