@@ -188,21 +188,20 @@ const COMMANDS: Record<string, CommandSpec> = {
       }),
   },
   propose: {
-    help: `lake-maint propose --agent ID --text TEXT [--subject S] [--repo R] [--kind K] [--claim-id ID] [--json]\n  Append a proposed claim to claims/events/dt=<today>/agent=<ID>/<ulid>.json.\n${COMMON_HELP}`,
-    options: { agent: { type: "string" }, text: { type: "string" }, subject: { type: "string" }, repo: { type: "string" }, kind: { type: "string" }, "claim-id": { type: "string" } },
+    help: `lake-maint propose --agent ID --text TEXT [--subject S] [--repo R] [--kind K] [--claim-id ID] [--root DIR] [--json]\n  Append a proposed claim to claims/events/dt=<today>/agent=<ID>/<ulid>.json.\n  Secrets in the text, subject and repo are masked before anything is written\n  ([REDACTED:<rule>:<hash>], keyed by DIR/redact.key; --root defaults to $LAKE_ROOT, else the local root).\n${COMMON_HELP}`,
+    options: { agent: { type: "string" }, text: { type: "string" }, subject: { type: "string" }, repo: { type: "string" }, kind: { type: "string" }, "claim-id": { type: "string" }, root: { type: "string" } },
     run: (io, v) =>
       withStore(v, async (store) => {
         const claimId = str(v, "claim-id");
-        const { proposeClaim } = await claimsOps();
+        const [{ proposeClaim }, { redactText, loadOrCreateKey }, { defaultLocalRoot }] = await Promise.all([claimsOps(), import("@lake/redact"), import("@lake/layout/store")]);
+        const masked = redactText(() => loadOrCreateKey(str(v, "root") ?? defaultLocalRoot()), { text: need(v, "text"), subject: str(v, "subject") ?? "", repo: str(v, "repo") ?? "" });
         const r = await proposeClaim(store, {
           agent: need(v, "agent"),
-          text: need(v, "text"),
-          subject: str(v, "subject") ?? "",
-          repo: str(v, "repo") ?? "",
+          ...masked.value,
           kind: str(v, "kind") ?? "fact",
           ...(claimId !== undefined ? { claim_id: claimId } : {}),
         });
-        emit(io, !!v.json, r, () => [`proposed ${r.key}`]);
+        emit(io, !!v.json, { ...r, masked: masked.findings.map((f) => ({ rule: f.rule, hash: f.hash, field: f.path[0] })) }, () => [`proposed ${r.key}${masked.findings.length ? ` (${masked.findings.length} secret${masked.findings.length === 1 ? "" : "s"} masked: ${masked.rules.join(", ")})` : ""}`]);
         return EXIT.ok;
       }),
   },

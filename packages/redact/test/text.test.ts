@@ -34,6 +34,16 @@ describe("redactText (claims and other free text)", () => {
     expect(twice.findings).toEqual([]);
   });
 
+  it("calls a key function only when a secret is found", () => {
+    let calls = 0;
+    const lazy = () => (calls++, key);
+    expect(redactText(lazy, { text: "Use pnpm, never npm install" }).value.text).toBe("Use pnpm, never npm install");
+    expect(calls).toBe(0);
+    const r = redactText(lazy, { text: `token ${ghp}` });
+    expect(calls).toBe(1);
+    expect(r.value.text).toBe(redactText(key, { text: `token ${ghp}` }).value.text);
+  });
+
   it("takes other field lists and refuses a key it did not make", () => {
     expect(CLAIM_TEXT_FIELDS).toEqual(["text", "subject", "repo"]);
     expect(redactText(key, { note: `ghtoken ${ghp}`, text: ghp }, ["note"]).value.text).toBe(ghp);

@@ -3,7 +3,7 @@
 // short text field. Every secret is masked in place; nothing is withheld whole (a claim that
 // quoted a private key keeps its words and loses the key).
 import { RedactError } from "./errors.js";
-import { RedactKey } from "./key.js";
+import { RedactKey, memoryKey } from "./key.js";
 import { createRedactor, type Finding, type Redactor } from "./redactor.js";
 
 /** The masked fields and what was found (rule ids and keyed hashes only). */
@@ -22,6 +22,7 @@ export interface RedactedText<T> {
 export const CLAIM_TEXT_FIELDS = ["text", "subject", "repo"] as const;
 
 const cache = new WeakMap<RedactKey, Redactor>();
+let probe: Redactor | undefined;
 
 function textRedactor(key: RedactKey): Redactor {
   let r = cache.get(key);
@@ -32,7 +33,9 @@ function textRedactor(key: RedactKey): Redactor {
 /**
  * Mask the free-text fields of a claim (or any flat object of text fields) before it is written
  * anywhere. `fields` defaults to {@link CLAIM_TEXT_FIELDS}; fields that are absent or not strings
- * are left as they are. Masking is idempotent: text already masked is not masked again.
+ * are left as they are. Masking is idempotent: text already masked is not masked again. `key` may
+ * be a function: it is called only when a secret is found (text with no secret never touches the
+ * key file).
  *
  * ```ts
  * const { value, rules } = redactText(loadOrCreateKey(root), { agent: "a1", text: "token ghp_…" });
@@ -40,7 +43,13 @@ function textRedactor(key: RedactKey): Redactor {
  *
  * @throws RedactError `InvalidOption` when `key` was not made by this package.
  */
-export function redactText<T extends Readonly<Record<string, unknown>>>(key: RedactKey, input: T, fields: readonly string[] = CLAIM_TEXT_FIELDS): RedactedText<T> {
+export function redactText<T extends Readonly<Record<string, unknown>>>(key: RedactKey | (() => RedactKey), input: T, fields: readonly string[] = CLAIM_TEXT_FIELDS): RedactedText<T> {
+  if (typeof key === "function") {
+    probe ??= createRedactor({ key: memoryKey(), quarantineRules: [] });
+    const p = probe;
+    if (!fields.some((f) => typeof input[f] === "string" && p.redactString(input[f] as string).findings.length > 0)) return { value: { ...input }, rules: [], hashes: [], findings: [] };
+    key = key();
+  }
   if (!(key instanceof RedactKey)) throw new RedactError("InvalidOption", "redactText: `key` must come from loadOrCreateKey() or memoryKey()");
   const redactor = textRedactor(key);
   const out: Record<string, unknown> = { ...input };
