@@ -12,6 +12,7 @@ Commands:
   sessions                             one row per session
   show SESSION                         a session's conversation: turns, tool calls with results, child agents
   search TEXT                          full-text search over event text and the snapshot's claims (FTS5)
+  secrets                              the leak report: masked secrets per rule, where and when they were seen
   sql "SELECT …"                       SQL over the read model (DuckDB views)
   export --format F --out DIR          events as parquet, ndjson or arrow
   ddl --engine E                       external table definitions (duckdb, trino, spark, athena)
@@ -36,6 +37,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   sessions: async () => (await import("./internal/commands/read.js")).sessionsCommand,
   show: async () => (await import("./internal/commands/read.js")).showCommand,
   search: async () => (await import("./internal/commands/search.js")).searchCommand,
+  secrets: async () => (await import("./internal/commands/secrets.js")).secretsCommand,
   sql: async () => (await import("./internal/commands/read.js")).sqlCommand,
   export: async () => (await import("./internal/commands/export.js")).exportCommand,
   ddl: async () => (await import("./internal/commands/export.js")).ddlCommand,

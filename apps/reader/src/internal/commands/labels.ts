@@ -12,7 +12,8 @@ lake-reader labels list [--session ID] [--aspect A] [--json]
 
 Operator labels: an append-only annotation store at <root>/labels/labels.ndjson, one JSON object
 per line {ts, session_id, runtime, aspect, value, note, source}. Labels are not transcript
-evidence and are not masked; they never touch the fleet store. The \`labels\` view reads them.
+evidence and are NOT MASKED: they are stored exactly as typed (an operator's own annotations), so
+do not put secrets in them. They never touch the fleet store. The \`labels\` view reads them.
 
 Options:
 ${COMMON_HELP}
