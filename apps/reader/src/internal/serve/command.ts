@@ -57,7 +57,9 @@ export async function serveCommand(argv: readonly string[], io: Io): Promise<num
     const stop = () => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
-      void running.close().then(() => models.close()).then(resolve);
+      // Stop answering at once; an open read model closes once its query (if any) is done.
+      void running.close().then(resolve);
+      void models.close();
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
