@@ -266,6 +266,7 @@ describe("lake-reader serve in Chromium", () => {
     const get = async (p: string) => JSON.parse((await httpGet(new URL(p, served.url).href)).body) as unknown;
     expect(await get("/api/usage/daily")).toEqual(cli(["usage", "daily", "--json"]));
     expect(await get("/api/usage/monthly?by=runtime")).toEqual(cli(["usage", "monthly", "--json", "--by", "runtime"]));
+    expect(await get("/api/usage/weekly")).toEqual(cli(["usage", "weekly", "--json"]));
     // --by: each row's breakdown adds up to the row, one part per model of the row.
     const by = cli<{ daily: (Row & { breakdown: Row[]; models?: string[] })[] }>(["usage", "daily", "--json", "--by", "model"]);
     const plain = cli<{ daily: Row[] }>(["usage", "daily", "--json"]);

@@ -10,7 +10,6 @@ export interface ApiRequest {
   readonly query: URLSearchParams;
 }
 
-const REPORTS = new Set(["daily", "monthly", "session", "blocks"]);
 const bad = (msg: string) => new ReaderError("Usage", msg);
 
 function one(q: URLSearchParams, name: string): string | undefined {
@@ -38,12 +37,12 @@ export async function answer(loc: Locations, env: NodeJS.ProcessEnv, req: ApiReq
   const q = req.query;
   switch (head) {
     case "usage": {
-      // /api/usage/<report>  = usage <report> --json [--since --until --runtime… --model… --by]
+      // /api/usage/<report>  = usage <report> --json (daily, weekly, monthly, session, blocks) [--since --until --runtime… --model… --by]
       const report = rest[0];
-      if (rest.length !== 1 || report === undefined || !REPORTS.has(report)) break;
-      const { usageJson, usageReport } = await import("../commands/usage.js");
+      const { USAGE_REPORTS, usageJson, usageReport } = await import("../commands/usage.js");
+      if (rest.length !== 1 || report === undefined || !(USAGE_REPORTS as readonly string[]).includes(report)) break;
       const values = { ...common(loc), since: one(q, "since"), until: one(q, "until"), runtime: many(q, "runtime"), model: many(q, "model"), by: one(q, "by") };
-      return usageJson(await usageReport(report as "daily", values, env));
+      return usageJson(await usageReport(report as (typeof USAGE_REPORTS)[number], values, env));
     }
     case "sessions": {
       // /api/sessions  = sessions --json
