@@ -24,12 +24,15 @@ function claudeIndependent(files: string[]): Usage {
       const cur = best.get(k);
       if (!cur || u.output_tokens > cur.u.output_tokens || (u.output_tokens === cur.u.output_tokens && cur.side && !o.isSidechain)) best.set(k, { u, side: !!o.isSidechain });
     }
-  const t = { input_tokens: 0, cached_input_tokens: 0, cache_write_tokens: 0, output_tokens: 0 };
+  const t: Usage = { input_tokens: 0, cached_input_tokens: 0, cache_write_tokens: 0, output_tokens: 0 };
   for (const { u } of best.values()) {
-    t.input_tokens += u.input_tokens ?? 0;
-    t.cached_input_tokens += u.cache_read_input_tokens ?? 0;
-    t.cache_write_tokens += u.cache_creation_input_tokens ?? 0;
-    t.output_tokens += u.output_tokens ?? 0;
+    t.input_tokens! += u.input_tokens ?? 0;
+    t.cached_input_tokens! += u.cache_read_input_tokens ?? 0;
+    t.cache_write_tokens! += u.cache_creation_input_tokens ?? 0;
+    t.output_tokens! += u.output_tokens ?? 0;
+    // Claude Code 2.1 splits the writes: cache_creation.ephemeral_1h_input_tokens is the 1-hour part (absent ≠ zero).
+    const h = u.cache_creation?.ephemeral_1h_input_tokens;
+    if (typeof h === "number") t.cache_write_1h_tokens = (t.cache_write_1h_tokens ?? 0) + h;
   }
   return t;
 }
@@ -65,7 +68,7 @@ describe("Claude Code usage (real fixtures)", () => {
       name: "marot-spotter 258c7280 (main + 2 subagents)",
       session: "258c7280-ae70-4798-800f-63464d01a85d",
       files: [`${S}.jsonl`, `${S}/subagents/agent-a881341.jsonl`, `${S}/subagents/agent-acompact-fffbd0.jsonl`],
-      pinned: { input_tokens: 198, cached_input_tokens: 14972534, cache_write_tokens: 394137, output_tokens: 38908 },
+      pinned: { input_tokens: 198, cached_input_tokens: 14972534, cache_write_tokens: 394137, output_tokens: 38908, cache_write_1h_tokens: 394137 },
       duplicates: true,
     },
     {
@@ -73,21 +76,21 @@ describe("Claude Code usage (real fixtures)", () => {
       name: "marot-spotter subagent.jsonl",
       session: "491e126e-1e71-469c-ade2-fcc8af567c74",
       files: ["marot-spotter/subagent.jsonl"],
-      pinned: { input_tokens: 1576, cached_input_tokens: 427286, cache_write_tokens: 25842, output_tokens: 1586 },
+      pinned: { input_tokens: 1576, cached_input_tokens: 427286, cache_write_tokens: 25842, output_tokens: 1586, cache_write_1h_tokens: 25842 },
       duplicates: true,
     },
     {
       name: "marot-spotter short.jsonl (one request streamed over 5 lines)",
       session: "55604662-cf2a-4331-851a-ec234028f8ca",
       files: ["marot-spotter/short.jsonl"],
-      pinned: { input_tokens: 3, cached_input_tokens: 11515, cache_write_tokens: 13835, output_tokens: 13 },
+      pinned: { input_tokens: 3, cached_input_tokens: 11515, cache_write_tokens: 13835, output_tokens: 13, cache_write_1h_tokens: 13835 },
       duplicates: true,
     },
     {
       name: "marot-spotter tool_heavy.jsonl",
       session: "d6e0bada-1959-4eec-a9d2-0bfade768d8f",
       files: ["marot-spotter/tool_heavy.jsonl"],
-      pinned: { input_tokens: 54, cached_input_tokens: 88231, cache_write_tokens: 17696, output_tokens: 212 },
+      pinned: { input_tokens: 54, cached_input_tokens: 88231, cache_write_tokens: 17696, output_tokens: 212, cache_write_1h_tokens: 17696 },
       duplicates: true,
     },
     {
@@ -103,7 +106,7 @@ describe("Claude Code usage (real fixtures)", () => {
       name: "codemie c3a574c5 (52 requests over 99 assistant lines)",
       session: "c3a574c5-3ba6-4307-b123-b48a5d021db8",
       files: ["codemie-code/conversations/sessions/c3a574c5.jsonl"],
-      pinned: { input_tokens: 2573, cached_input_tokens: 2771721, cache_write_tokens: 508163, output_tokens: 12608 },
+      pinned: { input_tokens: 2573, cached_input_tokens: 2771721, cache_write_tokens: 508163, output_tokens: 12608, cache_write_1h_tokens: 0 },
       duplicates: true,
     },
     {

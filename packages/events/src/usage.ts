@@ -12,6 +12,8 @@ export {
   USAGE_ROLLUP_VERSION,
   USAGE_ROLLUP_COLUMNS,
   USAGE_ROLLUP_FILES,
+  PROMPT_CLASSES,
+  promptClass,
   usageKeyHash,
   usageIdentity,
   rollupRows,

@@ -36,6 +36,10 @@ const GOLDEN_RECORDS: UsageRecord[] = [
   { session_id: "s3", runtime: "gemini", stream: "main", content_hash: "g", ts: "2026-02-12T10:00:00.000Z", model: "gemini-2.5-pro", usage: { input_tokens: 50, output_tokens: 5 }, usage_mode: "latest", usage_key: "g-1" },
   { session_id: "s3", runtime: "gemini", stream: "main", content_hash: "h", ts: "2026-02-12T10:00:02.000Z", model: "gemini-2.5-pro", usage_mode: "latest", usage_key: "g-1" },
   { session_id: "s3", runtime: "gemini", stream: "main", content_hash: "i", model: "gemini-2.5-pro", usage: { output_tokens: 6 } },
+  // version 2: prompt-size classes (a 250k prompt, a small one), 1-hour cache writes, a recorded cost apart
+  { session_id: "s4", runtime: "claude-code", stream: "main", content_hash: "j", record_id: "r4", ts: "2026-02-13T09:00:00.000Z", model: "claude-sonnet-4-5", usage: { input_tokens: 10, cached_input_tokens: 249_990, cache_write_tokens: 100, cache_write_1h_tokens: 40, output_tokens: 5 }, usage_key: "msg_4:req_4" },
+  { session_id: "s4", runtime: "claude-code", stream: "main", content_hash: "k", record_id: "r5", ts: "2026-02-13T09:01:00.000Z", model: "claude-sonnet-4-5", usage: { input_tokens: 10, output_tokens: 5 }, usage_key: "msg_5:req_5" },
+  { session_id: "s4", runtime: "claude-code", stream: "main", content_hash: "l", record_id: "r6", ts: "2026-02-13T09:02:00.000Z", model: "claude-sonnet-4-5", usage: { input_tokens: 20, output_tokens: 7 }, usage_key: "msg_6:req_6", cost_usd: 0.25 },
 ];
 
 describe("usage rollup format", () => {
@@ -50,23 +54,29 @@ describe("usage rollup format", () => {
 
   it("encodes the golden records to the pinned bytes, and decodes them back", () => {
     const enc = encodeUsageRollup(buildUsageRollup(GOLDEN_RECORDS));
-    expect(enc.json).toBe(readFileSync(golden("usage-rollup-v1/usage.json"), "utf8"));
-    expect(enc.keys.equals(readFileSync(golden("usage-rollup-v1/usage.keys")))).toBe(true);
+    expect(enc.json).toBe(readFileSync(golden("usage-rollup-v2/usage.json"), "utf8"));
+    expect(enc.keys.equals(readFileSync(golden("usage-rollup-v2/usage.keys")))).toBe(true);
     // The keys file, re-derived with node:crypto: the three usage keys' hashes, sorted, big-endian.
     const h = (s: string) => createHash("sha256").update(s).digest().subarray(0, 8);
-    expect(enc.keys.equals(Buffer.concat([h("d\u0000msg_1:req_1"), h("d\u0000msg_2:req_2"), h("l\u0000g-1")].sort(Buffer.compare)))).toBe(true);
-    expect(JSON.parse(enc.json).keys).toEqual({ count: 3, sha256: createHash("sha256").update(enc.keys).digest("hex") });
+    expect(enc.keys.equals(Buffer.concat(["d\u0000msg_1:req_1", "d\u0000msg_2:req_2", "l\u0000g-1", "d\u0000msg_4:req_4", "d\u0000msg_5:req_5", "d\u0000msg_6:req_6"].map(h).sort(Buffer.compare)))).toBe(true);
+    expect(JSON.parse(enc.json).keys).toEqual({ count: 6, sha256: createHash("sha256").update(enc.keys).digest("hex") });
+    expect(JSON.parse(enc.json).prompt_classes).toEqual([128000, 199999, 200000, 271999, 272000, 512000]);
     const back = decodeUsageRollup(enc.json, enc.keys, "golden");
     expect(encodeUsageRollup(back)).toEqual(enc);
     // The pinned rows, re-derived by hand from the rules.
-    expect(back.rows.map((r) => [r.session_id, r.day, r.model, r.contributions, r.usage])).toEqual([
-      ["s1", "2026-02-10", "claude-opus-4-6", 1, { input_tokens: 3, output_tokens: 13 }],
-      ["s1", "2026-02-11", "claude-haiku-4-5", 1, { input_tokens: 1, cached_input_tokens: 100, cache_write_tokens: 7, output_tokens: 2 }],
-      ["s2", "2026-02-10", "gpt-5.2", 2, { input_tokens: 25, output_tokens: 9, reasoning_tokens: 3 }],
-      ["s3", "unknown", "gemini-2.5-pro", 1, { output_tokens: 6 }],
+    expect(back.rows.map((r) => [r.session_id, r.day, r.model, r.prompt_class, r.contributions, r.usage, r.cost_usd])).toEqual([
+      ["s1", "2026-02-10", "claude-opus-4-6", 0, 1, { input_tokens: 3, output_tokens: 13 }, null],
+      ["s1", "2026-02-11", "claude-haiku-4-5", 0, 1, { input_tokens: 1, cached_input_tokens: 100, cache_write_tokens: 7, output_tokens: 2 }, null],
+      ["s2", "2026-02-10", "gpt-5.2", 0, 2, { input_tokens: 25, output_tokens: 9, reasoning_tokens: 3 }, null],
+      ["s3", "unknown", "gemini-2.5-pro", 0, 1, { output_tokens: 6 }, null],
+      ["s4", "2026-02-13", "claude-sonnet-4-5", 0, 1, { input_tokens: 10, output_tokens: 5 }, null],
+      ["s4", "2026-02-13", "claude-sonnet-4-5", 0, 1, { input_tokens: 20, output_tokens: 7 }, 0.25],
+      // 250,100 tokens of prompt: above 200,000 and at most 271,999 — class 3
+      ["s4", "2026-02-13", "claude-sonnet-4-5", 3, 1, { input_tokens: 10, cached_input_tokens: 249_990, cache_write_tokens: 100, cache_write_1h_tokens: 40, output_tokens: 5 }, null],
     ]);
-    expect(back.sessions).toEqual(["s1", "s2", "s3"]);
-    expect(back.keys.length).toBe(3);
+    expect(rollupContributions(back).map((c) => [c.prompt, c.responses, c.cost_usd])).toEqual([[0, 1, undefined], [0, 1, undefined], [0, 2, undefined], [0, 1, undefined], [0, 1, undefined], [0, 1, 0.25], [200_001, 1, undefined]]);
+    expect(back.sessions).toEqual(["s1", "s2", "s3", "s4"]);
+    expect(back.keys.length).toBe(6);
     expect([...back.keys]).toEqual([...back.keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
   });
 
@@ -78,10 +88,12 @@ describe("usage rollup format", () => {
       [{ ...good, format: "x" }, '"format"'],
       [{ ...good, columns: ["session_id"] }, '"columns"'],
       [{ ...good, rows: [["s1"]] }, "row 0"],
-      [{ ...good, rows: [["s1", "rt", "d", null, 1, null, null, -1, null, null, null, null]] }, "input_tokens"],
+      [{ ...good, rows: [["s1", "rt", "d", null, 0, 1, null, null, -1, null, null, null, null, null, null]] }, "input_tokens"],
+      [{ ...good, rows: [["s1", "rt", "d", null, 0, 1, null, null, 1, null, null, null, null, null, -1]] }, "cost_usd"],
+      [{ ...good, prompt_classes: [5, 2] }, '"prompt_classes"'],
       [{ ...good, keys: "AAAA" }, '"keys"'],
-      [{ ...good, keys: { count: 4, sha256: (good.keys as { sha256: string }).sha256 } }, "usage.keys holds 24 bytes"],
-      [{ ...good, keys: { count: 3, sha256: "0".repeat(64) } }, "does not hash"],
+      [{ ...good, keys: { count: 4, sha256: (good.keys as { sha256: string }).sha256 } }, "usage.keys holds 48 bytes"],
+      [{ ...good, keys: { count: 6, sha256: "0".repeat(64) } }, "does not hash"],
     ];
     for (const [doc, why] of cases) {
       const text = typeof doc === "string" ? doc : JSON.stringify(doc);
@@ -97,11 +109,19 @@ describe("usage rollup format", () => {
     }
     let newer: unknown;
     try {
-      decodeUsageRollup(JSON.stringify({ ...good, version: 2 }), enc.keys, "u.json");
+      decodeUsageRollup(JSON.stringify({ ...good, version: 3 }), enc.keys, "u.json");
     } catch (e) {
       newer = e;
     }
     expect(isEventsError(newer) && newer.code).toBe("NewerRollup");
+    // Version 1 (summed every prompt size, no 1-hour writes, no recorded costs): refused whole, to be recounted.
+    let older: unknown;
+    try {
+      decodeUsageRollup(readFileSync(golden("usage-rollup-v1/usage.json"), "utf8"), readFileSync(golden("usage-rollup-v1/usage.keys")), "v1.json");
+    } catch (e) {
+      older = e;
+    }
+    expect(isEventsError(older) && older.code).toBe("OlderRollup");
   });
 
   it("is exported without the record schema from @lake/events/usage", () => {

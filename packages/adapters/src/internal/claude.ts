@@ -8,11 +8,14 @@ import { LineRecords, attrsText, bool, contentText, count, isoTs, jsonText, line
 import { discoverWith, homeOf, peek, peekField, relPath } from "./discover.js";
 import type { Adapter, AdapterState, DiscoverOptions, SourceLine, SourceRef } from "./types.js";
 
-const ADAPTER = { name: "claude-code", version: "1.0.0" };
+const ADAPTER = { name: "claude-code", version: "1.1.0" };
 /** Tools whose call launches a child agent. */
 const AGENT_TOOLS = new Set(["Task", "Agent"]);
 
-/** Claude usage → broca meaning: input is already fresh; cache read/creation map to cached/write. */
+/**
+ * Claude usage → broca meaning: input is already fresh; cache read/creation map to cached/write;
+ * `cache_creation.ephemeral_1h_input_tokens` (Claude Code 2.1+) is the 1-hour part of the writes.
+ */
 export function claudeUsage(u: unknown) {
   const o = obj(u);
   if (!o) return undefined;
@@ -21,7 +24,13 @@ export function claudeUsage(u: unknown) {
     cached_input_tokens: count(o.cache_read_input_tokens),
     cache_write_tokens: count(o.cache_creation_input_tokens),
     output_tokens: count(o.output_tokens),
+    cache_write_1h_tokens: count(obj(o.cache_creation)?.ephemeral_1h_input_tokens),
   });
+}
+
+/** Claude Code's own cost of a response (`costUSD`, written by older versions), when it is a price. */
+function recordedCost(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined;
 }
 
 /** Convert one Claude Code transcript line to records. */
@@ -122,9 +131,9 @@ function assistant(b: LineRecords, o: Obj, m: Obj, common: Common, baseAttrs: Ob
   };
   // Usage goes on the line's first record only: one line, one copy of the response's usage.
   const usageFields = usage
-    ? { usage, usage_mode: "delta" as const, usage_key: requestId ?? messageId }
+    ? { usage, usage_mode: "delta" as const, usage_key: requestId ?? messageId, cost_usd: recordedCost(o.costUSD) }
     : {};
-  const attrs = attrsText({ ...baseAttrs, stop_reason: str(m.stop_reason), cost_usd: o.costUSD, service_tier: str(obj(m.usage)?.service_tier) });
+  const attrs = attrsText({ ...baseAttrs, stop_reason: str(m.stop_reason), service_tier: str(obj(m.usage)?.service_tier) });
   const content = Array.isArray(m.content) ? m.content : typeof m.content === "string" ? [{ type: "text", text: m.content }] : [];
   let first = true;
   const u = () => {

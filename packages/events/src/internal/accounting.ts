@@ -4,7 +4,7 @@ import { addUsageInto, isEmptyUsage, recordDay, usageDelta, usageEquals, type Us
 /** The part of a record usage accounting reads. */
 export type UsageRecord = Pick<
   CanonicalRecord,
-  "session_id" | "runtime" | "stream" | "content_hash" | "record_id" | "ts" | "model" | "usage" | "usage_mode" | "usage_key" | "is_sidechain" | "replayed"
+  "session_id" | "runtime" | "stream" | "content_hash" | "record_id" | "ts" | "model" | "usage" | "usage_mode" | "usage_key" | "is_sidechain" | "replayed" | "cost_usd"
 >;
 
 /** One counted piece of usage: what a record adds to its session's total. */
@@ -17,6 +17,15 @@ export interface UsageContribution {
   /** UTC day of ts, or "unknown". */
   readonly day: string;
   readonly usage: Usage;
+  /** The cost the runtime recorded for this response (the counted copy's `cost_usd`); absent when none. */
+  readonly cost_usd?: number | undefined;
+  /**
+   * Set on a contribution that sums several responses (a rollup row): how many, and a prompt size
+   * inside the prompt-size class they all fall in (a tiered price is chosen by it). Absent on one
+   * response, whose prompt is its own input + cache reads + cache writes.
+   */
+  readonly responses?: number | undefined;
+  readonly prompt?: number | undefined;
 }
 
 /**
@@ -60,13 +69,13 @@ export function countUsage(records: Iterable<UsageRecord>): UsageContribution[] 
     } else plain.push({ rec, order });
   }
   const out: { c: UsageContribution; order: number }[] = [];
-  const push = (rec: UsageRecord, usage: Usage, o: number) =>
+  const push = (rec: UsageRecord, usage: Usage, o: number, cost: number | undefined) =>
     out.push({
-      c: { session_id: rec.session_id, runtime: rec.runtime, stream: rec.stream, model: rec.model ?? null, ts: rec.ts ?? null, day: recordDay(rec), usage },
+      c: { session_id: rec.session_id, runtime: rec.runtime, stream: rec.stream, model: rec.model ?? null, ts: rec.ts ?? null, day: recordDay(rec), usage, cost_usd: cost },
       order: o,
     });
-  for (const { rec, order: o } of plain) push(rec, { ...rec.usage }, o);
-  for (const { rec, order: o } of keyed.values()) if (!isEmptyUsage(rec.usage)) push(rec, { ...rec.usage }, o);
+  for (const { rec, order: o } of plain) push(rec, { ...rec.usage }, o, rec.cost_usd);
+  for (const { rec, order: o } of keyed.values()) if (!isEmptyUsage(rec.usage)) push(rec, { ...rec.usage }, o, rec.cost_usd);
   for (const list of cumulative.values()) {
     list.sort((a, b) => cmpTs(a.rec.ts, b.rec.ts) || a.order - b.order);
     let prev: Usage | undefined;
@@ -75,7 +84,8 @@ export function countUsage(records: Iterable<UsageRecord>): UsageContribution[] 
       if (prev && usageEquals(u, prev)) continue;
       const d = usageDelta(u, prev);
       prev = u;
-      if (!isEmptyUsage(d)) push(rec, d, o);
+      // A running total's recorded cost (if any) is a total too, not this step's: not carried.
+      if (!isEmptyUsage(d)) push(rec, d, o, undefined);
     }
   }
   out.sort((a, b) => a.order - b.order);

@@ -2,7 +2,7 @@ import type { CanonicalRecord } from "./record.js";
 import { USAGE_KEYS } from "./usage.js";
 
 /** Logical column types, mapped to DuckDB/Parquet and Arrow. */
-export type ColumnType = "varchar" | "timestamp" | "boolean" | "integer" | "bigint" | "varchar[]";
+export type ColumnType = "varchar" | "timestamp" | "boolean" | "integer" | "bigint" | "double" | "varchar[]";
 
 /** One column of the canonical record table. */
 export interface Column {
@@ -16,7 +16,7 @@ const c = (name: string, type: ColumnType, nullable: boolean, doc: string): Colu
 
 /**
  * The canonical record as a table: the column list for Parquet, DuckDB and Arrow, in order.
- * `usage` is flattened into its five keys (NULL = not reported).
+ * `usage` is flattened into its keys (NULL = not reported).
  */
 export const COLUMNS: readonly Column[] = [
   c("runtime", "varchar", false, "runtime id"),
@@ -38,6 +38,7 @@ export const COLUMNS: readonly Column[] = [
   ...USAGE_KEYS.map((k) => c(k, "bigint", true, `usage: ${k} (NULL = not reported)`)),
   c("usage_mode", "varchar", true, "delta or cumulative"),
   c("usage_key", "varchar", true, "records sharing it are one billed response"),
+  c("cost_usd", "double", true, "the cost in USD the runtime recorded for the response (NULL = none recorded)"),
   c("is_sidechain", "boolean", true, "vendor sidechain flag"),
   c("replayed", "boolean", true, "replays history already recorded elsewhere"),
   c("message_id", "varchar", true, "provider message id"),
@@ -89,6 +90,7 @@ const DUCKDB: Record<ColumnType, string> = {
   boolean: "BOOLEAN",
   integer: "INTEGER",
   bigint: "BIGINT",
+  double: "DOUBLE",
   "varchar[]": "VARCHAR[]",
 };
 
@@ -137,7 +139,7 @@ export function rowToRecord(row: Readonly<Record<string, unknown>>): CanonicalRe
     if (v === null || v === undefined) continue;
     if ((USAGE_KEYS as readonly string[]).includes(col.name)) usage[col.name] = Number(v);
     else if (col.type === "timestamp") out[col.name] = v instanceof Date ? v.toISOString() : String(v);
-    else if (col.type === "bigint" || col.type === "integer") out[col.name] = Number(v);
+    else if (col.type === "bigint" || col.type === "integer" || col.type === "double") out[col.name] = Number(v);
     else if (col.type === "varchar[]") out[col.name] = Array.isArray(v) ? v.map(String) : [];
     else out[col.name] = v;
   }

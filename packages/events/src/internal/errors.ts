@@ -1,7 +1,7 @@
 const BRAND = Symbol.for("@lake/events/EventsError");
 
 /** Error codes of @lake/events. */
-export type EventsErrorCode = "InvalidRecord" | "InvalidUsage" | "InvalidRollup" | "NewerRollup";
+export type EventsErrorCode = "InvalidRecord" | "InvalidUsage" | "InvalidRollup" | "NewerRollup" | "OlderRollup";
 
 /** The one error class of @lake/events. */
 export class EventsError extends Error {

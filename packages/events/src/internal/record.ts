@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { EventsError } from "./errors.js";
-import { USAGE_KEYS, isEmptyUsage, recordDay, type Usage } from "./usage.js";
+import { isEmptyUsage, recordDay, type Usage } from "./usage.js";
 
 export { recordDay };
 
@@ -13,6 +13,7 @@ export const UsageSchema = z.object({
   cache_write_tokens: count.optional(),
   output_tokens: count.optional(),
   reasoning_tokens: count.optional(),
+  cache_write_1h_tokens: count.optional(),
 });
 
 /** Runtime ids (ARCHITECTURE.md). Decoded as an open string: a newer adapter may add one. */
@@ -64,6 +65,7 @@ export const CanonicalRecordSchema = z.object({
   usage: UsageSchema.optional(),
   usage_mode: z.enum(USAGE_MODES).optional(),
   usage_key: optStr,
+  cost_usd: z.number().finite().nonnegative().optional(),
   is_sidechain: z.boolean().optional(),
   replayed: z.boolean().optional(),
   message_id: optStr,
@@ -117,6 +119,11 @@ export interface CanonicalRecord {
   usage_mode?: UsageMode;
   /** Records sharing a usage key are one billed response, counted once (a provider id: unique across sessions). */
   usage_key?: string;
+  /**
+   * The cost in USD the runtime itself recorded for this response (Claude Code's `costUSD`), when
+   * it recorded one. lake-reader's `--cost-mode recorded|auto` uses it; never computed by lake.
+   */
+  cost_usd?: number;
   is_sidechain?: boolean;
   /** True when the record replays history already recorded elsewhere (a fork's parent history). */
   replayed?: boolean;
@@ -151,17 +158,24 @@ const CONTENT_FIELDS = [
   "tool_input", "is_error", "exit_code", "message_id", "request_id", "child_stream", "raw",
 ] as const;
 
+/** The usage keys of the first record version, hashed positionally (absent as null). */
+const HASHED_USAGE_KEYS = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens"] as const;
+
 /**
  * The content hash of a record: SHA-256 hex over the canonical JSON array of its content fields
- * (CONTENT_FIELDS in order, absent as null, then the five usage keys). A record with no text, no
- * tool input, no raw bytes and no usage has no content, and its hash is "" — compaction never
- * dedupes two such records against each other.
+ * (CONTENT_FIELDS in order, absent as null, then the first five usage keys, absent as null; then,
+ * only when present, `["cache_write_1h_tokens", n]` and `["cost_usd", x]` — fields added later,
+ * so that records without them keep the hash they always had). A record with no text, no tool
+ * input, no raw bytes and no usage has no content, and its hash is "" — compaction never dedupes
+ * two such records against each other.
  */
 export function contentHash(r: RawRecord | CanonicalRecord): string {
   const empty = !r.text && !r.tool_input && !r.raw && isEmptyUsage(r.usage);
   if (empty) return "";
   const values: unknown[] = CONTENT_FIELDS.map((f) => (r as unknown as Record<string, unknown>)[f] ?? null);
-  for (const k of USAGE_KEYS) values.push(r.usage?.[k] ?? null);
+  for (const k of HASHED_USAGE_KEYS) values.push(r.usage?.[k] ?? null);
+  if (r.usage?.cache_write_1h_tokens !== undefined) values.push(["cache_write_1h_tokens", r.usage.cache_write_1h_tokens]);
+  if (r.cost_usd !== undefined) values.push(["cost_usd", r.cost_usd]);
   return createHash("sha256").update(JSON.stringify(values)).digest("hex");
 }
 

@@ -8,22 +8,50 @@ import { USAGE_KEYS, addUsageInto, isEmptyUsage, type Usage } from "./usage.js";
 
 /** The `format` field of a rollup document. */
 export const USAGE_ROLLUP_FORMAT = "lake-usage-rollup";
-/** The rollup version this package writes and reads (a newer one is refused whole). */
-export const USAGE_ROLLUP_VERSION = 1;
+/**
+ * The rollup version this package writes and reads; a newer one is refused whole (`NewerRollup`),
+ * an older one too (`OlderRollup`: version 1 summed every prompt size and recorded no 1-hour
+ * cache writes or recorded costs, so it cannot be priced exactly — its partition is recounted).
+ */
+export const USAGE_ROLLUP_VERSION = 2;
+
+/**
+ * Prompt-size class boundaries (tokens of input + cache reads + cache writes of one response):
+ * class 0 holds prompts ≤ B[0], class i prompts in (B[i-1], B[i]], the last class prompts > the
+ * last boundary. They are the tier starts of the price dataset (a tiered price applies when the
+ * prompt is > its start), so the sum of a class prices like each of its responses. Written into
+ * each rollup (`prompt_classes`): a reader checks the prices it uses against the rollup's own list.
+ */
+export const PROMPT_CLASSES: readonly number[] = [128_000, 199_999, 200_000, 271_999, 272_000, 512_000];
+
+/** The prompt-size class of a response's usage (index into PROMPT_CLASSES, or its length). */
+export function promptClass(u: Usage, classes: readonly number[] = PROMPT_CLASSES): number {
+  const p = (u.input_tokens ?? 0) + (u.cached_input_tokens ?? 0) + (u.cache_write_tokens ?? 0);
+  let i = 0;
+  while (i < classes.length && p > classes[i]!) i++;
+  return i;
+}
 
 /** The names of a rollup's two objects, side by side in one directory. */
 export const USAGE_ROLLUP_FILES = { json: "usage.json", keys: "usage.keys" } as const;
 
 /** Columns of a rollup row, in order. */
-export const USAGE_ROLLUP_COLUMNS = ["session_id", "runtime", "day", "model", "contributions", "first_ts", "last_ts", ...USAGE_KEYS] as const;
+export const USAGE_ROLLUP_COLUMNS = ["session_id", "runtime", "day", "model", "prompt_class", "contributions", "first_ts", "last_ts", ...USAGE_KEYS, "cost_usd"] as const;
 
-/** One rollup row: the contributions of one (session, runtime, day, model), summed (absent ≠ zero). */
+/**
+ * One rollup row: the contributions of one (session, runtime, day, model, prompt class, with or
+ * without a recorded cost), summed (absent ≠ zero).
+ */
 export interface UsageRollupRow {
   readonly session_id: string;
   readonly runtime: string;
   /** UTC day of the contributions, or "unknown". */
   readonly day: string;
   readonly model: string | null;
+  /** The prompt-size class of every contribution summed here (see PROMPT_CLASSES). */
+  readonly prompt_class: number;
+  /** Sum of the contributions' recorded costs (USD); null when they have none (rows never mix the two). */
+  readonly cost_usd: number | null;
   /** Contributions summed into this row. */
   readonly contributions: number;
   /** Earliest and latest contribution time (ISO), null when none had one. */
@@ -34,6 +62,8 @@ export interface UsageRollupRow {
 
 /** A decoded rollup. */
 export interface UsageRollup {
+  /** The prompt-size class boundaries its rows are split by. */
+  readonly prompt_classes: readonly number[];
   readonly rows: readonly UsageRollupRow[];
   /** Sessions with a record countUsage looks at (sorted, unique). */
   readonly sessions: readonly string[];
@@ -91,15 +121,22 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Sum contributions per (session, runtime, day, model), sorted by those four (null model first). */
+/**
+ * Sum contributions per (session, runtime, day, model, prompt class, recorded cost or not), sorted
+ * by those (null model first; without a recorded cost first).
+ */
 export function rollupRows(contributions: Iterable<UsageContribution>): UsageRollupRow[] {
-  const groups = new Map<string, { session_id: string; runtime: string; day: string; model: string | null; contributions: number; first_ts: string | null; last_ts: string | null; usage: Usage }>();
+  type G = { session_id: string; runtime: string; day: string; model: string | null; prompt_class: number; contributions: number; first_ts: string | null; last_ts: string | null; usage: Usage; cost_usd: number | null };
+  const groups = new Map<string, G>();
   for (const c of contributions) {
-    const k = `${c.session_id}\0${c.runtime}\0${c.day}\0${c.model === null ? "\u0001" : `\u0002${c.model}`}`;
+    const pc = promptClass(c.usage);
+    const rec = c.cost_usd !== undefined;
+    const k = `${c.session_id}\0${c.runtime}\0${c.day}\0${c.model === null ? "\u0001" : `\u0002${c.model}`}\0${pc}\0${rec ? 1 : 0}`;
     let g = groups.get(k);
-    if (!g) groups.set(k, (g = { session_id: c.session_id, runtime: c.runtime, day: c.day, model: c.model, contributions: 0, first_ts: null, last_ts: null, usage: {} }));
+    if (!g) groups.set(k, (g = { session_id: c.session_id, runtime: c.runtime, day: c.day, model: c.model, prompt_class: pc, contributions: 0, first_ts: null, last_ts: null, usage: {}, cost_usd: rec ? 0 : null }));
     g.contributions++;
     addUsageInto(g.usage, c.usage);
+    if (rec) g.cost_usd! += c.cost_usd!;
     if (c.ts !== null) {
       if (g.first_ts === null || c.ts < g.first_ts) g.first_ts = c.ts;
       if (g.last_ts === null || c.ts > g.last_ts) g.last_ts = c.ts;
@@ -110,14 +147,16 @@ export function rollupRows(contributions: Iterable<UsageContribution>): UsageRol
       cmp(a.session_id, b.session_id) ||
       cmp(a.runtime, b.runtime) ||
       cmp(a.day, b.day) ||
-      (a.model === b.model ? 0 : a.model === null ? -1 : b.model === null ? 1 : cmp(a.model, b.model)),
+      (a.model === b.model ? 0 : a.model === null ? -1 : b.model === null ? 1 : cmp(a.model, b.model)) ||
+      a.prompt_class - b.prompt_class ||
+      (a.cost_usd === null ? 0 : 1) - (b.cost_usd === null ? 0 : 1),
   );
 }
 
 /** Count `records` (countUsage, in the order given) into a rollup. */
 export function buildUsageRollup(records: readonly UsageRecord[]): UsageRollup {
   const id = usageIdentity(records);
-  return { rows: rollupRows(countUsage(records)), sessions: [...id.sessions].sort(cmp), keys: id.keys };
+  return { prompt_classes: PROMPT_CLASSES, rows: rollupRows(countUsage(records)), sessions: [...id.sessions].sort(cmp), keys: id.keys };
 }
 
 /** A rollup as stored: the document and, beside it, its usage-key hashes. */
@@ -132,9 +171,12 @@ export interface EncodedUsageRollup {
 export function encodeUsageRollup(r: UsageRollup): EncodedUsageRollup {
   const keys = Buffer.alloc(r.keys.length * 8);
   for (let i = 0; i < r.keys.length; i++) keys.writeBigUInt64BE(r.keys[i]!, i * 8);
-  const rows = r.rows.map((x) => [x.session_id, x.runtime, x.day, x.model, x.contributions, x.first_ts, x.last_ts, ...USAGE_KEYS.map((k) => x.usage[k] ?? null)]);
+  const rows = r.rows.map((x) => [x.session_id, x.runtime, x.day, x.model, x.prompt_class, x.contributions, x.first_ts, x.last_ts, ...USAGE_KEYS.map((k) => x.usage[k] ?? null), x.cost_usd]);
   const meta = { count: r.keys.length, sha256: createHash("sha256").update(keys).digest("hex") };
-  return { json: `${JSON.stringify({ format: USAGE_ROLLUP_FORMAT, version: USAGE_ROLLUP_VERSION, columns: USAGE_ROLLUP_COLUMNS, rows, sessions: r.sessions, keys: meta })}\n`, keys };
+  return {
+    json: `${JSON.stringify({ format: USAGE_ROLLUP_FORMAT, version: USAGE_ROLLUP_VERSION, prompt_classes: r.prompt_classes, columns: USAGE_ROLLUP_COLUMNS, rows, sessions: r.sessions, keys: meta })}\n`,
+    keys,
+  };
 }
 
 function bad(file: string, why: string): never {
@@ -159,31 +201,41 @@ export function decodeUsageRollup(text: string, keyBytes: Uint8Array, file: stri
   } catch (e) {
     throw new EventsError("InvalidRollup", `${file}: not a usage rollup: ${(e as Error).message}`, { data: { file }, cause: e });
   }
-  const o = v as { format?: unknown; version?: unknown; columns?: unknown; rows?: unknown; sessions?: unknown; keys?: unknown };
+  const o = v as { format?: unknown; version?: unknown; prompt_classes?: unknown; columns?: unknown; rows?: unknown; sessions?: unknown; keys?: unknown };
   if (typeof o !== "object" || o === null || o.format !== USAGE_ROLLUP_FORMAT) bad(file, `"format" is not "${USAGE_ROLLUP_FORMAT}"`);
   if (!isCount(o.version) || o.version < 1) bad(file, `"version" is not a positive integer`);
   if (o.version > USAGE_ROLLUP_VERSION) {
     throw new EventsError("NewerRollup", `${file}: usage rollup version ${o.version} is newer than this reader's ${USAGE_ROLLUP_VERSION}`, { data: { file, version: o.version } });
   }
-  if (!Array.isArray(o.columns) || o.columns.join("\0") !== USAGE_ROLLUP_COLUMNS.join("\0")) bad(file, `"columns" differ from version 1's`);
+  if (o.version < USAGE_ROLLUP_VERSION) {
+    throw new EventsError("OlderRollup", `${file}: usage rollup version ${o.version} is older than this reader's ${USAGE_ROLLUP_VERSION} (its sums cannot be priced exactly)`, { data: { file, version: o.version } });
+  }
+  const pcs = o.prompt_classes;
+  if (!Array.isArray(pcs) || !pcs.every((x, i) => isCount(x) && (i === 0 || x > pcs[i - 1]))) bad(file, `"prompt_classes" is not an ascending list of token counts`);
+  const classes = pcs as number[];
+  if (!Array.isArray(o.columns) || o.columns.join("\0") !== USAGE_ROLLUP_COLUMNS.join("\0")) bad(file, `"columns" differ from version ${USAGE_ROLLUP_VERSION}'s`);
   if (!Array.isArray(o.rows)) bad(file, `"rows" is not a list`);
   const rows: UsageRollupRow[] = [];
   const width = USAGE_ROLLUP_COLUMNS.length;
   for (let i = 0; i < o.rows.length; i++) {
     const r = o.rows[i] as unknown[];
     if (!Array.isArray(r) || r.length !== width) bad(file, `row ${i} does not have ${width} values`);
-    const [session_id, runtime, day, model, n, first, last] = r;
-    if (typeof session_id !== "string" || typeof runtime !== "string" || typeof day !== "string" || !isStrOrNull(model) || !isCount(n) || !isStrOrNull(first) || !isStrOrNull(last)) {
+    const [session_id, runtime, day, model, pc, n, first, last] = r;
+    if (
+      typeof session_id !== "string" || typeof runtime !== "string" || typeof day !== "string" || !isStrOrNull(model) || !isCount(pc) || pc > classes.length || !isCount(n) || !isStrOrNull(first) || !isStrOrNull(last)
+    ) {
       bad(file, `row ${i} has a value of the wrong type`);
     }
     const usage: Usage = {};
     for (let k = 0; k < USAGE_KEYS.length; k++) {
-      const x = r[7 + k];
+      const x = r[8 + k];
       if (x === null) continue;
       if (!isCount(x)) bad(file, `row ${i}: ${USAGE_KEYS[k]} is not a token count`);
       usage[USAGE_KEYS[k]!] = x;
     }
-    rows.push({ session_id, runtime, day, model, contributions: n, first_ts: first, last_ts: last, usage });
+    const cost = r[8 + USAGE_KEYS.length];
+    if (cost !== null && (typeof cost !== "number" || !Number.isFinite(cost) || cost < 0)) bad(file, `row ${i}: cost_usd is not a cost`);
+    rows.push({ session_id, runtime, day, model, prompt_class: pc, contributions: n, first_ts: first, last_ts: last, usage, cost_usd: cost as number | null });
   }
   if (!Array.isArray(o.sessions) || !o.sessions.every((s) => typeof s === "string")) bad(file, `"sessions" is not a list of ids`);
   const meta = o.keys as { count?: unknown; sha256?: unknown } | null;
@@ -196,17 +248,30 @@ export function decodeUsageRollup(text: string, keyBytes: Uint8Array, file: stri
   const keys = new BigUint64Array(meta.count);
   new Uint8Array(keys.buffer).set(keyBytes);
   if (LITTLE_ENDIAN) Buffer.from(keys.buffer).swap64();
-  return { rows, sessions: o.sessions as string[], keys };
+  return { prompt_classes: classes, rows, sessions: o.sessions as string[], keys };
 }
 
 /**
- * A rollup's rows as contributions (one per row, stream "", ts = the row's last_ts), for the
- * report functions that group contributions: per-day, per-month and per-session totals and costs
- * come out the same as from the contributions the rows sum. Not for anything that needs each
+ * A rollup's rows as contributions (one per row, stream "", ts = the row's last_ts, `responses`
+ * = its count, `prompt` = the smallest prompt size of its class, `cost_usd` its recorded cost),
+ * for the report functions that group contributions: per-day, per-month and per-session totals
+ * and costs come out the same as from the contributions the rows sum (for prices that change at
+ * most per UTC day and tier at the rollup's class boundaries). Not for anything that needs each
  * contribution's own time (5-hour blocks).
  */
-export function rollupContributions(r: Pick<UsageRollup, "rows">): UsageContribution[] {
-  return r.rows.map((x) => ({ session_id: x.session_id, runtime: x.runtime, stream: "", model: x.model, ts: x.last_ts, day: x.day, usage: { ...x.usage } }));
+export function rollupContributions(r: Pick<UsageRollup, "rows" | "prompt_classes">): UsageContribution[] {
+  return r.rows.map((x) => ({
+    session_id: x.session_id,
+    runtime: x.runtime,
+    stream: "",
+    model: x.model,
+    ts: x.last_ts,
+    day: x.day,
+    usage: { ...x.usage },
+    ...(x.cost_usd === null ? {} : { cost_usd: x.cost_usd }),
+    responses: x.contributions,
+    prompt: x.prompt_class === 0 ? 0 : r.prompt_classes[x.prompt_class - 1]! + 1,
+  }));
 }
 
 /**

@@ -1,14 +1,19 @@
-/** The five usage keys, in broca's meaning (WAL data model 2.5). */
-export const USAGE_KEYS = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens"] as const;
+/**
+ * The usage keys, in broca's meaning (WAL data model 2.5), then `cache_write_1h_tokens` (added
+ * later: the part of cache_write_tokens written to the 1-hour cache).
+ */
+export const USAGE_KEYS = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens", "cache_write_1h_tokens"] as const;
 export type UsageKey = (typeof USAGE_KEYS)[number];
 
 /**
  * Token usage in broca's meaning. Every key is optional: absent means "not reported", never zero.
  * - input_tokens: fresh, non-cached input (disjoint from cached_input_tokens)
  * - cached_input_tokens: cache reads
- * - cache_write_tokens: cache creation
+ * - cache_write_tokens: cache creation (5-minute and 1-hour writes together)
  * - output_tokens: output, including reasoning
  * - reasoning_tokens: a subset of output_tokens; never add the two
+ * - cache_write_1h_tokens: the part of cache_write_tokens written with a 1-hour lifetime (billed
+ *   higher than 5-minute writes); a subset, never added. Absent = not reported, not "no 1-hour writes".
  */
 export type Usage = { [K in UsageKey]?: number };
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
 import { DuckDBInstance, LIST, VARCHAR, listValue, timestampValue, type DuckDBAppender, type DuckDBConnection } from "@duckdb/node-api";
-import { COMPACTED_COLUMNS, SEGMENT_COLUMNS, USAGE_KEYS, duckdbCreateTable, rowToRecord, type CanonicalRecord, type Column } from "@lake/events";
+import { COLUMNS, COMPACTED_COLUMNS, SEGMENT_COLUMNS, USAGE_KEYS, duckdbCreateTable, duckdbType, rowToRecord, type CanonicalRecord, type Column } from "@lake/events";
 import { SegmentError } from "./errors.js";
 
 /** A canonical record as a row of the fleet table. */
@@ -36,6 +36,24 @@ export function sqlString(s: string): string {
 
 const USAGE = new Set<string>(USAGE_KEYS);
 
+/**
+ * Columns added to the record after segments were first written: files of an older writer do not
+ * have them, and a reader selects them as NULL (never a guess: absent ≠ zero).
+ */
+export const LATER_COLUMNS: readonly Column[] = COLUMNS.filter((col) => col.name === "cache_write_1h_tokens" || col.name === "cost_usd");
+
+/**
+ * A DuckDB table expression over Parquet files (`read_parquet(paths, options)`) in which the
+ * LATER_COLUMNS exist even when no file has them (NULL), so one query reads old and new segments
+ * alike. Projection and filters still go down into read_parquet. `virtualColumns` (e.g.
+ * `file_index`) are selected too (`*` leaves them out).
+ */
+export function parquetSource(paths: readonly string[], options: string, virtualColumns: readonly string[] = []): string {
+  const later = LATER_COLUMNS.map((c) => `CAST(NULL AS ${duckdbType(c)}) AS "${c.name}"`).join(", ");
+  const extra = virtualColumns.map((v) => `, ${v}`).join("");
+  return `(SELECT *${extra} FROM read_parquet([${paths.map(sqlString).join(", ")}], ${options}) UNION ALL BY NAME SELECT ${later} WHERE false)`;
+}
+
 function appendCell(app: DuckDBAppender, col: Column, row: FleetRow): void {
   let v: unknown;
   if (USAGE.has(col.name)) v = (row.usage as Record<string, number | undefined> | undefined)?.[col.name];
@@ -58,6 +76,9 @@ function appendCell(app: DuckDBAppender, col: Column, row: FleetRow): void {
       return;
     case "bigint":
       app.appendBigInt(BigInt(v as number));
+      return;
+    case "double":
+      app.appendDouble(Number(v));
       return;
     case "timestamp": {
       const ms = Date.parse(String(v));

@@ -5,7 +5,7 @@
 import type { Usage, UsageRecord } from "@lake/events/usage";
 import { USAGE_KEYS } from "@lake/events/usage";
 import { SegmentError } from "./errors.js";
-import { sqlString, type SegmentLayout } from "./segments.js";
+import { parquetSource, sqlString, type SegmentLayout } from "./segments.js";
 
 /** A Parquet file to read usage from: a bronze segment (runtime from its path) or a compacted part. */
 export interface UsageFile {
@@ -51,7 +51,7 @@ function list(values: readonly (string | number)[]): string {
 
 /**
  * Read the rows of `files` that countUsage reads — only its columns (session_id, runtime, stream,
- * record_id, content_hash, ts, model, the five usage keys, usage_mode, usage_key, is_sidechain) of
+ * record_id, content_hash, ts, model, the usage keys, usage_mode, usage_key, is_sidechain, cost_usd) of
  * rows carrying usage — as UsageRecords, in read order: files by path (bytewise: callers name
  * files so that they sort as their store keys), rows in file order (the order a reader keeps the
  * first copy in). Nothing is deduplicated here: countUsage does that.
@@ -71,7 +71,7 @@ export async function readUsageRecords(files: readonly UsageFile[], options: Rea
     return [];
   }
   const rank = new Map([...bronze, ...compacted].map((f) => f.path).sort(byteOrder).map((p, i) => [p, i]));
-  const cols = `session_id, stream, record_id, CASE WHEN record_id IS NULL THEN content_hash END AS content_hash, CAST(epoch_ms(ts) AS DOUBLE) AS ts, model, ${USAGE_KEYS.map((k) => `CAST(${k} AS DOUBLE) AS ${k}`).join(", ")}, usage_mode, usage_key, is_sidechain`;
+  const cols = `session_id, stream, record_id, CASE WHEN record_id IS NULL THEN content_hash END AS content_hash, CAST(epoch_ms(ts) AS DOUBLE) AS ts, model, ${USAGE_KEYS.map((k) => `CAST(${k} AS DOUBLE) AS ${k}`).join(", ")}, usage_mode, usage_key, is_sidechain, CAST(cost_usd AS DOUBLE) AS cost_usd`;
   const opts = "hive_partitioning = false, union_by_name = true, file_row_number = true";
   const at = "[CAST(file_index AS BIGINT) + 1]";
   const parts: string[] = [];
@@ -79,13 +79,13 @@ export async function readUsageRecords(files: readonly UsageFile[], options: Rea
     // Bronze files carry runtime in their path (SEGMENT_COLUMNS), not as a column.
     parts.push(
       `SELECT CAST(${list(bronze.map((b) => rank.get(b.path)!))}${at} AS INTEGER) AS fo, file_row_number AS rn, ${list(bronze.map((b) => b.runtime!))}${at} AS runtime, ${cols}
-       FROM read_parquet(${list(bronze.map((b) => b.path))}, ${opts}) WHERE ${CARRIES_USAGE}`,
+       FROM ${parquetSource(bronze.map((b) => b.path), opts, ["file_index"])} WHERE ${CARRIES_USAGE}`,
     );
   }
   if (compacted.length) {
     parts.push(
       `SELECT CAST(${list(compacted.map((c) => rank.get(c.path)!))}${at} AS INTEGER) AS fo, file_row_number AS rn, runtime, ${cols}
-       FROM read_parquet(${list(compacted.map((c) => c.path))}, ${opts}) WHERE ${CARRIES_USAGE}`,
+       FROM ${parquetSource(compacted.map((c) => c.path), opts, ["file_index"])} WHERE ${CARRIES_USAGE}`,
     );
   }
   const { DuckDBInstance } = await import("@duckdb/node-api");
@@ -114,7 +114,7 @@ export async function readUsageRecords(files: readonly UsageFile[], options: Rea
       }
     }
     const res = await conn.run(
-      `SELECT ${ENUM_COLS.map((c) => `CAST(${c} AS e_${c})`).join(", ")}, record_id IS NULL, usage_key IS NULL, ts, ${USAGE_KEYS.join(", ")}, is_sidechain FROM u ORDER BY fo, rn`,
+      `SELECT ${ENUM_COLS.map((c) => `CAST(${c} AS e_${c})`).join(", ")}, record_id IS NULL, usage_key IS NULL, ts, ${USAGE_KEYS.join(", ")}, is_sidechain, cost_usd FROM u ORDER BY fo, rn`,
     );
     const out: UsageRecord[] = new Array(n);
     let row = 0;
@@ -123,9 +123,10 @@ export async function readUsageRecords(files: readonly UsageFile[], options: Rea
       const [sid, rt, st, model, mode] = [0, 1, 2, 3, 4].map((c) => col<string | null>(c)) as [Col<string | null>, Col<string | null>, Col<string | null>, Col<string | null>, Col<string | null>];
       const [noId, noKey, ts] = [col<boolean>(5), col<boolean>(6), col<number | null>(7)];
       const nums = USAGE_KEYS.map((_, k) => col<number | null>(8 + k));
-      if (nums.length !== 5) throw new Error("five usage columns expected");
+      if (nums.length !== 6) throw new Error("six usage columns expected");
       const side = col<boolean | null>(8 + USAGE_KEYS.length);
-      const [n0, n1, n2, n3, n4] = nums as [Col<number | null>, Col<number | null>, Col<number | null>, Col<number | null>, Col<number | null>];
+      const cost = col<number | null>(9 + USAGE_KEYS.length);
+      const [n0, n1, n2, n3, n4, n5] = nums as [Col<number | null>, Col<number | null>, Col<number | null>, Col<number | null>, Col<number | null>, Col<number | null>];
       for (let i = 0; i < chunk.rowCount; i++, row++) {
         // Every record gets the same properties in the same order (absent = undefined, which is
         // how countUsage reads a missing optional field): one object shape for the whole pass.
@@ -140,6 +141,8 @@ export async function readUsageRecords(files: readonly UsageFile[], options: Rea
         if (x3 !== null) usage.output_tokens = x3;
         const x4 = n4.getItem(i);
         if (x4 !== null) usage.reasoning_tokens = x4;
+        const x5 = n5.getItem(i);
+        if (x5 !== null) usage.cache_write_1h_tokens = x5;
         const id = ids[2 * row]!;
         const noRecordId = noId.getItem(i);
         const t = ts.getItem(i);
@@ -155,6 +158,7 @@ export async function readUsageRecords(files: readonly UsageFile[], options: Rea
           usage_mode: mode.getItem(i) ?? undefined,
           usage_key: noKey.getItem(i) ? undefined : ids[2 * row + 1],
           is_sidechain: side.getItem(i) ?? undefined,
+          cost_usd: cost.getItem(i) ?? undefined,
         } as UsageRecord;
       }
     }
