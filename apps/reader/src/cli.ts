@@ -1,6 +1,5 @@
 import { isReaderError, exitCodeOf, EXIT } from "./internal/errors.js";
 import type { Io } from "./internal/context.js";
-import { PRICING_DATE, PRICING_VERSION } from "./internal/pricing.js";
 
 const HELP = `lake-reader — answers from a lake fleet store: usage and cost, sessions, transcripts, search, SQL, export
 
@@ -8,7 +7,8 @@ Usage: lake-reader <command> [options]    (lake-reader <command> --help for each
 
 Commands:
   usage daily|weekly|monthly|session|blocks
-                                       tokens and cost in USD (pricing table ${PRICING_VERSION}, ${PRICING_DATE})
+                                       tokens and cost in USD (prices: @pydantic/genai-prices, offline)
+  pricing                              the price dataset's version, and which of the fleet's models are priced
   sessions                             one row per session
   show SESSION                         a session's conversation: turns, tool calls with results, child agents
   search TEXT                          full-text search over event text and the snapshot's claims (FTS5)
@@ -34,6 +34,7 @@ type Command = (argv: readonly string[], io: Io) => Promise<number>;
 // the WAL tools, `wal` never loads DuckDB.
 const COMMANDS: Record<string, () => Promise<Command>> = {
   usage: async () => (await import("./internal/commands/usage.js")).usageCommand,
+  pricing: async () => (await import("./internal/commands/usage.js")).pricingCommand,
   sessions: async () => (await import("./internal/commands/read.js")).sessionsCommand,
   show: async () => (await import("./internal/commands/read.js")).showCommand,
   search: async () => (await import("./internal/commands/search.js")).searchCommand,

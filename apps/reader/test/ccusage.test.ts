@@ -151,3 +151,62 @@ describe("ccusage daily --json and lake-reader usage daily --json on the same Cl
   });
 
 });
+
+// Costs: ccusage 20.0.24 `session --mode calculate --offline` (its bundled LiteLLM prices) against
+// `lake-reader usage session --json` (genai-prices), on every fixture session whose tokens the two
+// count alike. 1-hour cache writes (Claude Code 2.1's cache_creation.ephemeral_1h_input_tokens)
+// are what a 5-minute-only price gets wrong. ccusage names a session by its file
+// (projects/P/F.jsonl → F) or, deeper, by the directory holding it (a subagents/ directory by its
+// parent); lake by the transcript's session id: lake sessions are summed per ccusage session.
+function ccusagePeriod(sourcePath: string): string {
+  const parts = sourcePath.split("/");
+  if (parts.length === 2) return parts[1]!.replace(/\.jsonl$/, "");
+  const dir = parts[parts.length - 2]!;
+  return dir === "subagents" ? parts[parts.length - 3]! : dir;
+}
+
+describe("ccusage session --mode calculate and lake-reader usage session on the same Claude Code files: cost", () => {
+  const tmp = tempDir("reader-ccusage-cost");
+  const config = join(tmp, "claude");
+  const store = join(tmp, "fleet");
+  type CcSession = { period: string; inputTokens: number; cacheReadTokens: number; cacheCreationTokens: number; outputTokens: number; totalCost: number };
+  type LakeSession = { session_id: string; input_tokens: number | null; cached_input_tokens: number | null; cache_write_tokens: number | null; cache_write_1h_tokens: number | null; output_tokens: number | null; cost_usd: number | null; unpriced_tokens: number; cost_source: string | null };
+  let cc: CcSession[];
+  let lake: LakeSession[];
+  const periods = new Map<string, Set<string>>(); // lake session → ccusage periods of its files
+
+  beforeAll(async () => {
+    cpSync(CLAUDE_FIXTURES, join(config, "projects"), { recursive: true });
+    rmSync(join(config, "projects", "UPSTREAM-SOURCES.md"));
+    const out = execFileSync(ccusageBin, ["session", "--json", "--offline", "--mode", "calculate", "--timezone", "UTC"], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH, HOME: tmp, CLAUDE_CONFIG_DIR: config, TZ: "UTC" },
+    });
+    cc = (JSON.parse(out) as { session: CcSession[] }).session;
+    const records = await claudeRecords();
+    for (const r of records) if (r.usage) (periods.get(r.session_id) ?? periods.set(r.session_id, new Set()).get(r.session_id)!).add(ccusagePeriod(r.source_path));
+    await pushBronze(store, records);
+    lake = (await runJson<{ sessions: LakeSession[] }>(["usage", "session", "--json", "--store", pathToFileURL(store).href], { LAKE_READER_CACHE: join(tmp, "cache") })).sessions;
+  });
+
+  it("every session with equal tokens costs the same within 0.5 %", () => {
+    const same: string[] = [];
+    for (const c of cc) {
+      const mine = lake.filter((s) => periods.get(s.session_id)?.has(c.period));
+      // Only where the lake sessions lie wholly inside this ccusage session.
+      if (!mine.length || mine.some((s) => periods.get(s.session_id)!.size !== 1)) continue;
+      const sum = (k: "input_tokens" | "cached_input_tokens" | "cache_write_tokens" | "output_tokens") => mine.reduce((a, s) => a + (s[k] ?? 0), 0);
+      if (sum("input_tokens") !== c.inputTokens || sum("cached_input_tokens") !== c.cacheReadTokens || sum("cache_write_tokens") !== c.cacheCreationTokens || sum("output_tokens") !== c.outputTokens) continue;
+      same.push(c.period);
+      for (const s of mine) {
+        expect(s.unpriced_tokens, s.session_id).toBe(0);
+        expect(s.cost_usd, s.session_id).not.toBeNull();
+      }
+      const cost = mine.reduce((a, s) => a + s.cost_usd!, 0);
+      expect(Math.abs(cost - c.totalCost) / c.totalCost, `${c.period}: lake ${cost} vs ccusage ${c.totalCost}`).toBeLessThanOrEqual(0.005);
+    }
+    // The fixture sessions the two count alike, 258c7280 (1-hour cache writes, ccusage $12.23) among them.
+    expect(same.sort()).toEqual(["-tmp-private", "258c7280-ae70-4798-800f-63464d01a85d", "dag_compact_after_rewind", "session-alpha", "session-beta", "sessions", "short", "subagent", "tool_heavy"]);
+    expect(lake.find((s) => s.session_id === "258c7280-ae70-4798-800f-63464d01a85d")!.cache_write_1h_tokens).toBe(394137);
+  });
+});

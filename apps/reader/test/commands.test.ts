@@ -115,11 +115,19 @@ describe("commands against a local fleet store", () => {
     }
   });
 
-  it("an unknown model is reported as unpriced, never priced as zero", async () => {
-    const got = await runJson<{ sessions: Row[]; pricing: { unpriced_models: string[] } }>(["usage", "session", "--json", "--store", store], env);
+  it("an unknown model is reported as unpriced, never priced as zero; the known cost stays in the totals", async () => {
+    const got = await runJson<{ sessions: Row[]; totals: Row; pricing: { unpriced_models: string[] } }>(["usage", "session", "--json", "--store", store], env);
     const h = got.sessions.find((s) => s.session_id === "hand-1")!;
-    expect(h.cost_usd).toBeNull();
+    // Opus 4.6 at $5 / $25 per million: the known part is priced, the mystery model's 10 tokens are not.
+    expect(h.cost_usd).toBeCloseTo((10 * 5 + 5 * 25) / 1e6, 12);
+    expect(h.unpriced_tokens).toBe(10);
+    expect(h.unpriced_models).toEqual(["mystery-model-9"]);
     expect(got.pricing.unpriced_models).toContain("mystery-model-9");
+    expect(got.totals.unpriced_tokens as number).toBeGreaterThanOrEqual(10);
+    expect(got.totals.cost_usd as number).toBeGreaterThanOrEqual(h.cost_usd as number);
+    const table = await run(["usage", "session", "--store", store], env);
+    expect(table.out).toMatch(/\$\d+\.\d{2} \+ unpriced/);
+    expect(table.out).toMatch(/unpriced \([\d,]+ tokens, not in the cost\): .*mystery-model-9/);
     const opus = await runJson<{ sessions: Row[] }>(["usage", "session", "--json", "--model", "opus", "--store", store], env);
     const ho = opus.sessions.find((s) => s.session_id === "hand-1")!;
     expect(ho.cost_usd).toBeCloseTo((10 * 5 + 5 * 25) / 1e6, 12);

@@ -3,6 +3,7 @@
 import { existsSync } from "node:fs";
 import { DuckDBInstance, type DuckDBConnection, type DuckDBMaterializedResult } from "@duckdb/node-api";
 import { COMPACTED_COLUMNS, FLEET_COLUMNS, SEGMENT_COLUMNS, duckdbCreateTable, duckdbType } from "@lake/events";
+import { parquetSource } from "@lake/segments";
 import { ReaderError } from "./errors.js";
 import type { FleetFiles } from "./fleet.js";
 import { VIEWS } from "./sql/views.js";
@@ -21,10 +22,6 @@ export const FLEET_ROW_EXTRA = [
   { name: "file_row", type: "BIGINT", doc: "the row's number in that file" },
 ] as const;
 
-function list(paths: readonly string[]): string {
-  return `[${paths.map(sqlString).join(", ")}]`;
-}
-
 /** The SELECT producing `fleet_rows` (FLEET_COLUMNS, then FLEET_ROW_EXTRA) from bronze and compacted files. */
 export function fleetRowsSql(files: Pick<FleetFiles, "bronze" | "compacted">): string | undefined {
   const parts: string[] = [];
@@ -33,8 +30,9 @@ export function fleetRowsSql(files: Pick<FleetFiles, "bronze" | "compacted">): s
   const select = (fileCols: readonly { name: string }[]) =>
     FLEET_COLUMNS.map((c) => (inFile(fileCols, c.name) ? q(c.name) : `CAST(${q(c.name)} AS ${duckdbType(c)}) AS ${q(c.name)}`)).join(", ") +
     `, CAST(fleet AS VARCHAR) AS fleet, CAST(dt AS VARCHAR) AS dt, filename AS source_file, CAST(file_row_number AS BIGINT) AS file_row`;
-  if (files.bronze.length > 0) parts.push(`SELECT ${select(SEGMENT_COLUMNS)} FROM read_parquet(${list(files.bronze.map((b) => b.path))}, ${opts})`);
-  if (files.compacted.length > 0) parts.push(`SELECT ${select(COMPACTED_COLUMNS)} FROM read_parquet(${list(files.compacted.map((c) => c.path))}, ${opts})`);
+  // parquetSource: segments of an older writer lack the later columns; they read as NULL.
+  if (files.bronze.length > 0) parts.push(`SELECT ${select(SEGMENT_COLUMNS)} FROM ${parquetSource(files.bronze.map((b) => b.path), opts)}`);
+  if (files.compacted.length > 0) parts.push(`SELECT ${select(COMPACTED_COLUMNS)} FROM ${parquetSource(files.compacted.map((c) => c.path), opts)}`);
   return parts.length ? parts.join("\nUNION ALL\n") : undefined;
 }
 

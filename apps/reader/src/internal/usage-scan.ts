@@ -64,7 +64,12 @@ export async function scanUsage(files: Pick<FleetFiles, "storeUrl" | "fetch">, b
  */
 export async function fleetUsage(
   files: FleetFiles,
-  options: ScanOptions & { runtimes?: readonly string[] | undefined; rowsOnly?: boolean } = {},
+  options: ScanOptions & {
+    runtimes?: readonly string[] | undefined;
+    rowsOnly?: boolean;
+    /** Whether a rollup's sums can be priced exactly (else its partition is counted from its rows); default yes. */
+    priceable?: ((r: import("@lake/events/usage").UsageRollup) => boolean) | undefined;
+  } = {},
 ): Promise<UsageContribution[]> {
   const ev = await import("@lake/events/usage");
   const want = options.runtimes && options.runtimes.length ? new Set(options.runtimes) : undefined;
@@ -85,10 +90,13 @@ export async function fleetUsage(
       throw new ReaderError("Io", `${p.usage.key}: cannot read: ${(e as Error).message}`, { data: { file: p.usage.key }, cause: e });
     }
     try {
-      usable.push({ parts: p.parts, rollup: ev.decodeUsageRollup(text, keys, p.usage.key) });
+      const rollup = ev.decodeUsageRollup(text, keys, p.usage.key);
+      if (options.priceable && !options.priceable(rollup)) fromRows.push(...p.parts);
+      else usable.push({ parts: p.parts, rollup });
     } catch (e) {
-      // A rollup of a newer maint may count differently: its partition is counted from its rows.
-      if (ev.isEventsError(e) && e.code === "NewerRollup") fromRows.push(...p.parts);
+      // A rollup of a newer maint may count differently, an older one cannot be priced exactly:
+      // its partition is counted from its rows.
+      if (ev.isEventsError(e) && (e.code === "NewerRollup" || e.code === "OlderRollup")) fromRows.push(...p.parts);
       else if (ev.isEventsError(e)) throw new ReaderError("Corrupt", e.message, { data: { file: p.usage.key }, cause: e });
       else throw e;
     }

@@ -92,6 +92,7 @@ export function arrowTable(columns: readonly Column[], data: readonly unknown[][
         case "bigint":
           return typeof v === "bigint" ? v : BigInt(v as number);
         case "integer":
+        case "double":
           return Number(v);
         case "timestamp":
           return v instanceof Date ? v.getTime() : Date.parse(String(v));
@@ -128,9 +129,9 @@ ${COMMON_HELP}
 Exit codes: 0 ok, 2 bad arguments.`;
 
 const TYPES: Record<string, Record<Column["type"], string>> = {
-  trino: { varchar: "varchar", timestamp: "timestamp(6)", boolean: "boolean", integer: "integer", bigint: "bigint", "varchar[]": "array(varchar)" },
-  spark: { varchar: "STRING", timestamp: "TIMESTAMP", boolean: "BOOLEAN", integer: "INT", bigint: "BIGINT", "varchar[]": "ARRAY<STRING>" },
-  athena: { varchar: "string", timestamp: "timestamp", boolean: "boolean", integer: "int", bigint: "bigint", "varchar[]": "array<string>" },
+  trino: { varchar: "varchar", timestamp: "timestamp(6)", boolean: "boolean", integer: "integer", bigint: "bigint", double: "double", "varchar[]": "array(varchar)" },
+  spark: { varchar: "STRING", timestamp: "TIMESTAMP", boolean: "BOOLEAN", integer: "INT", bigint: "BIGINT", double: "DOUBLE", "varchar[]": "ARRAY<STRING>" },
+  athena: { varchar: "string", timestamp: "timestamp", boolean: "boolean", integer: "int", bigint: "bigint", double: "double", "varchar[]": "array<string>" },
 };
 
 /** DDL text for an engine over a store URL. */

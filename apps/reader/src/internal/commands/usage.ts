@@ -1,15 +1,20 @@
 import { COMMON_HELP, COMMON_OPTIONS, fleetFiles, locations, usageError, type CommonValues, type Io } from "../context.js";
 import { fmtInt, fmtUsd, renderTable, toJson } from "../format.js";
-import { PRICING_DATE, PRICING_VERSION } from "../pricing.js";
+import { COST_MODES, DATASET, loadPricing, rollupPriceable, type CostMode } from "../pricing.js";
 import { fleetUsage, parseDay } from "../usage-scan.js";
 import type { PricingInfo, UsageNumbers } from "../usage.js";
 import { parse } from "./parse.js";
 
+const PRICING_OPTIONS_HELP = `  --pricing FILE adds or overrides model prices (README "Pricing": lake's format or LiteLLM's
+                 model_prices_and_context_window.json)`;
+
 export const USAGE_HELP = `lake-reader usage daily|weekly|monthly|session|blocks [options]
 
-Tokens in broca's meaning (input = fresh input, cached = cache reads, cache write, output including
-reasoning, reasoning as a subset) and cost in USD from the pricing table shipped with lake-reader
-(version ${PRICING_VERSION}, ${PRICING_DATE}). Unknown models are reported as unpriced, never as zero.
+Tokens in broca's meaning (input = fresh input, cached = cache reads, cache write (of which
+1h = 1-hour writes), output including reasoning, reasoning as a subset) and cost in USD from the
+price dataset ${DATASET.name} (bundled, offline), each response priced on its own at the price in
+force at its time. Unknown models are unpriced, never priced as zero: a cost is the sum of what is
+priced, shown as "$X + unpriced" beside unpriced tokens.
 Days are UTC; a week starts on Monday (keyed by that day, like ccusage's weekly).
 
 Options:
@@ -18,10 +23,13 @@ Options:
   --runtime RT   only this runtime (repeatable): claude-code, codex, gemini, broca, hook
   --model TEXT   only models whose id contains TEXT (repeatable)
   --by KEY       daily, weekly and monthly: each row also broken down by model or runtime
+  --cost-mode M  calculate (from tokens, the default), recorded (the runtime's own cost, e.g. Claude
+                 Code's costUSD; unpriced without one), auto (recorded where there is one, else calculated)
+${PRICING_OPTIONS_HELP}
   --json         print JSON (documented in the README)
 ${COMMON_HELP}
 
-Exit codes: 0 ok, 2 bad arguments, 3 malformed store data, 5 store not found, 6 store unreadable.`;
+Exit codes: 0 ok, 2 bad arguments, 3 malformed store data or pricing file, 5 store or pricing file not found, 6 store unreadable.`;
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -30,30 +38,45 @@ const OPTIONS = {
   runtime: { type: "string", multiple: true },
   model: { type: "string", multiple: true },
   by: { type: "string" },
+  "cost-mode": { type: "string" },
+  pricing: { type: "string" },
   json: { type: "boolean" },
 } as const;
 
-const KEYS = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens", "total_tokens", "cost_usd"] as const;
+const KEYS = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "cache_write_1h_tokens", "output_tokens", "reasoning_tokens", "total_tokens", "cost_usd", "unpriced_tokens", "unpriced_models", "cost_source"] as const;
 
 function pick(n: UsageNumbers): UsageNumbers {
-  const out = {} as Record<string, number | null>;
+  const out = {} as Record<string, unknown>;
   for (const k of KEYS) out[k] = n[k];
   return out as unknown as UsageNumbers;
 }
 
-const HEAD = ["Input", "Cached", "Cache write", "Output", "Reasoning", "Total", "Cost (USD)"];
-function cells(n: UsageNumbers): string[] {
-  return [fmtInt(n.input_tokens), fmtInt(n.cached_input_tokens), fmtInt(n.cache_write_tokens), fmtInt(n.output_tokens), fmtInt(n.reasoning_tokens), fmtInt(n.total_tokens), fmtUsd(n.cost_usd)];
+/** `$14.89`, `$14.89 + unpriced` (some tokens are not priced), `unpriced` (none is). */
+export function costCell(n: Pick<UsageNumbers, "cost_usd" | "unpriced_tokens">): string {
+  if (n.cost_usd === null) return "unpriced";
+  return n.unpriced_tokens > 0 ? `${fmtUsd(n.cost_usd)} + unpriced` : fmtUsd(n.cost_usd);
 }
 
-function note(p: PricingInfo): string {
-  const lines = [`pricing table ${p.version} (${p.date})`];
-  if (p.unpriced_models.length) lines.push(`unpriced models (cost shown as "unpriced"): ${p.unpriced_models.join(", ")}`);
+const HEAD = ["Input", "Cached", "Cache write (1h)", "Output", "Reasoning", "Total", "Cost (USD)"];
+function cells(n: UsageNumbers): string[] {
+  const write = n.cache_write_1h_tokens === null ? fmtInt(n.cache_write_tokens) : `${fmtInt(n.cache_write_tokens)} (${fmtInt(n.cache_write_1h_tokens)})`;
+  return [fmtInt(n.input_tokens), fmtInt(n.cached_input_tokens), write, fmtInt(n.output_tokens), fmtInt(n.reasoning_tokens), fmtInt(n.total_tokens), costCell(n)];
+}
+
+function note(p: PricingInfo, totals: UsageNumbers): string {
+  const lines = [`prices: ${p.dataset.name} ${p.dataset.version} (${p.dataset.date})${p.file ? ` + ${p.file}` : ""}; cost mode ${p.cost_mode}`];
+  if (p.unpriced_models.length) lines.push(`unpriced (${fmtInt(totals.unpriced_tokens)} tokens, not in the cost): ${p.unpriced_models.join(", ")}`);
   return lines.join("\n");
 }
 
 /** Every usage report, in the order the help lists them. */
 export const USAGE_REPORTS = ["daily", "weekly", "monthly", "session", "blocks"] as const;
+
+function costMode(v: string | undefined): CostMode {
+  if (v === undefined) return "calculate";
+  if (!(COST_MODES as readonly string[]).includes(v)) throw usageError(`--cost-mode must be calculate, recorded or auto, got ${JSON.stringify(v)}`);
+  return v as CostMode;
+}
 
 /** Which usage report. */
 export type UsageReportName = (typeof USAGE_REPORTS)[number];
@@ -65,6 +88,8 @@ export interface UsageValues extends CommonValues {
   runtime?: string[] | undefined;
   model?: string[] | undefined;
   by?: string | undefined;
+  "cost-mode"?: string | undefined;
+  pricing?: string | undefined;
 }
 
 /** A computed usage report. */
@@ -78,15 +103,23 @@ export async function usageReport(report: UsageReportName, values: UsageValues, 
   if (values.by !== undefined && values.by !== "model" && values.by !== "runtime") throw usageError(`usage: --by expects model or runtime, got ${JSON.stringify(values.by)}`);
   if (values.by !== undefined && report !== "daily" && report !== "weekly" && report !== "monthly") throw usageError(`usage ${report}: --by is for daily, weekly and monthly`);
   const filters = { since: parseDay("--since", values.since), until: parseDay("--until", values.until), runtimes: values.runtime, models: values.model };
+  const mode = costMode(values["cost-mode"]);
   const loc = locations(values, env);
   // Objects are fetched as they are read: a compacted s3:// fleet mirrors its rollups, not its parts.
   const files = await fleetFiles(loc, { mirror: false });
-  // The report code (and @lake/events) loads on the main thread while DuckDB reads the files.
+  // The prices first (a rollup is added as it is only where its sums price exactly); the report
+  // code loads on the main thread while DuckDB reads the files.
+  const pricing = await loadPricing({ cache: loc.cache, file: values.pricing });
   let reports: typeof import("../usage.js") | undefined;
-  const counted = await fleetUsage(files, { runtimes: filters.runtimes, rowsOnly: report === "blocks", meanwhile: async () => (reports = await import("../usage.js")) });
+  const counted = await fleetUsage(files, {
+    runtimes: filters.runtimes,
+    rowsOnly: report === "blocks",
+    priceable: (r) => rollupPriceable(pricing, r),
+    meanwhile: async () => (reports = await import("../usage.js")),
+  });
   reports ??= await import("../usage.js");
-  const { blocksReport, filterContributions, periodReport, sessionReport } = reports;
-  const cs = filterContributions(counted, filters);
+  const { blocksReport, filterContributions, periodReport, priceUsage, sessionReport } = reports;
+  const cs = priceUsage(filterContributions(counted, filters), pricing, mode);
   if (report === "session") return { report, r: sessionReport(cs) };
   if (report === "blocks") return { report, r: blocksReport(cs) };
   return { report, r: periodReport(cs, report, values.by as "model" | "runtime" | undefined) };
@@ -132,19 +165,73 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
   if (u.report === "session") {
     const r = u.r;
     const rows = r.sessions.map((s) => [s.session_id, s.runtime, s.models.join(", "), ...cells(s)]);
-    io.out(`Token usage by session\n${renderTable(["Session", "Runtime", "Models", ...HEAD], rows, [false, false, false, ...right.slice(1)], ["Total", "", "", ...cells(r.totals)])}\n${note(r.pricing)}\n`);
+    io.out(`Token usage by session\n${renderTable(["Session", "Runtime", "Models", ...HEAD], rows, [false, false, false, ...right.slice(1)], ["Total", "", "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}\n`);
     return 0;
   }
   if (u.report === "blocks") {
     const r = u.r;
     const rows = r.blocks.map((b) => [`${b.start.slice(0, 16).replace("T", " ")}${b.active ? " (active)" : ""}`, b.models.join(", "), ...cells(b)]);
-    io.out(`Token usage by 5-hour block (UTC)\n${renderTable(["Block start", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing)}\n`);
+    io.out(`Token usage by 5-hour block (UTC)\n${renderTable(["Block start", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}\n`);
     return 0;
   }
   const r = u.r;
   const rows = r.rows.map((x) => [x.key, x.models.join(", "), ...cells(x)]);
   io.out(
-    `Token usage by ${u.report === "daily" ? "day" : u.report === "weekly" ? "week (Monday)" : "month"} (UTC)\n${renderTable([u.report === "daily" ? "Date" : u.report === "weekly" ? "Week" : "Month", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing)}\n`,
+    `Token usage by ${u.report === "daily" ? "day" : u.report === "weekly" ? "week (Monday)" : "month"} (UTC)\n${renderTable([u.report === "daily" ? "Date" : u.report === "weekly" ? "Week" : "Month", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}\n`,
+  );
+  return 0;
+}
+export const PRICING_HELP = `lake-reader pricing [options]
+
+Where prices come from (the ${DATASET.name} dataset's version and date, and a --pricing FILE), and
+which models the fleet's usage names: priced (by which dataset model and provider) or not.
+
+Options:
+${PRICING_OPTIONS_HELP}
+  --json         print JSON: {dataset, file, models: [{model, priced, price_model, provider, source, tokens, responses}]}
+${COMMON_HELP}
+
+Exit codes: 0 ok, 3 malformed store data or pricing file, 5 store or pricing file not found, 6 store unreadable.`;
+
+const PRICING_OPTIONS = { ...COMMON_OPTIONS, pricing: { type: "string" }, json: { type: "boolean" } } as const;
+
+/** `lake-reader pricing`. */
+export async function pricingCommand(argv: readonly string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, PRICING_OPTIONS);
+  if (values.help) {
+    io.out(PRICING_HELP + "\n");
+    return 0;
+  }
+  if (positionals.length) throw usageError(`pricing: unexpected argument ${JSON.stringify(positionals[0])}`);
+  const loc = locations(values, io.env);
+  const files = await fleetFiles(loc, { mirror: false });
+  const counted = await fleetUsage(files);
+  const pricing = await loadPricing({ cache: loc.cache, file: values.pricing });
+  const { totalTokens } = await import("@lake/events/usage");
+  const seen = new Map<string, { tokens: number; responses: number }>();
+  for (const c of counted) {
+    const t = totalTokens(c.usage);
+    if (!t) continue;
+    const k = c.model ?? "(unknown model)";
+    const s = seen.get(k) ?? { tokens: 0, responses: 0 };
+    s.tokens += t;
+    s.responses += (c as { responses?: number }).responses ?? 1;
+    seen.set(k, s);
+  }
+  const models = [...seen].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([model, s]) => {
+    const m = model === "(unknown model)" ? undefined : pricing.model(model);
+    return { model, priced: m !== undefined, price_model: m?.id ?? null, provider: m?.provider ?? null, source: m?.source ?? null, tokens: s.tokens, responses: s.responses };
+  });
+  if (values.json) {
+    io.out(toJson({ dataset: pricing.dataset, file: pricing.overrides?.file ?? null, models }) + "\n");
+    return 0;
+  }
+  const rows = models.map((m) => [m.model, m.priced ? "yes" : "no", m.price_model ?? "-", m.provider ?? "-", fmtInt(m.tokens)]);
+  const unpriced = models.filter((m) => !m.priced);
+  io.out(
+    `prices: ${pricing.dataset.name} ${pricing.dataset.version} (${pricing.dataset.date})${pricing.overrides ? ` + ${pricing.overrides.file} (${pricing.overrides.models.length} models)` : ""}\n` +
+      `${renderTable(["Model (as the fleet names it)", "Priced", "Priced as", "Provider", "Tokens"], rows, [false, false, false, false, true])}\n` +
+      (unpriced.length ? `unpriced: ${unpriced.map((m) => m.model).join(", ")} (add them with --pricing FILE)\n` : "every model is priced\n"),
   );
   return 0;
 }

@@ -245,9 +245,9 @@ export function createMcpServer(opts: McpOptions): McpServer {
     {
       title: "Token usage and cost",
       description:
-        "Tokens (broca's meaning: input fresh, cached_input cache reads, cache_write, output including reasoning, reasoning a subset; null = nobody reported it) and USD cost from lake-reader's pricing table, " +
+        "Tokens (broca's meaning: input fresh, cached_input cache reads, cache_write (cache_write_1h its 1-hour part), output including reasoning, reasoning a subset; null = nobody reported it) and USD cost (prices: @pydantic/genai-prices, each response priced on its own), " +
         "`lake-reader usage <report> --json`: daily → {daily: [{date, …}]}, weekly → {weekly: [{week (Monday), …}]}, monthly → {monthly: [{month, …}]}, session → {sessions: [{session_id, runtime, models, …}]}, " +
-        "blocks → {blocks: [{start, end, last_ts, active, sessions, models, …}], untimed_tokens}; each row has input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, total_tokens, cost_usd (null = unpriced). " +
+        "blocks → {blocks: [{start, end, last_ts, active, sessions, models, …}], untimed_tokens}; each row has input_tokens, cached_input_tokens, cache_write_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens, total_tokens, cost_usd (the sum of what is priced), unpriced_tokens, unpriced_models, cost_source (calculated, recorded, mixed). " +
         "totals and pricing cover every row of the report, not only this page; plus next_cursor.",
       input: {
         report: z.enum(USAGE_REPORTS).describe("daily, weekly, monthly, session or blocks"),
@@ -256,6 +256,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
         runtime: z.array(z.string().min(1).max(64)).max(16).optional().describe("only these runtimes: claude-code, codex, gemini, broca, hook"),
         model: z.array(z.string().min(1).max(200)).max(16).optional().describe("only models whose id contains one of these"),
         by: z.enum(["model", "runtime"]).optional().describe("daily, weekly, monthly: each row also broken down by model or runtime (breakdown: [{key, …}])"),
+        cost_mode: z.enum(["calculate", "recorded", "auto"]).optional().describe("calculate from tokens (default), the runtime's recorded cost (Claude Code costUSD), or recorded where there is one else calculated"),
         limit: limitOf(100, 1000),
         ...paging,
       },
@@ -264,7 +265,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
     async (args) => {
       const b = bounds(args, 100);
       // The CLI's usage report, from the same options `usage REPORT --json` parses.
-      const values = { store: loc.store, cache: loc.cache, root: loc.root, since: args.since, until: args.until, runtime: args.runtime, model: args.model, by: args.by };
+      const values = { store: loc.store, cache: loc.cache, root: loc.root, since: args.since, until: args.until, runtime: args.runtime, model: args.model, by: args.by, "cost-mode": args.cost_mode };
       const full = plain(usageJson(await usageReport(args.report, values, opts.env)));
       const listKey = args.report === "session" ? "sessions" : args.report;
       const { [listKey]: list, ...rest } = full;

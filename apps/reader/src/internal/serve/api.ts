@@ -96,23 +96,31 @@ export interface ResponseRow {
   cache_write_tokens: number | null;
   output_tokens: number | null;
   reasoning_tokens: number | null;
+  cache_write_1h_tokens: number | null;
   total_tokens: number | null;
   cost_usd: number | null;
+  unpriced_tokens: number;
+  unpriced_models: string[];
+  cost_source: "calculated" | "recorded" | "mixed" | null;
 }
 
 async function sessionResponses(loc: Locations, sid: string): Promise<{ session_id: string; responses: ResponseRow[] }> {
-  const [{ withReadModel }, { numbers }] = await Promise.all([import("../context.js"), import("../usage.js")]);
-  const keys = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens"] as const;
+  const [{ withReadModel }, { priceUsage, sessionReport }, { loadPricing }] = await Promise.all([import("../context.js"), import("../usage.js"), import("../pricing.js")]);
+  const keys = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens", "cache_write_1h_tokens"] as const;
   const { rows } = await withReadModel(loc, (rm) =>
     rm.query(`SELECT stream, model, strftime(ts, '%Y-%m-%dT%H:%M:%S.%gZ') AS ts, ${keys.join(", ")} FROM usage_counted
       WHERE session_id = ${sqlString(sid)} ORDER BY ts NULLS LAST, stream`),
   );
-  const unpriced = new Set<string>();
+  const pricing = await loadPricing({ cache: loc.cache });
   const responses = rows.map((r) => {
     const usage: Record<string, number> = {};
     for (const k of keys) if (r[k] !== null && r[k] !== undefined) usage[k] = Number(r[k]);
     const model = r.model === null || r.model === undefined ? null : String(r.model);
-    return { stream: String(r.stream), model, ts: r.ts === null ? null : String(r.ts), ...numbers({ usage, by_model: new Map([[model, usage]]) }, unpriced) };
+    const ts = r.ts === null ? null : String(r.ts);
+    // Each response priced on its own, as the reports price it (one contribution, one row).
+    const one = sessionReport(priceUsage([{ session_id: sid, runtime: "", stream: String(r.stream), model, ts, day: ts?.slice(0, 10) ?? "unknown", usage }], pricing, "calculate"));
+    const { session_id: _s, runtime: _r, models: _m, ...n } = one.sessions[0]!;
+    return { stream: String(r.stream), model, ts, ...n };
   });
   return { session_id: sid, responses };
 }

@@ -3,7 +3,7 @@
 // views below are the public read model, each documented with its columns in the README.
 
 /** Usage keys in broca's meaning, as columns. */
-export const USAGE_COLS = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens"] as const;
+export const USAGE_COLS = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens", "cache_write_1h_tokens"] as const;
 
 const usageReported = USAGE_COLS.map((k) => `${k} IS NOT NULL`).join(" OR ");
 
