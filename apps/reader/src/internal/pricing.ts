@@ -71,6 +71,8 @@ export interface PricedModel {
   /** The provider whose prices apply (`anthropic`, `aws`, `openai` …), or `override`. */
   readonly provider: string;
   readonly source: "dataset" | "override";
+  /** The spelling of the model id that matched (after modelCandidates' normalization). */
+  readonly matched: string;
   /** Price list, oldest first (genai-prices' order). */
   readonly prices: readonly ConditionalPrice[];
 }
@@ -292,7 +294,7 @@ export class Pricing {
           }
         }
       }
-      if (m) return { id: m.id, provider: owner.id, source: "dataset", prices: asList(m.prices) };
+      if (m) return { id: m.id, provider: owner.id, source: "dataset", matched: x, prices: asList(m.prices) };
     }
     return undefined;
   }
@@ -467,7 +469,7 @@ export function readPricingFile(file: string): Map<string, PricedModel> {
   const out = new Map<string, PricedModel>();
   const put = (id: string, prices: ConditionalPrice[]) => {
     const key = modelCandidates(id).find((c) => c.provider === undefined)?.id ?? id.toLowerCase();
-    out.set(key, { id, provider: "override", source: "override", prices });
+    out.set(key, { id, provider: "override", source: "override", matched: key, prices });
   };
   const models = (v as { models?: unknown }).models;
   if (models !== undefined) {

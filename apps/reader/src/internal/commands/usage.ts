@@ -215,7 +215,7 @@ export async function pricingCommand(argv: readonly string[], io: Io): Promise<n
     const k = c.model ?? "(unknown model)";
     const s = seen.get(k) ?? { tokens: 0, responses: 0 };
     s.tokens += t;
-    s.responses += (c as { responses?: number }).responses ?? 1;
+    s.responses += c.responses ?? 1;
     seen.set(k, s);
   }
   const models = [...seen].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([model, s]) => {
