@@ -3,7 +3,7 @@
 // anything built on them) calls priceContributions / Pricing.cost.
 //
 // The dataset is loaded only when a cost is computed. Importing genai-prices costs ~65 ms (an
-// 830 kB module of object literals); its data as JSON parses in a few ms, so the first run copies
+// 830 kB module of object literals); its data as JSON parses in ~10 ms, so the first run copies
 // the bundled data into the reader cache (pricing/genai-prices-<version>.json) and later runs read
 // that. Matching and arithmetic follow genai-prices' calcPrice (tested equal to it on every
 // fleet model: test/pricing.test.ts), done here so that a million responses price in
