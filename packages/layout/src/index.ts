@@ -63,3 +63,16 @@ export type { FleetManifest, SnapshotPointer } from "./internal/snapshot.js";
 
 export { TOMBSTONE_FORMAT, decodeTombstone, encodeTombstone, listTombstones } from "./internal/tombstone.js";
 export type { Tombstone } from "./internal/tombstone.js";
+
+export {
+  MAX_CLAIM_FIELD,
+  MAX_CLAIM_TEXT,
+  checkClaimEvent,
+  decodeClaimEvent,
+  decodeFleetClaim,
+  derivedClaimId,
+  encodeClaimEvent,
+  encodeFleetClaim,
+  normalizeText,
+} from "./internal/formats/claims.js";
+export type { ClaimEvent, FleetClaim } from "./internal/formats/claims.js";
