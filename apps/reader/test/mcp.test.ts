@@ -20,7 +20,7 @@ const node = (bin: string, args: string[]) => execFileSync(process.execPath, [bi
 
 type Row = Record<string, unknown>;
 
-const TOOLS = ["declare_intent", "heartbeat", "lease_acquire", "lease_release", "lease_renew", "list_sessions", "roster", "search", "show_session", "sql", "usage"];
+const TOOLS = ["declare_intent", "heartbeat", "lease_acquire", "lease_release", "lease_renew", "list_sessions", "propose_claim", "roster", "search", "show_session", "sql", "usage"];
 
 describe("lake-reader mcp over a fleet built by lake-collector and lake-maint", () => {
   const dir = tempDir("reader-mcp");
@@ -308,6 +308,41 @@ describe("lake-reader mcp over a fleet built by lake-collector and lake-maint", 
     } finally {
       await gone.close();
     }
+  });
+
+  it("propose_claim masks a planted secret before anything is written", async () => {
+    // Built at run time so no token sits in the repository.
+    const token = "ghp_" + "R8vK2mQ9xT4wZ7pL3nB6yH1cF5dJ0sA2eG8u";
+    const password = "Zx9!kq2-Lm7pW4rT";
+    const r = await mcp.call<{ key: string; event: Row; redaction_rules: string[] }>("propose_claim", {
+      subject: "deploy",
+      text: `the deploy bot uses ${token} and DB_PASSWORD=${password} for staging`,
+      repo: "github.com/acme/app",
+    });
+    expect(r.isError, r.text).toBe(false);
+    expect(r.json.key).toMatch(/^claims\/events\/dt=\d{4}-\d{2}-\d{2}\/agent=agent-a\/[0-9A-HJKMNP-TV-Z]{26}\.json$/);
+    expect(r.json.redaction_rules).toEqual(expect.arrayContaining(["github-token"]));
+    expect(String(r.json.event.text)).toMatch(/\[REDACTED:github-token:[0-9a-f]{8}\]/);
+    const stored = readFileSync(join(fleet, r.json.key), "utf8");
+    expect(JSON.parse(stored)).toEqual(r.json.event);
+    expect(stored).not.toContain(token);
+    expect(stored).not.toContain(password);
+    // Through the gate into the snapshot: still masked, and searchable by its words.
+    node(MAINT, ["promote", "--store", store]);
+    node(MAINT, ["snapshot", "--store", store]);
+    const claims = await mcp.client.readResource({ uri: "lake://claims" });
+    const body = JSON.parse(String((claims.contents[0] as { text: string }).text)) as { snapshot: string; claims: Row[] };
+    expect(body.snapshot).toMatch(/^[0-9a-f]{64}$/);
+    expect(body.claims.map((c) => c.subject).sort()).toEqual(["deploy", "duckdb", "radosgw"]);
+    expect(String(body.claims.find((c) => c.subject === "deploy")!.text)).toMatch(/\[REDACTED:github-token:/);
+    for (const f of filesUnder(fleet)) {
+      const bytes = readFileSync(f);
+      expect(bytes.includes(token), f).toBe(false);
+      expect(bytes.includes(password), f).toBe(false);
+    }
+    const found = await mcp.call<{ claims: Row[] }>("search", { query: "deploy bot" });
+    expect(found.json.claims.map((c) => c.subject)).toEqual(["deploy"]);
+    expect(JSON.stringify(found.json)).not.toContain(token);
   });
 
   it("heartbeat, declare_intent and roster: what lake-maint lists", async () => {

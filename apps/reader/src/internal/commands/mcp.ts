@@ -8,14 +8,14 @@ import { parse } from "./parse.js";
 export const MCP_HELP = `lake-reader mcp [options]
 
 A Model Context Protocol server on stdin/stdout (JSON-RPC), for agents: search, list_sessions,
-show_session, usage, sql (read-only), roster, heartbeat, declare_intent,
+show_session, usage, sql (read-only), propose_claim, roster, heartbeat, declare_intent,
 lease_acquire, lease_renew, lease_release; resources lake://claims and
 lake://sessions/{session}/transcript. Logs go to stderr. Tool errors carry the CLI's one-line
 message and exit code. Register it with an MCP client, e.g.
   claude mcp add lake -- lake-reader mcp --store s3://bucket/fleet
 
 Options:
-  --agent ID     this agent's id: its roster entry, intents, and the default lease owner
+  --agent ID     this agent's id: its claims, roster entry, intents, and the default lease owner
                  (default $LAKE_AGENT, else the host name)
 ${COMMON_HELP}
 

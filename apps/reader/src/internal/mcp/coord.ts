@@ -1,8 +1,11 @@
-// The MCP server's writes, all through @lake/layout: this agent's roster heartbeat and intents, and
-// leases with fencing epochs.
+// The MCP server's writes, all through @lake/layout: claim proposals (masked by @lake/redact first),
+// this agent's roster heartbeat and intents, and leases with fencing epochs.
 import {
   acquireLease,
+  checkClaimEvent,
+  claimEventKey,
   declareIntent,
+  encodeClaimEvent,
   heartbeat,
   leaseKey,
   listIntents,
@@ -11,8 +14,11 @@ import {
   releaseLease,
   renewLease,
   resourceKey,
+  ulid,
+  utcDate,
   type ObjectStore,
 } from "@lake/layout";
+import { loadOrCreateKey, redactText } from "@lake/redact";
 import type { Locations } from "../context.js";
 import { ReaderError } from "../errors.js";
 import { openFleetStore } from "../fleet.js";
@@ -37,6 +43,28 @@ export class Coordination {
     } finally {
       store.close();
     }
+  }
+
+  /** Mask, validate and append one claim proposal (create-only under a fresh ULID). */
+  async propose(input: { text: string; subject?: string | undefined; repo?: string | undefined; kind?: string | undefined; claim_id?: string | undefined }): Promise<Record<string, unknown>> {
+    const t = Date.now();
+    const masked = redactText(loadOrCreateKey(this.loc.root), { text: input.text, subject: input.subject ?? "", repo: input.repo ?? "" });
+    const ev = checkClaimEvent({
+      agent: this.agent,
+      proposed_at: new Date(t).toISOString(),
+      text: masked.value.text,
+      subject: masked.value.subject,
+      repo: masked.value.repo,
+      kind: input.kind ?? "fact",
+      ...(input.claim_id !== undefined ? { claim_id: input.claim_id } : {}),
+    });
+    if (typeof ev === "string") throw new ReaderError("Usage", `propose_claim: claim rejected: ${ev}`);
+    const key = claimEventKey(utcDate(t), ev.agent, ulid(t));
+    return this.withStore(async (store) => {
+      const w = await store.putIfAbsent(key, encodeClaimEvent(ev));
+      if (w.status !== "written") throw new ReaderError("Io", `${key}: not written (${w.status})`, { data: { file: key } });
+      return { key, event: ev, redaction_rules: masked.rules };
+    });
   }
 
   /** The live roster, intents and leases (or every entry, with includeExpired). */

@@ -1,7 +1,7 @@
 // `lake-reader mcp`: a Model Context Protocol server over the same fleet as the other commands.
 // Read tools answer with the CLI's --json shapes, one bounded page at a time; the coordination
-// tools write only what an agent may write (its roster heartbeat and intents, leases with fencing
-// epochs) through @lake/layout. What a tool needs (DuckDB, SQLite, the round
+// tools write only what an agent may write (its claim proposals, its roster heartbeat and intents,
+// leases with fencing epochs) through @lake/layout. What a tool needs (DuckDB, SQLite, the round
 // chain) loads when it first runs, so the server answers `initialize` without loading them.
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -297,6 +297,26 @@ export function createMcpServer(opts: McpOptions): McpServer {
       const more = p.next !== undefined || r.more;
       return { columns: r.columns, rows: p.rows, next_cursor: more ? encodeCursor(offset + p.rows.length, hash) : null, ...(p.clipped ? { clipped: true } : {}) };
     },
+  );
+
+  register(
+    "propose_claim",
+    {
+      title: "Propose a claim",
+      description:
+        "Append a proposed claim (a fact others should know) to claims/events/dt=<today>/agent=<this agent>/<ulid>.json; every secret in text, subject and repo is masked by @lake/redact before anything is written. " +
+        "lake-maint promote decides what becomes a fleet claim. Returns {key, event: {claim_id?, agent, proposed_at, repo, subject, text, kind}, redaction_rules}.",
+      input: {
+        text: z.string().min(1).max(8192).describe("the claim"),
+        subject: z.string().max(200).optional(),
+        repo: z.string().max(200).optional(),
+        kind: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/).optional().describe("default fact"),
+        claim_id: z.string().min(1).max(200).optional().describe("revise the claim with this id"),
+      },
+      readOnly: false,
+      idempotent: false,
+    },
+    async (args) => coord.propose(args),
   );
 
   register(
