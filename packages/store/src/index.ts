@@ -19,7 +19,7 @@ export type { VerifyResult, VerifyProblem, VerifyCode } from "./internal/verify.
 export { repack } from "./internal/repack.js";
 export type { RepackOptions, RepackResult } from "./internal/repack.js";
 export { listSessions, checkLostSessions, LostSessionTracker, status, listConflicts } from "./internal/sessions.js";
-export type { ResolveSource, LostSessionOptions, LostSessionResult, StoreStatus, ConflictEntry } from "./internal/sessions.js";
+export type { ResolveSource, LostSessionOptions, LostSessionResult, StoreStatus, ConflictEntry, PendingSource } from "./internal/sessions.js";
 export { readLanded } from "./internal/read.js";
 export {
   FORGET_DIR, REMOVED_DIR, CONVERSATIONS_DIR, FORGET_SCHEMA, encodeForgetRecord, decodeForgetRecord, readForgetRecord, isForgotten, listForgotten,

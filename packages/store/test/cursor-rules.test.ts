@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { appendFileSync, copyFileSync, readFileSync, readdirSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { openSession, readIndex, decodeCursor, verify, readLanded, type AppendCursor, type SessionOptions, type SourceRef } from "../src/index.js";
+import { openSession, readIndex, decodeCursor, verify, readLanded, status, listSessions, type AppendCursor, type SessionOptions, type SourceRef } from "../src/index.js";
 import { capture, convert, jline, src } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
@@ -202,6 +202,54 @@ describe("append cursor rules on real files", () => {
     await pass(root, [src(file)]);
     expect(recordIds(root)).toEqual(["a", "b"]);
     expect(cursor(root).offset).toBe(statSync(file).size);
+  });
+
+  it("a torn last line followed by an append: the fragment lands as unknown bytes, the next line as its record", async () => {
+    const { root, file } = setup();
+    const torn = '{"type":"user","uuid":"b","text":"a {nested} half';
+    writeFileSync(file, jline("a") + torn);
+    await pass(root, [src(file)]);
+    expect((await pass(root, [src(file)])).outcomes[0]!.status).toBe("waiting");
+    // The writer died mid-line; the next one appends a whole line after the fragment.
+    appendFileSync(file, jline("c", "with {braces} inside", { meta: { deep: [{ x: 1 }] } }) + jline("d"));
+    const r = await pass(root, [src(file)]);
+    expect(r.outcomes[0]!.status).toBe("landed");
+    expect(recordIds(root)).toEqual(["a", "?", "c", "d"]);
+    const landed = readLanded(root, "s1", 2);
+    expect(landed.header).toMatchObject({ first_line: 2, last_line: 3, records: 3, first_offset: Buffer.byteLength(jline("a")) });
+    const [frag, c] = landed.rows.map((t) => JSON.parse(t) as Record<string, unknown>);
+    expect(frag).toMatchObject({ kind: "unknown", raw: torn, source_offset: Buffer.byteLength(jline("a")), source_line: 2 });
+    expect(c).toMatchObject({ record_id: "c", source_offset: Buffer.byteLength(jline("a") + torn), source_line: 2 });
+    expect(cursor(root)).toMatchObject({ offset: statSync(file).size, ord: 3 });
+    expect(verify(root)).toMatchObject({ ok: true, problems: [] });
+    // A line that is not JSON and ends in no complete object stays one unknown record.
+    appendFileSync(file, 'not json {"half": \n');
+    await pass(root, [src(file)]);
+    expect(JSON.parse(readLanded(root, "s1", 3).rows[0]!)).toMatchObject({ kind: "unknown", raw: 'not json {"half": ' });
+    expect(readLanded(root, "s1", 3).rows).toHaveLength(1);
+  });
+
+  it("status names each pending source and why; labels/ and fleet/ in the root are not sessions", async () => {
+    const { root, srcDir, file } = setup();
+    const other = join(srcDir, "t.jsonl");
+    writeFileSync(file, jline("a"));
+    writeFileSync(other, jline("x"));
+    await pass(root, [src(file)]);
+    await pass(root, [src(other)], {}, "s2");
+    appendFileSync(file, jline("b") + '{"type":"user"');
+    appendFileSync(other, '{"type":"user","uuid":"y"');
+    mkdirSync(join(root, "labels"), { recursive: true });
+    writeFileSync(join(root, "labels", "labels.ndjson"), "");
+    mkdirSync(join(root, "fleet", "sessions"), { recursive: true });
+    const st = status(root, { resolve: (_id, source) => join(srcDir, source.split("/").pop()!) });
+    expect(listSessions(root)).toEqual(["s1", "s2"]);
+    expect(st.sessions).toBe(2);
+    expect(st.pending).toBe(2);
+    expect(st.pendingSources).toEqual([
+      { session: "s1", source: src(file).source, path: file, bytes: Buffer.byteLength(jline("b") + '{"type":"user"'), reason: "new-lines" },
+      { session: "s2", source: src(other).source, path: other, bytes: Buffer.byteLength('{"type":"user","uuid":"y"'), reason: "partial-line" },
+    ]);
+    await expect(openSession(root, "labels")).rejects.toMatchObject({ code: "InvalidArgument" });
   });
 
   it("a 3 MiB single line is read whole past the 2 MiB budget", async () => {

@@ -120,7 +120,7 @@ export async function repack(root: string, dest: string, options: RepackOptions 
             for (let i = 0; i < rows.length; i++) {
               const r = rows[i]!;
               const prev = i > 0 ? rows[i - 1] : undefined;
-              const splittable = i === 0 || (r.offset !== undefined && r.line !== undefined && prev?.offset !== undefined && r.offset > prev.offset && r.offset > h.first_offset);
+              const splittable = i === 0 || (r.offset !== undefined && r.line !== undefined && prev?.offset !== undefined && r.offset > prev.offset && r.offset > h.first_offset && (prev.line === undefined || r.line > prev.line));
               if (cur!.rows.length > 0 && curBytes + r.text.length + 1 > budget && splittable) {
                 const at = i === 0 ? { o: h.first_offset, l: h.first_line } : { o: r.offset!, l: r.line! };
                 cur!.header = { ...cur!.header, end_offset: at.o, last_line: at.l - 1 };

@@ -73,7 +73,14 @@ export function scanSession(sessionDir: string): SessionScan {
   return { landed, cursors, temps, streams };
 }
 
-/** Session ids in a storage root: directories whose names do not start with `_` or `.`. */
+/**
+ * Names in a storage root that are never sessions, though they start with neither `_` nor `.`:
+ * `labels/` (the operator labels, spec/transcript-lake-architecture.md) and `fleet/` (the default
+ * local fleet store, @lake/layout's defaultStoreUrl).
+ */
+export const RESERVED_ROOT_NAMES: ReadonlySet<string> = new Set(["labels", "fleet"]);
+
+/** Session ids in a storage root: directories whose names start with neither `_` nor `.`, other than {@link RESERVED_ROOT_NAMES}. */
 export function listSessionIds(root: string): string[] {
   let ents;
   try {
@@ -82,5 +89,5 @@ export function listSessionIds(root: string): string[] {
     if (errno(e) === "ENOENT") return [];
     throw ioError(root, "list storage root", e);
   }
-  return ents.filter((d) => d.isDirectory() && !d.name.startsWith("_") && !d.name.startsWith(".")).map((d) => d.name).sort();
+  return ents.filter((d) => d.isDirectory() && !d.name.startsWith("_") && !d.name.startsWith(".") && !RESERVED_ROOT_NAMES.has(d.name)).map((d) => d.name).sort();
 }

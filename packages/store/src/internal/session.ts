@@ -10,7 +10,7 @@ import { acquireLock, type LockHandle } from "./lock.js";
 import { checkId, checkKind, formatStamp, isoMicros, landedName, nowNs, type Area } from "./names.js";
 import { CURSOR_SCHEMA, encodeCursor, readCursorFile, type AppendCursor, type Cursor, type SnapshotCursor } from "./cursor.js";
 import { BodyWriter, buildLandedBody } from "./landed.js";
-import { scanSession, type LandedRef } from "./scan.js";
+import { RESERVED_ROOT_NAMES, scanSession, type LandedRef } from "./scan.js";
 import { pendingEntry, updateIndexFor, type IndexUpdate, type PendingFile } from "./indexer.js";
 import { FORGET_DIR, isForgotten } from "./removal.js";
 
@@ -257,6 +257,36 @@ const utf8Fatal = new TextDecoder("utf-8", { fatal: true });
 
 function mtimeSec(st: Stats): number {
   return Math.floor(st.mtimeMs / 1000);
+}
+
+/** At most this many positions of a line that is not JSON are tried as the start of a complete one. */
+const MAX_TAIL_TRIES = 4096;
+
+/**
+ * The complete JSON object that ends a line which is not JSON itself: the last line a writer tore
+ * (no newline) followed by the next writer's whole line. Tried from the right, at each `{` after the
+ * line's first byte; the first suffix that parses as a JSON object is the complete line (an object
+ * opened inside the fragment cannot close at the end of a balanced line after it).
+ */
+function completeTail(bytes: Buffer, line: string): { at: number; text: string; value: unknown } | undefined {
+  let i = line.length;
+  for (let tries = 0; tries < MAX_TAIL_TRIES; tries++) {
+    i = i > 0 ? line.lastIndexOf("{", i - 1) : -1;
+    if (i <= 0) return undefined;
+    const text = line.slice(i);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      continue; // not here: further left
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
+    const at = bytes.length - Buffer.byteLength(text);
+    // The decoded text must be the bytes themselves (no replaced invalid UTF-8 in the tail).
+    if (at <= 0 || !bytes.subarray(at).equals(Buffer.from(text))) return undefined;
+    return { at, text, value };
+  }
+  return undefined;
 }
 
 /** Wall-clock time this machine booted (ms since the epoch), or undefined where unknown. */
@@ -547,6 +577,7 @@ export class SessionStore {
  */
 export async function openSession(root: string, sessionId: string, options: SessionOptions = {}): Promise<SessionStore> {
   checkId("session id", sessionId);
+  if (RESERVED_ROOT_NAMES.has(sessionId)) throw new StoreError("InvalidArgument", `invalid session id ${JSON.stringify(sessionId)}: ${join(root, sessionId)} is reserved (${[...RESERVED_ROOT_NAMES].join(", ")} are not sessions)`, { data: { "session id": sessionId } });
   if (options.maxDeltaBytes !== undefined && !(Number.isInteger(options.maxDeltaBytes) && options.maxDeltaBytes > 0)) {
     throw new StoreError("InvalidArgument", `maxDeltaBytes must be a positive integer, got ${options.maxDeltaBytes}`);
   }
@@ -735,7 +766,7 @@ export class Pass {
     );
   }
 
-  private splitLines(buf: Buffer, offset: number, ord: number): { lines: SourceLine[]; invalid: boolean[]; refuse?: string } {
+  private splitLines(buf: Buffer, offset: number, ord: number): { lines: SourceLine[]; invalid: boolean[]; refuse?: string; sourceLines?: number } {
     const lines: SourceLine[] = [];
     const invalid: boolean[] = [];
     let pos = 0;
@@ -753,11 +784,30 @@ export class Pass {
         bad = true;
       }
       n++;
-      lines.push({ bytes, text, value, offset: offset + pos, line: n });
-      invalid.push(bad);
+      const tail = bad ? completeTail(bytes, text) : undefined;
+      if (tail) {
+        // A torn line that a complete one followed (a writer died mid-line, another appended): the
+        // fragment lands as unknown bytes (or as its record, when it is JSON itself), the line after it as its record.
+        const frag = bytes.subarray(0, tail.at);
+        const fragText = frag.toString("utf8");
+        let fragValue: unknown;
+        let fragBad = false;
+        try {
+          fragValue = JSON.parse(fragText);
+        } catch {
+          fragBad = true;
+        }
+        lines.push({ bytes: frag, text: fragText, value: fragValue, offset: offset + pos, line: n });
+        invalid.push(fragBad);
+        lines.push({ bytes: bytes.subarray(tail.at), text: tail.text, value: tail.value, offset: offset + pos + tail.at, line: n });
+        invalid.push(false);
+      } else {
+        lines.push({ bytes, text, value, offset: offset + pos, line: n });
+        invalid.push(bad);
+      }
       pos = end + 1;
     }
-    return { lines, invalid };
+    return { lines, invalid, sourceLines: n - ord };
   }
 
   private land(src: SourceRef, area: Area, dirRel: string, cursor: "append" | "snapshot", range: { first_offset: number; end_offset: number; first_line: number; last_line: number }, out: { body: BodyWriter; recs: readonly object[] }, contentSha?: string): { seq: number; rel: string; records: number; bytes: number } {
@@ -910,6 +960,8 @@ export class Pass {
         const split = src.framing ? src.framing.split(win, c.offset, c.ord) : this.splitLines(win.subarray(0, win.length - 1), c.offset, c.ord);
         if (split.refuse !== undefined) return { ...this.conflict(src, cursorRel, c, split.refuse, st), landed, bytesRead, ...(reactivated ? { reactivated } : {}) };
         const { lines, invalid } = split;
+        // Source lines of the window (a torn line split in two is still one).
+        const count = (split as { sourceLines?: number }).sourceLines ?? lines.length;
         const rows = await this.toRecords(src, lines, invalid, convert, win.length + (win.length >> 1) + 4096);
         if (cur === undefined && w === 0 && src.accept) {
           const why = src.accept(rows.recs as CanonicalRecord[]);
@@ -917,12 +969,12 @@ export class Pass {
         }
         const newOffset = c.offset + win.length;
         // Step 7: land, then save the cursor.
-        const f = this.land(src, area, dirRel, "append", { first_offset: c.offset, end_offset: newOffset, first_line: c.ord + 1, last_line: c.ord + lines.length }, rows);
+        const f = this.land(src, area, dirRel, "append", { first_offset: c.offset, end_offset: newOffset, first_line: c.ord + 1, last_line: c.ord + count }, rows);
         landed.push(f);
         bytesRead += win.length;
         const lastUuid = this.lastId ?? c.last_uuid;
         c = {
-          ...c, offset: newOffset, ord: c.ord + lines.length, tail_sha256: win.length >= TAIL_WINDOW ? sha256(win.subarray(win.length - TAIL_WINDOW)) : tailDigest(fd, newOffset, src.path), size: st.size, mtime: mtimeSec(st),
+          ...c, offset: newOffset, ord: c.ord + count, tail_sha256: win.length >= TAIL_WINDOW ? sha256(win.subarray(win.length - TAIL_WINDOW)) : tailDigest(fd, newOffset, src.path), size: st.size, mtime: mtimeSec(st),
           dev: st.dev, ino: st.ino, last_seq: f.seq, updated_at: isoMicros(nowNs()), state: "active",
         };
         if (lastUuid !== undefined) c.last_uuid = lastUuid;

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isStoreError } from "./errors.js";
 import { readCursorFile } from "./cursor.js";
@@ -91,6 +91,20 @@ export async function checkLostSessions(root: string, options: LostSessionOption
   return { checked, gone, retry, skipped: false };
 }
 
+/**
+ * A source with bytes past its cursor. `reason` is `new-lines` (complete lines a pass has not read
+ * yet: run collect) or `partial-line` (only a last line without its newline: a write in progress or a
+ * torn line, read once a newline follows).
+ */
+export interface PendingSource {
+  readonly session: string;
+  readonly source: string;
+  readonly path: string;
+  /** Bytes past the cursor's offset. */
+  readonly bytes: number;
+  readonly reason: "new-lines" | "partial-line";
+}
+
 /** Counts over a storage root. */
 export interface StoreStatus {
   readonly sessions: number;
@@ -99,6 +113,8 @@ export interface StoreStatus {
   readonly cursors: { readonly active: number; readonly conflict: number; readonly source_gone: number; readonly unreadable: number };
   /** Active append cursors whose source (via `resolve`) is longer than their offset; 0 without `resolve`. */
   readonly pending: number;
+  /** Each pending source and why it is pending (as many as `pending`). */
+  readonly pendingSources: readonly PendingSource[];
   /** Cursors in conflict (same as cursors.conflict). */
   readonly conflicts: number;
   /** Sessions whose lock a live process holds. */
@@ -112,6 +128,7 @@ export function status(root: string, options: { resolve?: ResolveSource } = {}):
   let pending = 0;
   let locked = 0;
   const cursors = { active: 0, conflict: 0, source_gone: 0, unreadable: 0 };
+  const pendingSources: PendingSource[] = [];
   const ids = listSessionIds(root);
   for (const id of ids) {
     const dir = join(root, id);
@@ -134,14 +151,35 @@ export function status(root: string, options: { resolve?: ResolveSource } = {}):
         const p = options.resolve(id, cur.source, { area: c.area, stream: c.stream, kind: c.kind });
         if (p === undefined) continue;
         try {
-          if (statSync(p).size > cur.offset) pending++;
+          const size = statSync(p).size;
+          if (size > cur.offset) {
+            pending++;
+            pendingSources.push({ session: id, source: cur.source, path: p, bytes: size - cur.offset, reason: hasNewline(p, cur.offset, size) ? "new-lines" : "partial-line" });
+          }
         } catch {
           /* gone or unreadable: not pending */
         }
       }
     }
   }
-  return { sessions: ids.length, streams, landedFiles, cursors, pending, conflicts: cursors.conflict, locked };
+  return { sessions: ids.length, streams, landedFiles, cursors, pending, pendingSources, conflicts: cursors.conflict, locked };
+}
+
+/** Whether the bytes [from, to) of a file hold a newline (read in 64 KiB chunks). */
+function hasNewline(path: string, from: number, to: number): boolean {
+  const fd = openSync(path, "r");
+  try {
+    const buf = Buffer.alloc(Math.min(1 << 16, to - from));
+    for (let at = from; at < to; ) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, to - at), at);
+      if (n <= 0) return false;
+      if (buf.subarray(0, n).includes(10)) return true;
+      at += n;
+    }
+    return false;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** One source in conflict, as {@link listConflicts} finds it. */
