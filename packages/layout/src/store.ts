@@ -13,5 +13,5 @@ export type {
   UploadOptions,
   UploadSource,
 } from "./internal/types.js";
-export { defaultLocalRoot, defaultReaderCache, defaultStoreUrl, openStore, parseStoreUrl } from "./internal/url.js";
+export { defaultLocalRoot, defaultReaderCache, defaultStoreUrl, legacyDefaultStorePath, openStore, parseStoreUrl } from "./internal/url.js";
 export type { OpenStoreOptions, StoreLocation } from "./internal/url.js";

@@ -16,6 +16,7 @@ import {
   compactedPartKey,
   compactedUsageKey,
   defaultStoreUrl,
+  legacyDefaultStorePath,
   digestKey,
   fleetClaimKey,
   initFleet,
@@ -142,11 +143,13 @@ describe("store URLs and defaults", () => {
     }
   });
 
-  it("defaults to $LAKE_STORE, else fleet/ beside the local root", () => {
+  it("defaults to $LAKE_STORE, else fleet/ inside the local root; the old default was beside it", () => {
     expect(defaultStoreUrl({ LAKE_STORE: "s3://b1/p" }, "/home/u")).toBe("s3://b1/p");
-    expect(defaultStoreUrl({ LAKE_ROOT: "/data/lake" }, "/home/u")).toBe("file:///data/fleet");
-    expect(defaultStoreUrl({ XDG_DATA_HOME: "/x/share" }, "/home/u")).toBe("file:///x/share/fleet");
-    expect(defaultStoreUrl({}, "/home/u")).toBe("file:///home/u/.local/share/fleet");
+    expect(defaultStoreUrl({ LAKE_ROOT: "/data/lake" }, "/home/u")).toBe("file:///data/lake/fleet");
+    expect(defaultStoreUrl({ XDG_DATA_HOME: "/x/share" }, "/home/u")).toBe("file:///x/share/lake/fleet");
+    expect(defaultStoreUrl({}, "/home/u")).toBe("file:///home/u/.local/share/lake/fleet");
+    expect(legacyDefaultStorePath({}, "/home/u")).toBe("/home/u/.local/share/fleet");
+    expect(legacyDefaultStorePath({ LAKE_ROOT: "/data/lake" }, "/home/u")).toBe("/data/fleet");
   });
 
   it("unquotes ETags", () => {
@@ -260,7 +263,7 @@ describe("local backend crash safety", () => {
 
 describe("@lake/layout/store", () => {
   it("is the root's store opening, nothing else", () => {
-    expect(Object.keys(storeOnly).sort()).toEqual(["LayoutError", "defaultLocalRoot", "defaultReaderCache", "defaultStoreUrl", "isLayoutError", "openStore", "parseStoreUrl"]);
+    expect(Object.keys(storeOnly).sort()).toEqual(["LayoutError", "defaultLocalRoot", "defaultReaderCache", "defaultStoreUrl", "isLayoutError", "legacyDefaultStorePath", "openStore", "parseStoreUrl"]);
     for (const k of Object.keys(storeOnly) as (keyof typeof storeOnly)[]) expect(storeOnly[k]).toBe(root[k]);
   });
 });

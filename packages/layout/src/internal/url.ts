@@ -69,12 +69,21 @@ export function defaultReaderCache(env: NodeJS.ProcessEnv = process.env, home: s
 }
 
 /**
- * The default fleet store URL: `$LAKE_STORE`, else a `fleet/` directory beside the local root
- * (the local root's parent directory joined with "fleet"), as a file URL.
+ * The default fleet store URL: `$LAKE_STORE`, else the `fleet/` directory inside the local root
+ * (`~/.local/share/lake/fleet` by default), as a file URL. The storage root never takes `fleet/`
+ * for a session (@lake/store reserves the name).
  */
 export function defaultStoreUrl(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
   if (env.LAKE_STORE) return env.LAKE_STORE;
-  return pathToFileURL(join(dirname(defaultLocalRoot(env, home)), "fleet")).href;
+  return pathToFileURL(join(defaultLocalRoot(env, home), "fleet")).href;
+}
+
+/**
+ * Where the default fleet store was before it moved into the local root: a `fleet/` directory
+ * beside it (`~/.local/share/fleet`). A store found there is moved by `lake-collector push`.
+ */
+export function legacyDefaultStorePath(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  return join(dirname(defaultLocalRoot(env, home)), "fleet");
 }
 
 /** Options of {@link openStore}. */
