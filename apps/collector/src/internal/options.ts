@@ -8,11 +8,35 @@ type Options = NonNullable<ParseArgsConfig["options"]>;
 /** Parse a command's arguments; unknown options are a usage error naming the option. */
 export function parse<O extends Options>(args: string[], options: O, positionals = false): { values: Record<string, unknown>; positionals: string[] } {
   try {
-    const r = parseArgs({ args, options: { help: { type: "boolean", short: "h" }, ...options }, allowPositionals: positionals, strict: true });
+    const r = parseArgs({ args: joinDashValues(args, options), options: { help: { type: "boolean", short: "h" }, ...options }, allowPositionals: positionals, strict: true });
     return { values: r.values as Record<string, unknown>, positionals: r.positionals };
   } catch (e) {
     throw new CollectorError("Usage", (e as Error).message);
   }
+}
+
+/**
+ * `--opt -value` → `--opt=-value` for an option that takes a value, when the value starts with one
+ * dash and is not a short option: every Claude Code project folder starts with "-"
+ * (`--exclude -tmp-x/**`). A value starting with "--" stays ambiguous (a forgotten value).
+ */
+function joinDashValues(args: readonly string[], options: Options): string[] {
+  const shorts = new Set(Object.values(options).map((o) => o.short).filter((s): s is string => s !== undefined).concat("h"));
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") {
+      out.push(...args.slice(i));
+      break;
+    }
+    const next = args[i + 1];
+    const name = a.startsWith("--") && !a.includes("=") ? a.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === "string" && next !== undefined && /^-[^-]/.test(next) && !shorts.has(next.slice(1))) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
 }
 
 /** The local storage root: --root, else $LAKE_ROOT, else $XDG_DATA_HOME/lake, else ~/.local/share/lake. */
