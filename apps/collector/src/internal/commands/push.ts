@@ -1,10 +1,11 @@
-import { defaultStoreUrl, openStore } from "@lake/layout";
+import { defaultStoreUrl, legacyDefaultStorePath, openStore } from "@lake/layout";
 import { localRoot } from "../local-root.js";
-import { push } from "../push.js";
+import { push, readPushState, writePushState } from "../push.js";
 import { finishPending } from "../forget.js";
 import { acquireLock } from "@lake/store";
-import { join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { CollectorError } from "../errors.js";
 import { parse, resolveAgent, resolveRoot } from "../options.js";
 
@@ -21,8 +22,12 @@ is sent and its sources are gone or it landed nothing for --seal-idle seconds (d
 new records of a sealed session go to a new session directory (session=<id>.2, …). Quarantined
 records become quarantine/<agent>/<date>/<ulid>.json. The roster heartbeat is refreshed.
 
---store URL: file:///abs/dir or s3://bucket/prefix (default $LAKE_STORE, else fleet/ beside the
-root's parent). S3 uses the AWS SDK's default chain and AWS_ENDPOINT_URL_S3 (path-style).
+--store URL: file:///abs/dir or s3://bucket/prefix (default $LAKE_STORE, else the fleet/ directory
+inside the default local root: $XDG_DATA_HOME/lake/fleet, else ~/.local/share/lake/fleet).
+A store at the old default, fleet/ beside the local root (~/.local/share/fleet), is moved there by
+the first push that uses the default (push.state follows); to keep it where it is, pass
+--store file://<that dir> or set LAKE_STORE. S3 uses the AWS SDK's default chain and
+AWS_ENDPOINT_URL_S3 (path-style).
 --agent ID: this machine's agent id (default $LAKE_AGENT, else the host name).
 --fleet-id ID: the fleet id written to fleet.json when the store has none yet.
 
@@ -41,13 +46,14 @@ export async function run(args: string[]): Promise<number> {
   const root = resolveRoot(values.root);
   const sealIdle = values["seal-idle"] === undefined ? 21600 : Number(values["seal-idle"]);
   if (!Number.isFinite(sealIdle) || sealIdle < 0) throw new CollectorError("Usage", `--seal-idle ${String(values["seal-idle"])}: expected seconds ≥ 0`);
-  const store = openStore((values.store as string | undefined) ?? defaultStoreUrl());
   // Not `recursive`: on a read-only root Node reports a recursive mkdir's EROFS as ENOENT.
   try {
     mkdirSync(join(root, "_export"));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
   }
+  if (values.store === undefined && !process.env.LAKE_STORE) moveLegacyStore(root);
+  const store = openStore((values.store as string | undefined) ?? defaultStoreUrl());
   const lock = await acquireLock(join(root, "_export"), { waitMs: 0 }).catch((e: unknown) => {
     if ((e as { code?: unknown }).code !== "Locked") throw e;
     throw new CollectorError("Locked", `${join(root, "_export", ".lock")}: another push holds this root (${(e as Error).message})`);
@@ -70,4 +76,33 @@ export async function run(args: string[]): Promise<number> {
     lock.release();
     store.close();
   }
+}
+
+/**
+ * The default store moved from fleet/ beside the local root into it: move a store found at the old
+ * place (one rename; push.state's record of it follows) when the new place is still free.
+ */
+function moveLegacyStore(root: string): void {
+  const legacy = legacyDefaultStorePath();
+  const target = fileURLToPath(defaultStoreUrl());
+  if (!existsSync(join(legacy, "fleet.json"))) return;
+  if (existsSync(target)) {
+    process.stderr.write(`lake-collector: ${legacy}: a fleet store at the old default place; the default is now ${target} (move it there, or pass --store ${pathToFileURL(legacy).href})\n`);
+    return;
+  }
+  mkdirSync(dirname(target), { recursive: true });
+  try {
+    renameSync(legacy, target);
+  } catch (e) {
+    throw new CollectorError("Store", `${legacy}: cannot move the fleet store to its new default place ${target} (${(e as Error).message}); move it by hand, or pass --store ${pathToFileURL(legacy).href}`);
+  }
+  const state = readPushState(root);
+  const from = pathToFileURL(legacy).href;
+  const recv = state.receivers[from];
+  if (recv) {
+    state.receivers[pathToFileURL(target).href] = recv;
+    delete state.receivers[from];
+    writePushState(root, state);
+  }
+  process.stderr.write(`lake-collector: moved the fleet store from ${legacy} to ${target} (its new default place)\n`);
 }
