@@ -43,7 +43,8 @@ Commands:
   roster      list
   intents     list
 
-Every command takes --store URL (default: $LAKE_STORE, else a fleet/ directory beside the local root)
+Every command takes --store URL (default: $LAKE_STORE, else ~/.local/share/lake/fleet, the fleet/ directory
+inside the local root; lake-collector push moves a store from the old default ~/.local/share/fleet)
 and --help. Read commands take --json. Exit codes: 0 ok, 1 problems found, 2 usage, 3 not found,
 4 refused or lease lost, 5 lease held by another, 6 corrupt data, 7 I/O error.
 `;

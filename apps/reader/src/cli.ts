@@ -21,7 +21,7 @@ Commands:
   serve                                the web UI and its JSON API (read-only, loopback by default)
   mcp                                  MCP server over stdio for agents: search, usage, sql, roster, leases
 
-Common options: --store URL (default $LAKE_STORE, else fleet/ beside the local root), --cache DIR,
+Common options: --store URL (default $LAKE_STORE, else ~/.local/share/lake/fleet inside the local root), --cache DIR,
 --root DIR, --json, -h/--help.
 
 Exit codes: 0 ok, 1 internal error, 2 bad arguments, 3 malformed data (or a refused WAL),

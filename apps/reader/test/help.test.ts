@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { defaultStoreUrl, legacyDefaultStorePath } from "@lake/layout";
 import { describe, expect, it } from "vitest";
 
 const bin = fileURLToPath(new URL("../bin/lake-reader.js", import.meta.url));
@@ -8,5 +10,17 @@ describe("lake-reader bin", () => {
   it("runs as node <bin> and answers --help", () => {
     const out = execFileSync(process.execPath, [bin, "--help"], { encoding: "utf8" });
     expect(out).toMatch(/^lake-reader/);
+  });
+
+  it("its help and README state the default fleet store @lake/layout resolves (and the old one it moved from)", () => {
+    const home = "/home/u";
+    const tilde = (p: string) => p.replace(home, "~");
+    const dflt = tilde(fileURLToPath(defaultStoreUrl({}, home)));
+    const legacy = tilde(legacyDefaultStorePath({}, home));
+    expect(dflt).toBe("~/.local/share/lake/fleet");
+    const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
+    expect(readme).toContain(dflt);
+    expect(readme).toContain(legacy);
+    for (const args of [["--help"], ["sessions", "--help"]]) expect(execFileSync(process.execPath, [bin, ...args], { encoding: "utf8" })).toContain(dflt);
   });
 });

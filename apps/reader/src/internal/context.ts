@@ -28,7 +28,7 @@ export const COMMON_OPTIONS = {
 } as const;
 
 /** Help text of the common options. */
-export const COMMON_HELP = `  --store URL    fleet store: file:///dir or s3://bucket/prefix (default $LAKE_STORE, else fleet/ beside the local root)
+export const COMMON_HELP = `  --store URL    fleet store: file:///dir or s3://bucket/prefix (default $LAKE_STORE, else ~/.local/share/lake/fleet inside the local root)
   --cache DIR    reader cache: S3 mirror, search index (default $LAKE_READER_CACHE, $XDG_CACHE_HOME/lake/reader, ~/.cache/lake/reader)
   --root DIR     local root, for labels and the round chain (default $LAKE_ROOT, $XDG_DATA_HOME/lake, ~/.local/share/lake)
   -h, --help     this help`;

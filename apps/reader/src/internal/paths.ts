@@ -9,7 +9,7 @@ export function defaultRoot(env: NodeJS.ProcessEnv = process.env): string {
   return defaultLocalRoot(env);
 }
 
-/** The fleet store: `$LAKE_STORE`, else a `fleet/` directory beside the local root. */
+/** The fleet store: `$LAKE_STORE`, else the `fleet/` directory inside the local root. */
 export function defaultStore(env: NodeJS.ProcessEnv = process.env): string {
   return defaultStoreUrl(env);
 }
