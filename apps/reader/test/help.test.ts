@@ -23,4 +23,14 @@ describe("lake-reader bin", () => {
     expect(readme).toContain(legacy);
     for (const args of [["--help"], ["sessions", "--help"]]) expect(execFileSync(process.execPath, [bin, ...args], { encoding: "utf8" })).toContain(dflt);
   });
+
+  it("the README's bench table has as many runs as its text says", () => {
+    const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
+    const words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+    const said = /medians of 3, (\w+) runs of the bench/.exec(readme)?.[1];
+    const header = readme.split("\n").find((l) => l.startsWith("| | run 1 |"));
+    expect(said).toBeDefined();
+    expect(header).toBeDefined();
+    expect(words.indexOf(said!)).toBe(header!.split("|").filter((c) => /^ run \d+ $/.test(c)).length);
+  });
 });

@@ -29,7 +29,7 @@ import type { FleetRow } from "@lake/segments";
 import { CollectorError } from "./errors.js";
 import type { LocalRoot, LandedFileRef } from "./local-root.js";
 import { step } from "./crash.js";
-import { QUARANTINE_TYPE } from "./quarantine.js";
+import { QUARANTINE_TYPE } from "@lake/redact";
 
 /** push.state: what has been sent to each receiver. */
 export interface PushState {

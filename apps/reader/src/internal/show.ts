@@ -6,7 +6,8 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { RecordRef, StreamNode, ToolCall } from "@lake/chain";
 import { ReaderError } from "./errors.js";
-import { clip } from "./format.js";
+import { clip, fmtDuration } from "./format.js";
+import { QUARANTINE_TYPE } from "@lake/redact";
 
 /** One item of a shown conversation. */
 export interface ShowItem {
@@ -20,9 +21,9 @@ export interface ShowItem {
   redaction_rules?: string[];
   /** A steering or queued message (chain only). */
   message?: "steering" | "queued";
-  /** Reasoning the model showed (a thinking block: the adapter's `attrs.thinking`). */
+  /** Reasoning the model showed (a thinking block: the adapter's `attrs.thinking`); text shows it collapsed to its length unless --full. */
   thinking?: true;
-  /** The collector withheld the record whole (vendor_type `lake/quarantined`): the rules that fired. */
+  /** The collector withheld the record whole (vendor_type `@lake/redact` QUARANTINE_TYPE): the rules that fired; it has no text. */
   quarantined?: { rules: string[] };
   /** A compaction boundary (chain only). */
   compaction?: true;
@@ -76,8 +77,6 @@ export function resultOf(res: ShowRecord): NonNullable<NonNullable<ShowItem["too
   return { text: str(res.text ?? res.raw), is_error: (res.is_error ?? null) as boolean | null, exit_code: (res.exit_code ?? null) as number | null, ...maskRules(res) };
 }
 
-/** The vendor_type of a record the collector withheld whole (lake-collector's quarantine). */
-const QUARANTINED = "lake/quarantined";
 
 function attrsOf(r: ShowRecord): Record<string, unknown> {
   if (typeof r.attrs !== "string" || r.attrs === "") return {};
@@ -92,15 +91,29 @@ function attrsOf(r: ShowRecord): Record<string, unknown> {
 /** A record that is neither a tool call nor a result shown beside its call; undefined when it has nothing to show. */
 export function plainItem(r: ShowRecord, stream: string, turn: number): ShowItem | undefined {
   const kind = String(r.kind);
-  if (r.vendor_type === QUARANTINED) return { kind, ts: str(r.ts), stream, turn, quarantined: { rules: (r.redaction_rules as string[] | null | undefined) ?? [] } };
+  if (r.vendor_type === QUARANTINE_TYPE) return { kind, ts: str(r.ts), stream, turn, quarantined: { rules: withheldBy(r) } };
   if (kind === "tool_result") return { kind, ts: str(r.ts), stream, turn, text: String(r.text ?? ""), ...maskRules(r) };
   if (kind === "usage" || kind === "meta") return undefined;
   const text = str(r.text ?? r.raw);
-  if (text === null || text === "") return undefined;
-  const item: ShowItem = { kind, ts: str(r.ts), stream, turn, text, ...maskRules(r) };
+  const thinking = isThinking(r);
+  // A text block of whitespace only (Claude Code streams "\n\n" before a thinking block) shows nothing.
+  if (!thinking && (text === null || text.trim() === "")) return undefined;
+  const item: ShowItem = { kind, ts: str(r.ts), stream, turn, text: text ?? "", ...maskRules(r), ...(thinking ? { thinking: true as const } : {}) };
   if (r.model !== null && r.model !== undefined) item.model = String(r.model);
-  if (attrsOf(r).thinking === true) item.thinking = true;
   return item;
+}
+
+/** A thinking block (Claude Code `thinking` / `redacted_thinking`, or attrs saying so). */
+function isThinking(r: ShowRecord): boolean {
+  if (typeof r.vendor_type === "string" && /(^|\/)(redacted_)?thinking$/.test(r.vendor_type)) return true;
+  return attrsOf(r).thinking === true;
+}
+
+/** The rules that withheld a quarantined record: its attrs' rules_fired, else its redaction rules. */
+function withheldBy(r: ShowRecord): string[] {
+  const fired = attrsOf(r).rules_fired;
+  if (Array.isArray(fired) && fired.length > 0) return fired.map(String);
+  return ((r.redaction_rules as string[] | null | undefined) ?? []).map(String);
 }
 
 /** A tool call item (without its child). */
@@ -129,12 +142,66 @@ function chainIds(root: string): string[] {
   }
 }
 
-/** The session a SESSION argument names among `ids` (exact, else a unique prefix); undefined when none. */
-export function pickSession(ids: readonly string[], want: string, where: string): string | undefined {
+/** A session a SESSION prefix matches, as an ambiguity error lists it. */
+export interface SessionMatch {
+  readonly id: string;
+  readonly runtime: string | null;
+  readonly first_ts: string | null;
+  readonly last_ts: string | null;
+}
+
+/** At most this many matches are listed in an ambiguity error. */
+const MAX_LISTED = 50;
+
+/**
+ * The session a SESSION argument names among `ids` (exact, else a unique prefix); undefined when
+ * none. Several matches are a Usage error listing each with its runtime, start time and run time
+ * (`describe` looks them up); `where` names the local root or the fleet store, never an inner folder.
+ */
+export async function pickSession(ids: readonly string[], want: string, where: string, describe: (ids: readonly string[]) => Promise<readonly SessionMatch[]> | readonly SessionMatch[]): Promise<string | undefined> {
   if (ids.includes(want)) return want;
   const m = ids.filter((id) => id.startsWith(want));
-  if (m.length > 1) throw new ReaderError("Usage", `show: ${JSON.stringify(want)} matches ${m.length} sessions in ${where} (${m.slice(0, 3).join(", ")}…)`);
-  return m[0];
+  if (m.length <= 1) return m[0];
+  const listed = await describe(m.slice(0, MAX_LISTED));
+  const one = (x: SessionMatch) => {
+    const start = x.first_ts ? `started ${x.first_ts.replace("T", " ").replace(/\.\d+Z$/, "Z")}` : "start unknown";
+    const ran = x.first_ts && x.last_ts ? `, ran ${fmtDuration((Date.parse(x.last_ts) - Date.parse(x.first_ts)) / 1000)}` : "";
+    return `${x.id} (${x.runtime ?? "?"}, ${start}${ran})`;
+  };
+  const more = m.length > listed.length ? `; and ${m.length - listed.length} more` : "";
+  throw new ReaderError("Usage", `${JSON.stringify(want)} matches ${m.length} sessions in ${where}, give more of the id: ${listed.map(one).join("; ")}${more}`);
+}
+
+/**
+ * The local session a SESSION argument names (exact, else a unique prefix) among the root's
+ * session directories and chains, with its runtime and times; undefined when none.
+ */
+export async function localSession(root: string, want: string): Promise<SessionMatch | undefined> {
+  const { listSessions } = await import("@lake/store");
+  const ids = [...new Set([...listSessions(root), ...chainIds(root)])].sort();
+  const sid = await pickSession(ids, want, `the local root ${root}`, (m) => localMatches(root, m));
+  return sid === undefined ? undefined : (await localMatches(root, [sid]))[0];
+}
+
+/** Runtime and first/last record time of local sessions, from their first and last landed files. */
+async function localMatches(root: string, ids: readonly string[]): Promise<SessionMatch[]> {
+  const { readIndex, readLanded } = await import("@lake/store");
+  return ids.map((id) => {
+    const out = { id, runtime: null as string | null, first_ts: null as string | null, last_ts: null as string | null };
+    try {
+      const files = readIndex(root, id).files;
+      const recs = (seq: number | undefined) => (seq === undefined ? [] : readLanded(root, id, seq).rows.map((t) => JSON.parse(t) as ShowRecord));
+      const first = recs(files[0]?.seq);
+      const last = files.length > 1 ? recs(files[files.length - 1]?.seq) : first;
+      const tss = [...first, ...last].map((r) => str(r.ts)).filter((t): t is string => t !== null).sort();
+      out.runtime = str(first.find((r) => r.runtime)?.runtime);
+      out.first_ts = tss[0] ?? null;
+      out.last_ts = tss[tss.length - 1] ?? null;
+    } catch {
+      /* unreadable: listed without times */
+    }
+    return out;
+  });
 }
 
 const refKey = (r: RecordRef) => `${r.seq}:${r.row}`;
@@ -145,7 +212,7 @@ const refKey = (r: RecordRef) => `${r.seq}:${r.row}`;
  * file that is gone (tombstoned) shows as a `gone` item.
  */
 export async function chainConversation(root: string, want: string): Promise<ShowConversation | undefined> {
-  const sid = pickSession(chainIds(root), want, `${root}/_conversations`);
+  const sid = await pickSession(chainIds(root), want, `the local root ${root}`, (ids) => localMatches(root, ids));
   if (sid === undefined) return undefined;
   const [{ foldChain, isChainError }, { readLanded, isStoreError }] = await Promise.all([import("@lake/chain"), import("@lake/store")]);
   let fold;
@@ -284,13 +351,17 @@ export function renderConversation(conv: ShowConversation, full: boolean): strin
         lines.push(`${indent}${t} ✂ ${it.text ?? ""}`);
         continue;
       }
+      const whoSaid = it.kind === "user" ? "user" : it.kind === "assistant" ? `assistant${it.model ? ` (${it.model})` : ""}` : it.kind;
+      const tag = it.message ? ` [${it.message}]` : "";
       if (it.quarantined) {
-        lines.push(`${indent}${t} ${it.kind}: [quarantined: ${it.quarantined.rules.join(", ") || "withheld"}]`);
+        lines.push(`${indent}${t} ${whoSaid}: record withheld: ${it.quarantined.rules.join(", ") || "quarantined"}`);
         continue;
       }
-      const whoSaid = it.kind === "user" ? "user" : it.kind === "assistant" ? `${it.thinking ? "thinking" : "assistant"}${it.model ? ` (${it.model})` : ""}` : it.kind;
-      const tag = it.message ? ` [${it.message}]` : "";
-      lines.push(`${indent}${t} ${whoSaid}${tag}: ${clip(it.text ?? "", n)}${masks}`);
+      if (it.thinking && !full) {
+        lines.push(`${indent}${t} ${whoSaid}: thinking: ${(it.text ?? "").length} chars, collapsed${masks}`);
+        continue;
+      }
+      lines.push(`${indent}${t} ${whoSaid}${tag}: ${it.thinking ? "thinking: " : ""}${clip(it.text ?? "", n)}${masks}`);
     }
   };
   render(conv.items, "");

@@ -265,3 +265,10 @@ export function createRedactor(options: RedactorOptions): Redactor {
 function formatPath(path: readonly (string | number)[]): string {
   return path.length === 0 ? "$" : "$" + path.map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`)).join("");
 }
+
+/**
+ * The `vendor_type` of the canonical record that stands in for a record withheld whole
+ * (quarantined): ids and usage kept, `attrs` = the {@link QuarantineRecord} JSON, no text.
+ * The collector lands it; readers show it as withheld.
+ */
+export const QUARANTINE_TYPE = "lake/quarantined";

@@ -4,21 +4,25 @@ import { dirname } from "node:path";
 import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, type Io } from "../context.js";
 import { ReaderError } from "../errors.js";
 import { clip, renderTable, toJson } from "../format.js";
-import { help } from "./read.js";
+import { help, resolveSession } from "./read.js";
 import { parse } from "./parse.js";
 
-export const LABELS_HELP = `lake-reader labels add --session ID --aspect A --value V [--note N] [--runtime RT] [--source S]
+export const LABELS_HELP = `lake-reader labels add --session ID --aspect A --value V [--note N] [--runtime RT] [--source S] [--force]
 lake-reader labels list [--session ID] [--aspect A] [--json]
 
 Operator labels: an append-only annotation store at <root>/labels/labels.ndjson, one JSON object
 per line {ts, session_id, runtime, aspect, value, note, source}. Labels are not transcript
 evidence and are NOT MASKED: they are stored exactly as typed (an operator's own annotations), so
 do not put secrets in them. They never touch the fleet store. The \`labels\` view reads them.
+add resolves --session as show does (the local root, else the fleet; a unique prefix is enough)
+and stores the full id (and its runtime, unless --runtime); a session neither has is refused
+(exit 5) unless --force, which stores the id as typed.
 
 Options:
 ${COMMON_HELP}
 
-Exit codes: 0 ok, 2 bad arguments, 3 a malformed line in the labels file, 6 unreadable or unwritable.`;
+Exit codes: 0 ok, 2 bad arguments (an ambiguous prefix lists its matches), 3 a malformed line in the
+labels file, 5 no such session (add without --force), 6 unreadable or unwritable.`;
 
 /** One operator label. */
 export interface Label {
@@ -85,6 +89,7 @@ export async function labelsCommand(argv: readonly string[], io: Io): Promise<nu
     note: { type: "string" },
     runtime: { type: "string" },
     source: { type: "string" },
+    force: { type: "boolean" },
     json: { type: "boolean" },
   } as const);
   if (values.help) return help(io, LABELS_HELP);
@@ -93,10 +98,13 @@ export async function labelsCommand(argv: readonly string[], io: Io): Promise<nu
   if (sub === "add") {
     if (positionals.length > 1) throw usageError(`labels add: unexpected argument ${JSON.stringify(positionals[1])}`);
     for (const k of ["session", "aspect", "value"] as const) if (!values[k]) throw usageError(`labels add: --${k} is required`);
+    // The session as show resolves it (a unique prefix is enough); one nobody has is refused unless --force.
+    const found = await resolveSession(loc, values.session!);
+    if (!found && !values.force) throw new ReaderError("NotFound", `no session ${JSON.stringify(values.session)} in the local root ${loc.root} or the fleet store ${loc.store} (--force labels it anyway)`, { data: { file: loc.root } });
     const label: Label = {
       ts: new Date().toISOString(),
-      session_id: values.session!,
-      runtime: values.runtime ?? null,
+      session_id: found?.id ?? values.session!,
+      runtime: values.runtime ?? found?.runtime ?? null,
       aspect: values.aspect!,
       value: values.value!,
       note: values.note ?? null,

@@ -1,10 +1,10 @@
 // sessions, show, sql.
 import { ReaderError } from "../errors.js";
 import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io, type Locations } from "../context.js";
-import { cellText, clip, fmtInt, renderTable, toCsv, toJson } from "../format.js";
+import { cellText, clip, fmtDuration, fmtInt, renderTable, toCsv, toJson } from "../format.js";
 import type { ReadModel } from "../readmodel.js";
 import { sqlString } from "../sqltext.js";
-import { callItem, chainConversation, pickSession, plainItem, renderConversation, type ShowConversation, type ShowItem } from "../show.js";
+import { callItem, chainConversation, localSession, pickSession, plainItem, renderConversation, type SessionMatch, type ShowConversation, type ShowItem } from "../show.js";
 import { parse } from "./parse.js";
 
 const EXITS = "Exit codes: 0 ok, 2 bad arguments, 3 malformed store data, 5 not found, 6 store unreadable, 7 query failed.";
@@ -50,12 +50,6 @@ export async function sessionRows(loc: Locations): Promise<Record<string, unknow
   return rows;
 }
 
-function fmtDuration(s: number): string {
-  if (s < 60) return `${Math.round(s)}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, "0")}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
-}
-
 export const SHOW_HELP = `lake-reader show SESSION [options]
 
 The conversation of one session (a unique prefix of its id is enough): from the round chain's fold
@@ -97,10 +91,39 @@ export async function showConversation(loc: Locations, want: string, from?: "cha
   return conv ?? (await withReadModel(loc, (rm) => conversation(rm, want)));
 }
 
+/**
+ * The session a SESSION argument names, as show resolves it: in the local root (session
+ * directories and chains), else among the fleet's events (a store that is not there has none);
+ * undefined when neither has it. An ambiguous prefix is a Usage error listing the matches.
+ */
+export async function resolveSession(loc: Locations, want: string): Promise<SessionMatch | undefined> {
+  const local = await localSession(loc.root, want);
+  if (local) return local;
+  try {
+    return await withReadModel(loc, async (rm) => {
+      const ids = await rm.query(`SELECT DISTINCT session_id FROM events WHERE starts_with(session_id, ${sqlString(want)}) ORDER BY 1`);
+      const sid = await pickSession(ids.rows.map((r) => String(r.session_id)), want, `the fleet store ${rm.files.storeUrl}`, (m) => fleetMatches(rm, m));
+      return sid === undefined ? undefined : (await fleetMatches(rm, [sid]))[0];
+    });
+  } catch (e) {
+    if (e instanceof ReaderError && e.code === "NotFound") return undefined;
+    throw e;
+  }
+}
+
+/** Runtime and first/last record time of fleet sessions (the ambiguity error of a SESSION prefix). */
+export async function fleetMatches(rm: ReadModel, ids: readonly string[]): Promise<SessionMatch[]> {
+  const { rows } = await rm.query(`
+    SELECT session_id, min(runtime) AS runtime, min(ts) AS first_ts, max(ts) AS last_ts FROM events
+    WHERE session_id IN (${ids.map(sqlString).join(", ")}) GROUP BY session_id ORDER BY session_id`);
+  const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v === null || v === undefined ? null : String(v));
+  return rows.map((r) => ({ id: String(r.session_id), runtime: r.runtime === null ? null : String(r.runtime), first_ts: iso(r.first_ts), last_ts: iso(r.last_ts) }));
+}
+
 /** Build the conversation of a session from the \`events\` view. */
 export async function conversation(rm: ReadModel, want: string): Promise<ShowConversation> {
   const ids = await rm.query(`SELECT DISTINCT session_id FROM events WHERE session_id = ${sqlString(want)} OR starts_with(session_id, ${sqlString(want)}) ORDER BY 1`);
-  const sid = pickSession(ids.rows.map((r) => String(r.session_id)), want, rm.files.storeUrl);
+  const sid = await pickSession(ids.rows.map((r) => String(r.session_id)), want, `the fleet store ${rm.files.storeUrl}`, (m) => fleetMatches(rm, m));
   if (sid === undefined) throw new ReaderError("NotFound", `${rm.files.storeUrl}: no session ${JSON.stringify(want)}`, { data: { file: rm.files.storeUrl } });
   const { rows } = await rm.query(`
     SELECT * FROM events WHERE session_id = ${sqlString(sid)} AND NOT coalesce(replayed, false)
