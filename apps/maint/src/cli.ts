@@ -104,6 +104,11 @@ function emit(io: CliIo, json: boolean, value: unknown, human: () => string[]): 
   else for (const l of human()) io.out(l);
 }
 
+/** The lines of a text answer, or one line saying there is nothing, so a command never prints nothing. */
+function orNone(lines: string[], none: string): string[] {
+  return lines.length > 0 ? lines : [none];
+}
+
 /** Exit code of a partitioned operation's reports: 5 if any partition was held, 1 if any item was skipped. */
 function partitionExit(reports: readonly { status: string; skipped?: readonly unknown[] }[]): number {
   if (reports.some((r) => r.status === "held")) return EXIT.held;
@@ -259,7 +264,7 @@ const COMMANDS: Record<string, CommandSpec> = {
         await requireFleet(store);
         const { runGc } = await gcOps();
         const r = await runGc(ctxOf(store, v, io), num(v, "grace", DEFAULT_GC_GRACE_SECONDS), { dt: str(v, "dt"), fleet: str(v, "fleet") });
-        emit(io, !!v.json, { partitions: r }, () => r.flatMap((p) => [...p.deleted.map((k) => `deleted ${k}`), ...(p.status === "held" ? [`held dt=${p.dt}/fleet=${p.fleet}: lease held by ${p.held_by}`] : [])]));
+        emit(io, !!v.json, { partitions: r }, () => orNone(r.flatMap((p) => [...p.deleted.map((k) => `deleted ${k}`), ...(p.status === "held" ? [`held dt=${p.dt}/fleet=${p.fleet}: lease held by ${p.held_by}`] : [])]), "gc: nothing deleted"));
         return partitionExit(r);
       }),
   },
@@ -320,7 +325,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: (io, v) =>
       withStore(v, async (store) => {
         const r = await listLeases(store, { liveOnly: !v.all });
-        emit(io, !!v.json, r, () => r.map((l) => `${l.resource_key} ${l.repo} ${l.resource} ${l.status} ${l.owner} epoch=${l.epoch} expires=${l.expires_at}${l.live ? "" : " (expired)"}`));
+        emit(io, !!v.json, r, () => orNone(r.map((l) => `${l.resource_key} ${l.repo} ${l.resource} ${l.status} ${l.owner} epoch=${l.epoch} expires=${l.expires_at}${l.live ? "" : " (expired)"}`), v.all ? "no leases" : "no leases held"));
         return EXIT.ok;
       }),
   },
@@ -330,7 +335,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: (io, v) =>
       withStore(v, async (store) => {
         const r = await listRoster(store, { includeExpired: !!v.all });
-        emit(io, !!v.json, r, () => r.map((a) => `${a.agent_id} ${a.runtime} ${a.repo} ${a.branch} ${a.tool || "-"} expires=${a.expires_at}${a.live ? "" : " (expired)"}`));
+        emit(io, !!v.json, r, () => orNone(r.map((a) => `${a.agent_id} ${a.runtime} ${a.repo} ${a.branch} ${a.tool || "-"} expires=${a.expires_at}${a.live ? "" : " (expired)"}`), v.all ? "no agents in the roster" : "no live agents"));
         return EXIT.ok;
       }),
   },
@@ -340,7 +345,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: (io, v) =>
       withStore(v, async (store) => {
         const r = await listIntents(store, { includeExpired: !!v.all });
-        emit(io, !!v.json, r, () => r.flatMap((a) => a.intents.map((i) => `${a.agent_id} ${i.repo} ${i.resource} expires=${a.expires_at}${a.live ? "" : " (expired)"}`)));
+        emit(io, !!v.json, r, () => orNone(r.flatMap((a) => a.intents.map((i) => `${a.agent_id} ${i.repo} ${i.resource} expires=${a.expires_at}${a.live ? "" : " (expired)"}`)), v.all ? "no intents" : "no intents declared"));
         return EXIT.ok;
       }),
   },

@@ -20,9 +20,15 @@ describe.each(BACKENDS)("lake-maint through the built bin (%s)", (backend) => {
     const digest = await runBin(["digest", "--store", url], {}, backend);
     expect(digest.code, digest.stderr).toBe(0);
     expect(digest.stdout.trim()).toBe(`wrote sessions/dt=2026-02-10/fleet=team-a/runtime=claude-code/agent=host-a/session=d6e0bada/digest.json`);
+    expect(digest.stderr).toBe(""); // each action once, on stdout only
     const compact = await runBin(["compact", "--store", url], {}, backend);
     expect(compact.code, compact.stderr).toBe(0);
     expect(compact.stdout).toMatch(/^compacted dt=2026-02-10\/fleet=team-a: gen [0-9a-f]{32} \(\d+ rows from \d+, 1 parts, epoch 1\)/);
+    expect(compact.stdout.trim().split("\n")).toHaveLength(1);
+    expect(compact.stderr).toBe("");
+    const gc = await runBin(["gc", "--store", url], {}, backend);
+    expect(gc.code, gc.stderr).toBe(0);
+    expect(gc.stdout).toBe("gc: nothing deleted\n");
     const verify = await runBin(["verify", "--store", url, "--json"], {}, backend);
     expect(verify.code, verify.stdout).toBe(0);
     expect(JSON.parse(verify.stdout)).toMatchObject({ sessions: 1, segments: 2, compacted_partitions: 1, problems: [] });
@@ -42,6 +48,22 @@ describe.each(BACKENDS)("lake-maint through the built bin (%s)", (backend) => {
 });
 
 describe.each(BACKENDS)("lease, roster, intents commands (%s)", (backend) => {
+  it("say so when there is nothing to list", async () => {
+    const url = await freshStore(backend, "empty");
+    for (const [args, none] of [
+      [["lease", "list"], "no leases held"],
+      [["lease", "list", "--all"], "no leases"],
+      [["intents", "list"], "no intents declared"],
+      [["roster", "list"], "no live agents"],
+    ] as const) {
+      const r = await runBin([...args, "--store", url], {}, backend);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`${none}\n`);
+      const j = await runBin([...args, "--store", url, "--json"], {}, backend);
+      expect(JSON.parse(j.stdout)).toEqual([]);
+    }
+  }, 60_000);
+
   it("lease acquire / held / release / list per the CLI contract", async () => {
     const url = await freshStore(backend, "lease");
     const base = ["--store", url, "--repo", "repo-x", "--resource", "src/a.ts"];

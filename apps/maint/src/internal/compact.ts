@@ -209,7 +209,6 @@ async function compactPartition(ctx: MaintContext, dt: string, fleet: string, se
       if (!swapped.changed) {
         throw new MaintError("Refused", `${key}: changed by another writer (now gen ${String(swapped.value?.gen)}, epoch ${String(swapped.value?.epoch)}); generation ${gen} not published`, { key, store: ctx.store.url });
       }
-      ctx.log(`compact dt=${dt}/fleet=${fleet}: gen ${gen}, ${built.rows} rows in ${parts.length} parts`);
       return { dt, fleet, status: "compacted", gen, previous_gen: prevGen, rows: built.rows, source_rows: sourceRows, parts: parts.length, epoch: lease.epoch, skipped: set.skipped };
     } finally {
       tmp.done();

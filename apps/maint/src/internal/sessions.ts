@@ -82,7 +82,6 @@ export async function runDigest(ctx: MaintContext, filter: PartitionFilter = {})
           const w = await ctx.store.putIfAbsent(key, body);
           if (w.status === "written") written.push(key);
           else if (w.status !== "conflict") throw new MaintError("Io", `${key}: write outcome unknown`, { key, store: ctx.store.url });
-          ctx.log(`digest ${sessionId(s.part)}: ${rows.length} rows`);
         } finally {
           tmp.done();
         }
