@@ -41,6 +41,8 @@ export interface CollectOptions {
   readonly tracker?: LostSessionTracker;
   readonly env?: NodeJS.ProcessEnv;
   readonly home?: string;
+  /** Asked at each safe point (after a source's cursors are saved, after a session): true stops the pass there. */
+  readonly shouldStop?: () => boolean;
 }
 
 /** What one collect pass did. */
@@ -65,6 +67,8 @@ export interface CollectSummary {
   problems: { path: string; reason: string }[];
   /** True when the pass completed with problems, pending sources or conflicts (exit 3). */
   failed: boolean;
+  /** The pass stopped at a safe point when asked to (`shouldStop`); `sessions` counts the ones done. */
+  interrupted: boolean;
 }
 
 /** Fields of a record that identify or locate it; never masked (a false positive would break joins). */
@@ -340,7 +344,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     log(`lake-collector: ${path}: ${reason}`);
   };
   for (const p of found) problem(p.path, p.reason);
-  const summary: CollectSummary = { root, sessions: 0, sources: planned.length, landed_files: 0, records: 0, bytes_read: 0, pending: 0, conflicts: 0, new_conflicts: [], gone: 0, locked: [], rounds: 0, problems, failed: false };
+  const summary: CollectSummary = { root, sessions: 0, sources: planned.length, landed_files: 0, records: 0, bytes_read: 0, pending: 0, conflicts: 0, new_conflicts: [], gone: 0, locked: [], rounds: 0, problems, failed: false, interrupted: false };
   const totalBytes = planned.reduce((a, p) => a + p.src.size, 0);
   let doneBytes = 0;
   let doneSessions = 0;
@@ -356,7 +360,9 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     if (process.env.LAKE_DEBUG) process.stderr.write(`${(e as Error)?.stack ?? ""}\n`);
     problem(errorFile(e) ?? path, reasonOf(e, errorFile(e) ?? path));
   };
+  const stop = () => (summary.interrupted ||= options.shouldStop?.() === true);
   for (const [sessionId, sources] of [...bySession].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (stop()) break;
     let s;
     try {
       s = await openSession(root, sessionId, { waitMs: options.waitMs ?? 0, maskUnknown, ...(crashTesting ? { onStep: (n: string) => step(`store:${n}`) } : {}), logger: log, ...(options.maxDeltaBytes ? { maxDeltaBytes: options.maxDeltaBytes } : {}) });
@@ -374,6 +380,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     try {
       const pass = s.beginPass();
       for (const p of sources.sort((a, b) => (a.src.path < b.src.path ? -1 : 1))) {
+        if (stop()) break;
         try {
           let out;
           if (p.src.mode === "snapshot") out = await pass.collectSnapshot(storeSource(p, undefined), snapshotConverter(p, redactor));
@@ -389,7 +396,8 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
         }
       }
       try {
-        pass.pruneUnseen((source) => resolve(sessionId, source));
+        // An interrupted session's other sources were not read: nothing of it is pruned.
+        if (!summary.interrupted) pass.pruneUnseen((source) => resolve(sessionId, source));
         const r = pass.finish();
         summary.landed_files += r.landed;
         summary.records += r.records;
@@ -404,6 +412,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     } finally {
       s.close();
     }
+    if (summary.interrupted) break; // its landed files are indexed; the next pass reads the rest and publishes
     if (options.parse !== false) {
       try {
         const pr = await parseChain(root, sessionId, crashTesting ? { onStep: (n) => step(`chain:${n}`) } : {});
@@ -417,6 +426,10 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     doneSessions++;
     doneBytes += sources.reduce((a, p) => a + p.src.size, 0);
     options.onProgress?.({ sessions: doneSessions, totalSessions: bySession.size, bytes: doneBytes, totalBytes });
+  }
+  if (summary.interrupted) {
+    summary.failed = summary.pending > 0 || summary.conflicts > 0 || problems.length > 0;
+    return summary;
   }
   // Sessions discovery no longer finds: their cursors become source_gone (once per rediscovery).
   // Only a directory discovery could not read hides files the way pruning does.

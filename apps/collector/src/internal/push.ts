@@ -68,6 +68,8 @@ export interface PushOptions {
   readonly now?: () => number;
   /** Called after each session (progress). */
   readonly onSession?: (sessionId: string, sent: number) => void;
+  /** Asked before each session (push.state is saved after every one): true stops the push there. */
+  readonly shouldStop?: () => boolean;
 }
 
 /** What one push did. */
@@ -83,6 +85,8 @@ export interface PushSummary {
   recovered: number;
   /** Sessions the store has a tombstone for (`lake-maint forget`): never sent. */
   refused: string[];
+  /** The push stopped between sessions when asked to (`shouldStop`); `sessions` counts those sent. */
+  interrupted: boolean;
 }
 
 const STATE_FILE = "push.state";
@@ -137,7 +141,7 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
   if (recv.fleet_id !== fleet.fleet_id) {
     throw new CollectorError("Store", `${store.url}: fleet.json names fleet ${fleet.fleet_id}, but this root pushed to fleet ${recv.fleet_id} there; refusing to mix`);
   }
-  const summary: PushSummary = { store: store.url, fleet_id: fleet.fleet_id, sessions: 0, segments: 0, rows: 0, bytes: 0, quarantined: 0, sealed: 0, recovered: 0, refused: [] };
+  const summary: PushSummary = { store: store.url, fleet_id: fleet.fleet_id, sessions: 0, segments: 0, rows: 0, bytes: 0, quarantined: 0, sealed: 0, recovered: 0, refused: [], interrupted: false };
   // A session forgotten in this fleet is refused: one listing of tombstones/ per push.
   const tombstones = await listTombstones(store);
   const tmp = join(tmpdir(), `lake-push-${process.pid}-${randomBytes(4).toString("hex")}`);
@@ -149,6 +153,10 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
   const runtimes = new Set<string>();
   try {
     for (const sessionId of local.sessions()) {
+      if (options.shouldStop?.()) {
+        summary.interrupted = true;
+        break;
+      }
       if (tombstones.has(sessionId)) {
         summary.refused.push(sessionId);
         continue;

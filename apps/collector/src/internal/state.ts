@@ -20,6 +20,7 @@ export function writeLastPass(root: string, s: CollectSummary): void {
     pending: s.pending,
     conflicts: s.conflicts,
     failed: s.failed,
+    ...(s.interrupted ? { interrupted: true } : {}),
   });
 }
 

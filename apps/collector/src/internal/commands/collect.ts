@@ -2,6 +2,7 @@ import { collect, type CollectSummary } from "../collect.js";
 import { parse, parseSources, resolveRoot } from "../options.js";
 import { writeLastPass } from "../state.js";
 import { CollectorError } from "../errors.js";
+import { exitCodeOf, interruptedLine, trapInterrupts } from "../interrupt.js";
 
 export const help = `lake-collector collect — one pass over every discovered source
 
@@ -20,10 +21,14 @@ A source that cannot be taken (unreadable, a FIFO, socket or device — never op
 link, not a transcript of its runtime, in conflict) is named on stderr in one line and listed in
 --json "problems"; the pass goes on with every other source.
 
+Ctrl-C (SIGINT, or SIGTERM) stops the pass at the next safe point — after the source being read
+has its cursor saved — releases the session's lock, prints "interrupted; N sessions done, run
+again to continue" and exits 130 (143 for SIGTERM); a second Ctrl-C exits at once.
+
 Exit codes: 0 done · 3 completed with problems (a source unreadable, refused or in conflict, or
 pending after 65 windows: the rest landed) · 4 a session was locked by another collector (after
 --wait) · 7 I/O error on the root (read-only, full, permission denied: nothing landed is changed)
-· 2 usage error · 1 internal error.
+· 2 usage error · 1 internal error · 130 interrupted.
 `;
 
 function progress(p: { sessions: number; totalSessions: number; bytes: number; totalBytes: number }): void {
@@ -62,19 +67,31 @@ export async function run(args: string[]): Promise<number> {
   if (budget !== undefined && (!Number.isInteger(budget) || budget <= 0)) throw new CollectorError("Usage", `--max-delta-bytes ${String(values["max-delta-bytes"])}: expected a positive integer`);
   const root = resolveRoot(values.root);
   const tty = !values.json && process.stderr.isTTY;
-  const summary = await collect({
-    root,
-    sources: { roots: parseSources(values.source), only: Boolean(values["sources-only"]) },
-    ...(values.include ? { include: values.include as string[] } : {}),
-    ...(values.exclude ? { exclude: values.exclude as string[] } : {}),
-    waitMs: values.wait ? Number(values.wait) * 1000 : 0,
-    parse: !values["no-parse"],
-    ...(budget ? { maxDeltaBytes: budget } : {}),
-    ...(tty ? { onProgress: progress } : {}),
-  });
+  const traps = trapInterrupts();
+  let summary: CollectSummary;
+  try {
+    summary = await collect({
+      root,
+      sources: { roots: parseSources(values.source), only: Boolean(values["sources-only"]) },
+      ...(values.include ? { include: values.include as string[] } : {}),
+      ...(values.exclude ? { exclude: values.exclude as string[] } : {}),
+      waitMs: values.wait ? Number(values.wait) * 1000 : 0,
+      parse: !values["no-parse"],
+      ...(budget ? { maxDeltaBytes: budget } : {}),
+      ...(tty ? { onProgress: progress } : {}),
+      shouldStop: () => traps.signal() !== undefined,
+    });
+  } finally {
+    traps.release();
+  }
   if (tty) process.stderr.write("\n");
   writeLastPass(root, summary);
   process.stdout.write(values.json ? JSON.stringify(summary) + "\n" : formatSummary(summary));
+  const sig = traps.signal();
+  if (summary.interrupted && sig) {
+    process.stderr.write(`lake-collector: ${interruptedLine(summary.sessions, "sessions")}\n`);
+    return exitCodeOf(sig);
+  }
   if (summary.failed) return 3;
   if (summary.locked.length > 0) return 4;
   return 0;

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { CollectorError } from "../errors.js";
 import { parse, resolveAgent, resolveRoot } from "../options.js";
+import { exitCodeOf, interruptedLine, trapInterrupts } from "../interrupt.js";
 
 export const help = `lake-collector push — send new landed records to the fleet store
 
@@ -31,7 +32,11 @@ AWS_ENDPOINT_URL_S3 (path-style).
 --agent ID: this machine's agent id (default $LAKE_AGENT, else the host name).
 --fleet-id ID: the fleet id written to fleet.json when the store has none yet.
 
-Exit codes: 0 done · 3 a session the store has a tombstone for was refused (the rest sent) · 4 another push holds the root · 5 store error (outcome unknown: run again) · 2 usage.
+Ctrl-C (SIGINT, or SIGTERM) stops the push before its next session (push.state is saved after
+each), releases the push lock, prints "interrupted; N sessions done, run again to continue" and
+exits 130 (143 for SIGTERM); the next push sends the rest, nothing twice.
+
+Exit codes: 0 done · 3 a session the store has a tombstone for was refused (the rest sent) · 4 another push holds the root · 5 store error (outcome unknown: run again) · 2 usage · 130 interrupted.
 `;
 
 export async function run(args: string[]): Promise<number> {
@@ -58,12 +63,14 @@ export async function run(args: string[]): Promise<number> {
     if ((e as { code?: unknown }).code !== "Locked") throw e;
     throw new CollectorError("Locked", `${join(root, "_export", ".lock")}: another push holds this root (${(e as Error).message})`);
   });
+  const traps = trapInterrupts();
   try {
     await finishPending(root, { holdsExportLock: true });
     const s = await push(localRoot(root), store, {
       agent: resolveAgent(values.agent),
       sealIdleSeconds: sealIdle,
       ...(values["fleet-id"] ? { fleetId: values["fleet-id"] as string } : {}),
+      shouldStop: () => traps.signal() !== undefined,
     });
     for (const id of s.refused) process.stderr.write(`lake-collector: ${s.store}/tombstones/${id}.json: session ${id} was forgotten in this fleet; not sent (lake-collector forget ${id} --apply removes it here too)\n`);
     process.stdout.write(
@@ -71,8 +78,14 @@ export async function run(args: string[]): Promise<number> {
         ? JSON.stringify(s) + "\n"
         : `${s.store}: ${s.sessions} sessions sent, ${s.segments} segments (${s.rows} rows, ${(s.bytes / 1e6).toFixed(2)} MB), ${s.sealed} sealed, ${s.quarantined} quarantined${s.recovered ? `, ${s.recovered} segments recovered from an interrupted push` : ""}\n`,
     );
+    const sig = traps.signal();
+    if (s.interrupted && sig) {
+      process.stderr.write(`lake-collector: ${interruptedLine(s.sessions, "sessions")}\n`);
+      return exitCodeOf(sig);
+    }
     return s.refused.length > 0 ? 3 : 0;
   } finally {
+    traps.release();
     lock.release();
     store.close();
   }

@@ -5,6 +5,7 @@ import { acquireRootLease } from "../root-lease.js";
 import { writeLastPass, writeWatchStatus } from "../state.js";
 import { parse, parseSources, resolveRoot } from "../options.js";
 import { formatSummary } from "./collect.js";
+import { exitCodeOf, interruptedLine } from "../interrupt.js";
 
 export const help = `lake-collector watch — collect continuously
 
@@ -16,7 +17,8 @@ whenever a watched file changes (debounced) and at least every --interval second
 One writer per root: <root>/watch.lock/owner.json names the owner (host, pid, start time, token);
 a live owner means refusal (exit 4), a dead one is removed after a liveness check.
 <root>/watch.status moves through catching-up, running, degraded (a pass failed or left sources
-pending/in conflict) and stopped. SIGINT/SIGTERM stop it cleanly. With --json, one JSON object per
+pending/in conflict) and stopped. SIGTERM stops it at the pass's next safe point (exit 0); Ctrl-C
+(SIGINT) too, then prints "interrupted; N passes done, run again to continue" and exits 130. With --json, one JSON object per
 pass on stdout ({ts, kind, detail}).
 `;
 
@@ -53,8 +55,11 @@ export async function run(args: string[]): Promise<number> {
       }
     }
   }
-  const stop = () => {
+  let signal: NodeJS.Signals | undefined;
+  const stop = (sig: NodeJS.Signals) => {
+    if (stopping && sig === "SIGINT") process.exit(exitCodeOf(sig)); // a second Ctrl-C: at once
     stopping = true;
+    signal = sig;
     wake?.();
   };
   process.on("SIGINT", stop);
@@ -73,7 +78,7 @@ export async function run(args: string[]): Promise<number> {
         dirty = false;
         let summary: CollectSummary | undefined;
         try {
-          summary = await collect({ root, sources, tracker, logger: (l) => log("conflict", l) });
+          summary = await collect({ root, sources, tracker, logger: (l) => log("conflict", l), shouldStop: () => stopping });
           writeLastPass(root, summary);
           state = summary.failed ? "degraded" : "running";
           log("pass", values.json ? summary : formatSummary(summary).trim());
@@ -105,6 +110,10 @@ export async function run(args: string[]): Promise<number> {
     lease.release();
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
+  }
+  if (signal === "SIGINT") {
+    process.stderr.write(`lake-collector: ${interruptedLine(passes, "passes")}\n`);
+    return exitCodeOf(signal);
   }
   return 0;
 }
