@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
+import { constants as osConstants } from "node:os";
 import {
   acquireLease,
   defaultStoreUrl,
@@ -45,8 +46,10 @@ Commands:
 
 Every command takes --store URL (default: $LAKE_STORE, else ~/.local/share/lake/fleet, the fleet/ directory
 inside the local root; lake-collector push moves a store from the old default ~/.local/share/fleet)
-and --help. Read commands take --json. Exit codes: 0 ok, 1 problems found, 2 usage, 3 not found,
-4 refused or lease lost, 5 lease held by another, 6 corrupt data, 7 I/O error.
+and --help. Read commands take --json. Ctrl-C stops seal, digest, compact and gc before their next
+partition (the one in progress finishes, its lease released) and says "interrupted; N partitions
+done, run again to continue". Exit codes: 0 ok, 1 problems found, 2 usage, 3 not found,
+4 refused or lease lost, 5 lease held by another, 6 corrupt data, 7 I/O error, 130 interrupted.
 `;
 
 const COMMON = {
@@ -96,7 +99,35 @@ function storeOf(v: Record<string, string | boolean | undefined>): ObjectStore {
 }
 
 function ctxOf(store: ObjectStore, v: Record<string, string | boolean | undefined>, io: CliIo): MaintContext {
-  return makeContext(store, { leaseTtlSeconds: num(v, "lease-ttl", 120) || 120, log: v.json ? () => undefined : (l) => io.err(l) });
+  return makeContext(store, { leaseTtlSeconds: num(v, "lease-ttl", 120) || 120, log: v.json ? () => undefined : (l) => io.err(l), shouldStop: () => signalled !== undefined });
+}
+
+/** The signal a partitioned command was asked to stop by (Ctrl-C), while it runs. */
+let signalled: NodeJS.Signals | undefined;
+
+/**
+ * Run a partitioned command with SIGINT/SIGTERM trapped: the partition in progress finishes (its
+ * lease released), no other starts. Then it says so (stderr) and exits 130 (143 for SIGTERM); a
+ * second signal exits at once.
+ */
+async function stoppable(io: CliIo, fn: () => Promise<{ code: number; done: number }>): Promise<number> {
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (signalled !== undefined) process.exit(128 + (osConstants.signals[sig] ?? 2));
+    signalled = sig;
+  };
+  signalled = undefined;
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const r = await fn();
+    if (signalled === undefined) return r.code;
+    io.err(`lake-maint: interrupted; ${r.done} partitions done, run again to continue`);
+    return 128 + (osConstants.signals[signalled] ?? 2);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    signalled = undefined;
+  }
 }
 
 function emit(io: CliIo, json: boolean, value: unknown, human: () => string[]): void {
@@ -148,31 +179,31 @@ const COMMANDS: Record<string, CommandSpec> = {
     help: `lake-maint seal [--idle SECONDS] [--dt D] [--fleet F] [--json]\n  Seal sessions without _SEALED whose newest segment is older than --idle (default 86400 s).\n  The collector normally seals; this is a fallback for collectors that died.\n${PARTITION_HELP}\n${COMMON_HELP}`,
     options: { idle: { type: "string" }, ...PARTITION },
     run: (io, v) =>
-      withStore(v, async (store) => {
+      stoppable(io, () => withStore(v, async (store) => {
         await requireFleet(store);
         const { runSeal } = await sessionOps();
         const r = await runSeal(ctxOf(store, v, io), num(v, "idle", 86_400), { dt: str(v, "dt"), fleet: str(v, "fleet") });
         emit(io, !!v.json, { partitions: r }, () => r.flatMap((p) => [...p.written.map((k) => `sealed ${k}`), ...p.skipped.map((s) => `skipped ${s.key}: ${s.reason}`), ...(p.status === "held" ? [`held dt=${p.dt}/fleet=${p.fleet}: lease held by ${p.held_by}`] : [])]));
-        return partitionExit(r);
-      }),
+        return { code: partitionExit(r), done: r.length };
+      })),
   },
   digest: {
     help: `lake-maint digest [--dt D] [--fleet F] [--json]\n  Write digest.json (create-only) for each sealed session without one.\n${PARTITION_HELP}\n${COMMON_HELP}`,
     options: { ...PARTITION },
     run: (io, v) =>
-      withStore(v, async (store) => {
+      stoppable(io, () => withStore(v, async (store) => {
         await requireFleet(store);
         const { runDigest } = await sessionOps();
         const r = await runDigest(ctxOf(store, v, io), { dt: str(v, "dt"), fleet: str(v, "fleet") });
         emit(io, !!v.json, { partitions: r }, () => r.flatMap((p) => [...p.written.map((k) => `wrote ${k}`), ...p.skipped.map((s) => `skipped ${s.key}: ${s.reason}`), ...(p.status === "held" ? [`held dt=${p.dt}/fleet=${p.fleet}: lease held by ${p.held_by}`] : [])]));
-        return partitionExit(r);
-      }),
+        return { code: partitionExit(r), done: r.length };
+      })),
   },
   compact: {
     help: `lake-maint compact [--dt D] [--fleet F] [--part-rows N] [--zstd-level N] [--json]\n  Compact each (dt, fleet) partition's sealed sessions into gen=<hash>/part-*.parquet and its usage rollup\n  (gen=<hash>/usage.json, usage.keys), then swap _COMPACTED.\n  A partition whose marker already names its sealed-session set is left alone.\n${PARTITION_HELP}\n  --part-rows N     rows per part file (default 1000000)\n  --zstd-level N    zstd level of the parts, 1-22 (default 3; 16+ is ~15% smaller and 10-20x slower)\n${COMMON_HELP}`,
     options: { ...PARTITION, "part-rows": { type: "string" }, "zstd-level": { type: "string" } },
     run: (io, v) =>
-      withStore(v, async (store) => {
+      stoppable(io, () => withStore(v, async (store) => {
         await requireFleet(store);
         const partRows = num(v, "part-rows", 1_000_000);
         if (!Number.isInteger(partRows) || partRows < 1) throw new MaintError("Usage", `--part-rows must be a positive integer`);
@@ -190,8 +221,8 @@ const COMMANDS: Record<string, CommandSpec> = {
             ...p.skipped.map((s) => `skipped ${s.key}: ${s.reason}`),
           ]),
         );
-        return partitionExit(r);
-      }),
+        return { code: partitionExit(r), done: r.length };
+      })),
   },
   propose: {
     help: `lake-maint propose --agent ID --text TEXT [--subject S] [--repo R] [--kind K] [--claim-id ID] [--root DIR] [--json]\n  Append a proposed claim to claims/events/dt=<today>/agent=<ID>/<ulid>.json.\n  Secrets in the text, subject and repo are masked before anything is written\n  ([REDACTED:<rule>:<hash>], keyed by DIR/redact.key; --root defaults to $LAKE_ROOT, else the local root).\n${COMMON_HELP}`,
@@ -260,13 +291,13 @@ const COMMANDS: Record<string, CommandSpec> = {
     help: `lake-maint gc [--grace SECONDS] [--dt D] [--fleet F] [--json]\n  Delete the part files and usage rollups of compacted generations no _COMPACTED names, once they and the\n  marker's last swap are older than --grace (default ${DEFAULT_GC_GRACE_SECONDS} s).\n  Never touches bronze or the live generation.\n${PARTITION_HELP}\n${COMMON_HELP}`,
     options: { grace: { type: "string" }, ...PARTITION },
     run: (io, v) =>
-      withStore(v, async (store) => {
+      stoppable(io, () => withStore(v, async (store) => {
         await requireFleet(store);
         const { runGc } = await gcOps();
         const r = await runGc(ctxOf(store, v, io), num(v, "grace", DEFAULT_GC_GRACE_SECONDS), { dt: str(v, "dt"), fleet: str(v, "fleet") });
         emit(io, !!v.json, { partitions: r }, () => orNone(r.flatMap((p) => [...p.deleted.map((k) => `deleted ${k}`), ...(p.status === "held" ? [`held dt=${p.dt}/fleet=${p.fleet}: lease held by ${p.held_by}`] : [])]), "gc: nothing deleted"));
-        return partitionExit(r);
-      }),
+        return { code: partitionExit(r), done: r.length };
+      })),
   },
   forget: {
     help: `lake-maint forget SESSION [--apply] [--grace SECONDS] [--json]\n  Remove a session from the fleet. Without --apply, lists what would go. With --apply, in this order: the\n  tombstone tombstones/SESSION.json (a collector's push of the session is refused from then on); every\n  bronze object of session=SESSION and session=SESSION.N (segments, _SEALED, digest.json) and its quarantine\n  objects; every compacted partition whose _COMPACTED cites it compacted again without it (a partition left\n  empty loses its marker), then the old generations (parts, usage rollups) gc'd once older than --grace\n  (default ${DEFAULT_GC_GRACE_SECONDS} s); claims citing it deleted and the snapshot published again, older\n  blobs deleted after --grace. Prints every key removed. Run it again to finish a stopped run.\n${COMMON_HELP}`,

@@ -130,7 +130,10 @@ export interface CompactOptions extends PartitionFilter {
 export async function runCompact(ctx: MaintContext, options: CompactOptions = {}): Promise<CompactReport[]> {
   const scan = await scanSessions(ctx.store, options);
   const out: CompactReport[] = [];
-  for (const g of byPartition(scan.sessions).values()) out.push(await compactPartition(ctx, g.dt, g.fleet, g.sessions, options.partRows ?? DEFAULT_PART_ROWS, options.zstdLevel));
+  for (const g of byPartition(scan.sessions).values()) {
+    if (ctx.shouldStop()) break;
+    out.push(await compactPartition(ctx, g.dt, g.fleet, g.sessions, options.partRows ?? DEFAULT_PART_ROWS, options.zstdLevel));
+  }
   return out;
 }
 

@@ -23,6 +23,8 @@ export interface MaintContext {
   readonly log: (line: string) => void;
   /** Test hooks: `point=action` pairs (see {@link testHook}). */
   readonly hooks: ReadonlyMap<string, string>;
+  /** Asked before each partition: true (Ctrl-C in the CLI) stops the run there, its leases released. */
+  readonly shouldStop: () => boolean;
 }
 
 /** A context with defaults. */
@@ -34,6 +36,7 @@ export function makeContext(store: ObjectStore, options: Partial<Omit<MaintConte
     now: options.now ?? Date.now,
     log: options.log ?? (() => undefined),
     hooks: options.hooks ?? parseHooks(process.env.LAKE_MAINT_TEST_HOOK),
+    shouldStop: options.shouldStop ?? (() => false),
   };
 }
 

@@ -33,6 +33,7 @@ export async function runGc(ctx: MaintContext, graceSeconds: number = DEFAULT_GC
   }
   const out: GcReport[] = [];
   for (const { dt, fleet } of parts.values()) {
+    if (ctx.shouldStop()) break;
     const r = await withLease(ctx, `compact/dt=${dt}/fleet=${fleet}`, async (lease) => {
       const marker = (await readMarker(ctx.store, dt, fleet))?.value;
       const live = marker?.gen;

@@ -61,6 +61,7 @@ export async function runDigest(ctx: MaintContext, filter: PartitionFilter = {})
   const scan = await scanSessions(ctx.store, filter);
   const out: PartitionReport[] = [];
   for (const g of byPartition(scan.sessions).values()) {
+    if (ctx.shouldStop()) break;
     const todo = g.sessions.filter((s) => s.sealed && !s.digest);
     if (todo.length === 0) continue;
     const r = await withLease(ctx, `digest/dt=${g.dt}/fleet=${g.fleet}`, async (lease) => {
@@ -121,6 +122,7 @@ export async function runSeal(ctx: MaintContext, idleSeconds: number, filter: Pa
   const out: PartitionReport[] = [];
   const now = ctx.now();
   for (const g of byPartition(scan.sessions).values()) {
+    if (ctx.shouldStop()) break;
     const todo = g.sessions.filter((s) => !s.sealed && s.segments.length > 0);
     if (todo.length === 0) continue;
     const r = await withLease(ctx, `seal/dt=${g.dt}/fleet=${g.fleet}`, async (lease) => {
