@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # lake's main job on the bundled sample corpus (samples/): collect → push → maint → report.
 # Everything it writes lands in a fresh temporary directory (the storage root, the fleet store,
-# the reader's cache); the sample transcripts are only read. No configuration is needed.
+# the reader's cache), or in $LAKE_DEMO_DIR when that is set (created if missing; reuse an empty
+# one); the sample transcripts are only read. No configuration is needed. Headings are bold only
+# on a terminal without NO_COLOR.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$(pwd)
 WORK=${LAKE_DEMO_DIR:-$(mktemp -d -t lake-demo.XXXXXX)}
+mkdir -p "$WORK"
 ROOT="$WORK/root"
 STORE="file://$WORK/fleet"
 export HOME="$WORK/home"   # so no vendor store of this machine is read; only samples/ is
@@ -13,7 +16,11 @@ mkdir -p "$HOME"
 collector() { node "$REPO/apps/collector/bin/lake-collector.js" "$@"; }
 maint() { node "$REPO/apps/maint/bin/lake-maint.js" "$@"; }
 reader() { node "$REPO/apps/reader/bin/lake-reader.js" "$@"; }
-say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+  say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+else
+  say() { printf '\n$ %s\n' "$*"; }
+fi
 
 say "lake-collector collect   (Claude Code, Codex and Gemini CLI samples)"
 collector collect --root "$ROOT" --sources-only \

@@ -14,6 +14,8 @@ case "$MODE" in demo|test) ;; *) echo "usage: bash tooling/scripts/run.sh demo|t
 PNPM_VERSION=12.4.2
 export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
 export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
+# No "update available" notice from pnpm or npm in the output.
+export npm_config_update_notifier=false
 # better-sqlite3 compiles from source: build against the Node headers installed with Node itself
 # instead of downloading them.
 if [ -z "${npm_config_nodedir:-}" ]; then
