@@ -44,14 +44,14 @@ describe("collect on a first run", { timeout: 180_000 }, () => {
     const flags = ["--root", root, "--sources-only", "--source", `claude-code=${projects}`];
     const env = { HOME: join(dir, "home") };
     const c = await runCli(["collect", ...flags, "--json"], env);
-    expect(c.code, c.stderr).toBe(0);
+    expect(c.code, c.stderr).toBe(3); // completed with a problem: the file that is not a transcript
     const s = JSON.parse(c.stdout) as { sessions: number; problems: { path: string; reason: string }[] };
     expect(s.sessions).toBe(1);
-    expect(s.problems).toEqual([{ path: garbage, reason: "no line is a JSON record: not a transcript, not collected" }]);
+    expect(s.problems).toEqual([{ path: garbage, reason: "not a claude-code transcript (no claude-code record in its first 2 lines)" }]);
     expect(existsSync(join(root, "aaaa1111-0000-4000-8000-000000000000"))).toBe(false);
     expect(existsSync(join(root, "bbbb2222-0000-4000-8000-000000000000"))).toBe(false);
     const text = await runCli(["collect", ...flags], env);
-    expect(text.stdout).toContain(garbage);
+    expect(text.stderr).toContain(`lake-collector: ${garbage}: not a claude-code transcript`);
 
     // Status: the one session, and each pending source with its reason.
     const tool = join(projects, "-tmp-p", "tool_heavy.jsonl");

@@ -422,7 +422,8 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
       }
     }
     summary.rounds += published;
-    summary.sessions++;
+    // A session none of whose sources is a transcript (refused, empty) left no directory: not counted.
+    if (existsSync(join(root, sessionId))) summary.sessions++;
     doneSessions++;
     doneBytes += sources.reduce((a, p) => a + p.src.size, 0);
     options.onProgress?.({ sessions: doneSessions, totalSessions: bySession.size, bytes: doneBytes, totalBytes });
