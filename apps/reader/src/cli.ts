@@ -64,6 +64,7 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     out: options.out ?? ((s) => void process.stdout.write(s)),
     err: options.err ?? ((s) => void process.stderr.write(s)),
     env: options.env ?? process.env,
+    damaged: [],
   };
   const [cmd, ...rest] = argv;
   if (cmd === undefined || cmd === "--help" || cmd === "-h" || cmd === "help") {
@@ -77,7 +78,15 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
   }
   try {
     const run = await load();
-    return await run(rest, io);
+    const code = await run(rest, io);
+    // Damaged objects were left out: one line each, and the partial exit code (unless worse).
+    const seen = new Set<string>();
+    for (const d of io.damaged ?? []) {
+      if (seen.has(d.reason)) continue;
+      seen.add(d.reason);
+      io.err(`lake-reader ${cmd}: ${d.reason}; left out (partial answer)\n`);
+    }
+    return seen.size > 0 && code === EXIT.ok ? EXIT.partial : code;
   } catch (e) {
     if (isReaderError(e)) {
       io.err(`lake-reader ${cmd}: ${e.message}\n`);

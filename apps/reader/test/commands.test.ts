@@ -7,7 +7,7 @@ import { tableFromIPC } from "apache-arrow";
 import { canonicalize, usageByDay, USAGE_KEYS, type CanonicalRecord, type RawRecord } from "@lake/events";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { claudeRecords } from "./support/fixtures.js";
-import { pushBronze, writeSnapshot } from "./support/fleet.js";
+import { pushBronze, snapshotWithMaint } from "./support/fleet.js";
 import { run, runJson } from "./support/run.js";
 
 afterAll(cleanupTempDirs);
@@ -40,7 +40,7 @@ describe("commands against a local fleet store", () => {
 
   beforeAll(async () => {
     await pushBronze(join(root, "fleet"), [...fixtures, ...hand], { segments: 2 });
-    writeSnapshot(join(root, "fleet"), [
+    snapshotWithMaint(join(root, "fleet"), [
       { claim_id: "c-1", agent: "host-a", repo: "lake", subject: "parquet", text: "Segments are written by DuckDB with zstd compression" },
       { claim_id: "c-2", agent: "host-b", subject: "s3", text: "radosgw needs If-Match without quotes" },
     ]);
@@ -226,15 +226,17 @@ describe("commands against a local fleet store", () => {
     expect(evAfter).toBe(evBefore);
   });
 
-  it("a malformed _COMPACTED marker is refused with exit 3 naming the key", async () => {
+  it("a malformed _COMPACTED marker is named on stderr, its sessions are read from bronze, and the exit code says partial (8)", async () => {
     const r2 = tempDir("reader-bad");
     await pushBronze(r2, hand);
+    const good = await runJson<{ totals: Row }>(["usage", "daily", "--json", "--store", pathToFileURL(r2).href], env);
     const m = join(r2, "sessions", "compacted", "dt=2026-03-01", "fleet=f1");
     (await import("node:fs")).mkdirSync(m, { recursive: true });
     writeFileSync(join(m, "_COMPACTED"), "{oops");
-    const r = await run(["usage", "daily", "--store", pathToFileURL(r2).href], env);
-    expect(r.code).toBe(3);
-    expect(r.err).toMatch(/^lake-reader usage: sessions\/compacted\/dt=2026-03-01\/fleet=f1\/_COMPACTED: _COMPACTED is not JSON/);
+    const r = await run(["usage", "daily", "--json", "--store", pathToFileURL(r2).href], env);
+    expect(r.code).toBe(8);
+    expect(r.err).toMatch(/^lake-reader usage: sessions\/compacted\/dt=2026-03-01\/fleet=f1\/_COMPACTED: not JSON .*; left out \(partial answer\)\n$/);
+    expect((JSON.parse(r.out) as { totals: Row }).totals).toEqual(good.totals);
   });
 
   it("every command answers --help", async () => {

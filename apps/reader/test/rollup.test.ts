@@ -136,11 +136,12 @@ describe("usage from lake-maint's usage rollups", () => {
     await pushBronze(root, [...bigRecs, ...copy], { segments: 1 });
     maint(["init", "--store", store, "--fleet-id", "f1"]);
     maint(["compact", "--store", store]);
-    // The big session's partition as an older maint left it: a marker without a usage rollup.
+    // The big session's partition as an older maint left it: a format-1 marker, without a usage rollup.
     const dt = bigRecs.map((r) => r.ts!).sort()[0]!.slice(0, 10);
     const markerFile = join(root, `sessions/compacted/dt=${dt}/fleet=f1/_COMPACTED`);
     const marker = JSON.parse(readFileSync(markerFile, "utf8")) as Record<string, unknown>;
     delete marker.usage;
+    marker.format = 1;
     writeFileSync(markerFile, JSON.stringify(marker));
     const got = await reports(store, env);
     expectReports(got, [...bigRecs, ...copy]);

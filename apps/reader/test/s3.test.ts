@@ -10,7 +10,7 @@ import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { claudeRecords, filesUnder, sampleRecords } from "./support/fixtures.js";
-import { compactPartition, pushBronze, writeSnapshot } from "./support/fleet.js";
+import { compactWithMaint, pushBronze, snapshotWithMaint } from "./support/fleet.js";
 import { runJson } from "./support/run.js";
 
 afterAll(cleanupTempDirs);
@@ -39,15 +39,10 @@ describe("an s3:// fleet store on the radosgw test server, mirrored into the cac
   beforeAll(async () => {
     records = await claudeRecords();
     const pushed = await pushBronze(local, records, { segments: 2 });
-    // Compact one partition with lake-maint's marker form (session and part objects).
+    // Compact one partition with lake-maint.
     const target = pushed.find((p) => p.session === "258c7280-ae70-4798-800f-63464d01a85d")!;
-    const rows = records.filter((r) => r.session_id === target.session).map((r, i) => ({ ...r, agent: target.agent, landed_seq: 1, landed_row: i }));
-    const { gen, part } = await compactPartition(local, target.dt, "f1", [{ session: target.session, rows }]);
-    writeFileSync(
-      join(local, `sessions/compacted/dt=${target.dt}/fleet=f1/_COMPACTED`),
-      JSON.stringify({ format: 1, dt: target.dt, fleet: "f1", gen, sessions: [{ runtime: target.runtime, agent: target.agent, session: target.session, segments: 2, rows: rows.length }], parts: [{ key: part, rows: rows.length, bytes: 0, sha256: "" }], rows: rows.length, source_rows: rows.length }),
-    );
-    writeSnapshot(local, [{ claim_id: "c-9", agent: "host-a", subject: "mirror", text: "objects are mirrored by key and etag" }]);
+    compactWithMaint(local, { dt: target.dt });
+    snapshotWithMaint(local, [{ claim_id: "c-9", agent: "host-a", subject: "mirror", text: "objects are mirrored by key and etag" }]);
     url = await toBucket(local, "reader");
   });
 

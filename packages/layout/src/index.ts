@@ -5,33 +5,8 @@ export { classifyS3Error, defaultS3Client, unquoteEtag } from "./internal/s3.js"
 export type { S3StoreOptions } from "./internal/s3.js";
 export { validateObjectKey } from "./internal/util.js";
 
-export {
-  FLEET_KEY,
-  PREFIXES,
-  SNAPSHOT_LATEST_KEY,
-  agentKey,
-  claimEventKey,
-  compactedMarkerKey,
-  compactedPartKey,
-  compactedUsageKey,
-  compactedPrefix,
-  digestKey,
-  fleetClaimKey,
-  intentKey,
-  leaseKey,
-  parseKey,
-  quarantineKey,
-  resourceKey,
-  sealedKey,
-  segmentKey,
-  sessionPrefix,
-  snapshotBlobKey,
-  tombstoneKey,
-  utcDate,
-  validateDate,
-  validatePartitionValue,
-} from "./internal/keys.js";
-export type { CompactedPartition, ParsedKey, SessionPartition } from "./internal/keys.js";
+// The key layout and every fleet object's encoder / decoder are the `@lake/layout/formats` entry.
+export * from "./formats.js";
 export { isUlid, seededUlid, ulid, ulidTime } from "./internal/ulid.js";
 
 export { NONCE_HISTORY, casUpdate, decodeJsonObject, encodeJsonObject, readJson } from "./internal/cas.js";
@@ -51,28 +26,6 @@ export type {
 export { clearIntent, declareIntent, heartbeat, leaveRoster, listIntents, listRoster } from "./internal/roster.js";
 export type { IntentItem, IntentRecord, RosterEntry } from "./internal/roster.js";
 
-export {
-  FLEET_SCHEMA_VERSION,
-  initFleet,
-  publishSnapshot,
-  readFleet,
-  readSnapshotPointer,
-  syncSnapshotCache,
-} from "./internal/snapshot.js";
-export type { FleetManifest, SnapshotPointer } from "./internal/snapshot.js";
+export { initFleet, publishSnapshot, readFleet, readSnapshotPointer, syncSnapshotCache } from "./internal/snapshot.js";
 
-export { TOMBSTONE_FORMAT, decodeTombstone, encodeTombstone, listTombstones } from "./internal/tombstone.js";
-export type { Tombstone } from "./internal/tombstone.js";
-
-export {
-  MAX_CLAIM_FIELD,
-  MAX_CLAIM_TEXT,
-  checkClaimEvent,
-  decodeClaimEvent,
-  decodeFleetClaim,
-  derivedClaimId,
-  encodeClaimEvent,
-  encodeFleetClaim,
-  normalizeText,
-} from "./internal/formats/claims.js";
-export type { ClaimEvent, FleetClaim } from "./internal/formats/claims.js";
+export { listTombstones } from "./internal/tombstone.js";

@@ -12,6 +12,8 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 import type { CanonicalRecord } from "@lake/events";
 import {
+  encodeQuarantine,
+  encodeSealed,
   heartbeat,
   initFleet,
   listTombstones,
@@ -19,6 +21,7 @@ import {
   readFleet,
   sealedKey,
   seededUlid,
+  sessionLabel,
   segmentKey,
   sessionPrefix,
   utcDate,
@@ -127,10 +130,6 @@ export function writePushState(root: string, state: PushState): void {
   }
 }
 
-function partLabel(sessionId: string, part: number): string {
-  return part <= 1 ? sessionId : `${sessionId}.${part}`;
-}
-
 /** Push every session of the root to `store`. */
 export async function push(local: LocalRoot, store: ObjectStore, options: PushOptions): Promise<PushSummary> {
   const now = options.now ?? Date.now;
@@ -189,7 +188,7 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
         }
         for (const [runtime, list] of byRuntime) {
           runtimes.add(runtime);
-          const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: partLabel(sessionId, st.part) };
+          const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: sessionLabel(sessionId, st.part) };
           const quarantined = list.filter((r) => r.vendor_type === QUARANTINE_TYPE);
           for (const q of quarantined) summary.quarantined += await putQuarantine(store, options.agent, q);
           let pending = list;
@@ -233,8 +232,8 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
       }
       if (!st.sealed && sealDue(local, sessionId, files, options.sealIdleSeconds, now)) {
         for (const runtime of Object.keys(st.next_seg)) {
-          const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: partLabel(sessionId, st.part) };
-          const body = Buffer.from(JSON.stringify({ sealed_at: new Date(now()).toISOString(), segments: st.segments[runtime] ?? 0, rows: st.rows[runtime] ?? 0 }) + "\n");
+          const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: sessionLabel(sessionId, st.part) };
+          const body = encodeSealed({ sealed_at: new Date(now()).toISOString(), segments: st.segments[runtime] ?? 0, rows: st.rows[runtime] ?? 0 });
           const r = await store.putIfAbsent(sealedKey(p), body);
           step("push:sealed");
           if (r.status === "unknown") throw new CollectorError("Store", `${store.url}/${sealedKey(p)}: outcome unknown; run push again`);
@@ -268,7 +267,7 @@ async function putQuarantine(store: ObjectStore, agent: string, r: FleetRow): Pr
   const t = r.ts ? Date.parse(r.ts) : 0;
   const id = seededUlid(Number.isNaN(t) ? 0 : t, createHash("sha256").update(`${r.session_id}\0${hash}\0${r.record_id ?? ""}`).digest());
   const key = quarantineKey(agent, utcDate(Number.isNaN(t) ? 0 : t), id);
-  const body = Buffer.from(JSON.stringify({ status: "quarantined", rules_fired: attrs.rules_fired ?? r.redaction_rules, hash, session_id: r.session_id, runtime: r.runtime, record_id: r.record_id ?? null, ts: r.ts ?? null }) + "\n");
+  const body = encodeQuarantine({ status: "quarantined", rules_fired: attrs.rules_fired ?? r.redaction_rules ?? [], hash, session_id: r.session_id, runtime: r.runtime, record_id: r.record_id ?? null, ts: r.ts ?? null });
   const res = await store.putIfAbsent(key, body);
   step("push:quarantine");
   return res.status === "written" ? 1 : 0;

@@ -1,97 +1,34 @@
 // Claims: agents propose (append claims/events/dt=/agent=/<ulid>.json); the gate (`promote`) is the
 // only writer of claims/fleet/<claim_id>.json.
-import { createHash } from "node:crypto";
-import { PREFIXES, claimEventKey, fleetClaimKey, parseKey, ulid, utcDate, validatePartitionValue, type ObjectStore } from "@lake/layout";
+import {
+  MAX_CLAIM_FIELD,
+  MAX_CLAIM_TEXT,
+  PREFIXES,
+  checkClaimEvent,
+  claimEventKey,
+  decodeClaimEvent,
+  decodeFleetClaim,
+  derivedClaimId,
+  encodeClaimEvent,
+  encodeFleetClaim,
+  fleetClaimKey,
+  isLayoutError,
+  normalizeText,
+  parseKey,
+  ulid,
+  utcDate,
+  type ClaimEvent,
+  type FleetClaim,
+  type ObjectStore,
+} from "@lake/layout";
 import { withLease, type MaintContext } from "./context.js";
 import { MaintError } from "./errors.js";
-import { canonicalBytes, parseObject } from "./json.js";
 
-/** Longest claim text (characters). */
-export const MAX_CLAIM_TEXT = 8192;
-/** Longest subject and repo (characters). */
-export const MAX_CLAIM_FIELD = 200;
-const KIND_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+export { MAX_CLAIM_FIELD, MAX_CLAIM_TEXT, derivedClaimId, normalizeText };
+export type { ClaimEvent, FleetClaim };
 
-/** A proposed claim as stored under claims/events/. */
-export interface ClaimEvent {
-  readonly claim_id?: string;
-  readonly agent: string;
-  readonly proposed_at: string;
-  readonly repo: string;
-  readonly subject: string;
-  readonly text: string;
-  readonly kind: string;
-}
-
-/** A promoted claim as stored under claims/fleet/. */
-export interface FleetClaim {
-  readonly claim_id: string;
-  readonly agent: string;
-  readonly repo: string;
-  readonly subject: string;
-  readonly text: string;
-  readonly kind: string;
-  readonly proposed_at: string;
-  readonly promoted_at: string;
-  /** The claims/events/ key this version was promoted from. */
-  readonly source: string;
-  /** 1 for the first promotion, +1 for each revision by the same agent. */
-  readonly revision: number;
-  /** Fencing epoch of the gate's lease when it wrote this version. */
-  readonly epoch: number;
-}
-
-/** Whitespace-normalised text: trimmed, runs of whitespace collapsed to one space. */
-export function normalizeText(s: string): string {
-  return s.trim().replace(/\s+/g, " ");
-}
-
-/** The claim id of a proposal without one: `c` + 32 hex digits of SHA-256 over repo, subject and normalised text. */
-export function derivedClaimId(repo: string, subject: string, text: string): string {
-  return "c" + createHash("sha256").update(`${repo}\0${normalizeText(subject)}\0${normalizeText(text)}`).digest("hex").slice(0, 32);
-}
-
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-
-/** Validate a proposal (the gate's first rule); a string is the reason it is rejected. */
-export function validateClaim(v: Record<string, unknown>, keyAgent?: string): ClaimEvent | string {
-  if (typeof v.agent !== "string" || v.agent === "") return "agent missing";
-  try {
-    validatePartitionValue("agent", v.agent);
-  } catch (e) {
-    return e instanceof Error ? e.message : String(e);
-  }
-  if (keyAgent !== undefined && v.agent !== keyAgent) return `agent ${JSON.stringify(v.agent)} does not match the key's agent ${JSON.stringify(keyAgent)}`;
-  if (typeof v.proposed_at !== "string" || !Number.isFinite(Date.parse(v.proposed_at))) return "proposed_at is not an ISO time";
-  if (typeof v.text !== "string" || v.text.trim() === "") return "text is empty";
-  if (v.text.length > MAX_CLAIM_TEXT) return `text longer than ${MAX_CLAIM_TEXT} characters`;
-  if (CONTROL.test(v.text)) return "text has control characters";
-  for (const f of ["repo", "subject"] as const) {
-    const x = v[f];
-    if (x !== undefined && x !== null && typeof x !== "string") return `${f} is not a string`;
-    if (typeof x === "string" && (x.length > MAX_CLAIM_FIELD || CONTROL.test(x) || x.includes("\n"))) return `${f} longer than ${MAX_CLAIM_FIELD} characters or not one line`;
-  }
-  const kind = v.kind === undefined || v.kind === null ? "fact" : v.kind;
-  if (typeof kind !== "string" || !KIND_RE.test(kind)) return `kind ${JSON.stringify(v.kind)} is not [a-z][a-z0-9_-]{0,31}`;
-  if (v.claim_id !== undefined && v.claim_id !== null) {
-    if (typeof v.claim_id !== "string") return "claim_id is not a string";
-    try {
-      validatePartitionValue("claim_id", v.claim_id);
-    } catch (e) {
-      return e instanceof Error ? e.message : String(e);
-    }
-  }
-  const out: ClaimEvent = {
-    agent: v.agent,
-    proposed_at: new Date(Date.parse(v.proposed_at)).toISOString(),
-    repo: typeof v.repo === "string" ? v.repo : "",
-    subject: typeof v.subject === "string" ? v.subject : "",
-    text: v.text,
-    kind,
-  };
-  return typeof v.claim_id === "string" ? { claim_id: v.claim_id, ...out } : out;
-}
+/** Validate a proposal (the gate's first rule; @lake/layout's checkClaimEvent); a string is the reason it is rejected. */
+export const validateClaim = checkClaimEvent;
 
 /** `propose`: append one claim event (create-only under a fresh ULID). Returns its key. */
 export async function proposeClaim(store: ObjectStore, input: Omit<ClaimEvent, "proposed_at"> & { proposed_at?: string }, now: () => number = Date.now): Promise<{ key: string; event: ClaimEvent }> {
@@ -99,7 +36,7 @@ export async function proposeClaim(store: ObjectStore, input: Omit<ClaimEvent, "
   const ev = validateClaim({ ...input, proposed_at: input.proposed_at ?? new Date(t).toISOString() });
   if (typeof ev === "string") throw new MaintError("Usage", `claim rejected: ${ev}`);
   const key = claimEventKey(utcDate(t), ev.agent, ulid(t));
-  const w = await store.putIfAbsent(key, canonicalBytes(ev));
+  const w = await store.putIfAbsent(key, encodeClaimEvent(ev));
   if (w.status !== "written") throw new MaintError("Io", `${key}: not written (${w.status})`, { key, store: store.url });
   return { key, event: ev };
 }
@@ -121,14 +58,14 @@ function sameContent(a: { repo: string; subject: string; text: string; kind: str
   return a.repo === b.repo && normalizeText(a.subject) === normalizeText(b.subject) && normalizeText(a.text) === normalizeText(b.text) && a.kind === b.kind;
 }
 
-/** Parse a stored fleet claim; a string is the reason it is not one. */
-export function parseFleetClaim(body: Uint8Array, claimId: string): FleetClaim | string {
-  const v = parseObject(body);
-  if (typeof v === "string") return v;
-  if (v.claim_id !== claimId) return `claim_id ${JSON.stringify(v.claim_id)} does not match the key`;
-  for (const f of ["agent", "repo", "subject", "text", "kind", "proposed_at", "promoted_at", "source"]) if (typeof v[f] !== "string") return `${f} is not a string`;
-  if (!Number.isInteger(v.revision) || !Number.isInteger(v.epoch)) return "revision or epoch is not an integer";
-  return v as unknown as FleetClaim;
+/** Decode a stored fleet claim; a string is the reason it is not one. */
+export function parseFleetClaim(key: string, body: Uint8Array, claimId: string): FleetClaim | string {
+  try {
+    return decodeFleetClaim(key, body, claimId);
+  } catch (e) {
+    if (isLayoutError(e, "Corrupt")) return e.data.detail ?? e.message;
+    throw e;
+  }
 }
 
 /**
@@ -155,10 +92,15 @@ export async function runPromote(ctx: MaintContext): Promise<PromoteReport> {
       }
       const got = await store.get(o.key);
       if (!got) continue;
-      const v = parseObject(got.body);
-      const ev = typeof v === "string" ? v : validateClaim(v, k.agent);
-      if (typeof ev === "string") rejected.push({ key: o.key, reason: ev });
-      else events.push({ key: o.key, ulid: k.ulid, ev });
+      let ev: ClaimEvent;
+      try {
+        ev = decodeClaimEvent(o.key, got.body, k.agent);
+      } catch (e) {
+        if (!isLayoutError(e, "Corrupt")) throw e;
+        rejected.push({ key: o.key, reason: e.data.detail ?? e.message });
+        continue;
+      }
+      events.push({ key: o.key, ulid: k.ulid, ev });
     }
     events.sort((a, b) => (a.ev.proposed_at < b.ev.proposed_at ? -1 : a.ev.proposed_at > b.ev.proposed_at ? 1 : a.ulid < b.ulid ? -1 : a.ulid > b.ulid ? 1 : 0));
     const promoted: string[] = [];
@@ -191,7 +133,7 @@ export async function runPromote(ctx: MaintContext): Promise<PromoteReport> {
       };
       const fkey = fleetClaimKey(id);
       await lease.check();
-      const w = cur ? await store.putIfMatch(fkey, canonicalBytes(claim), cur.etag) : await store.putIfAbsent(fkey, canonicalBytes(claim));
+      const w = cur ? await store.putIfMatch(fkey, encodeFleetClaim(claim), cur.etag) : await store.putIfAbsent(fkey, encodeFleetClaim(claim));
       if (w.status !== "written") throw new MaintError("Refused", `${fkey}: changed by another writer while the gate held the lease (${w.status})`, { key: fkey, store: store.url });
       current.set(id, { claim, etag: w.etag });
       (cur ? revised : promoted).push(id);
@@ -210,7 +152,7 @@ export async function listFleetClaims(store: ObjectStore): Promise<{ claim: Flee
     if (k?.kind !== "fleet-claim") continue;
     const got = await store.get(o.key);
     if (!got) continue;
-    const c = parseFleetClaim(got.body, k.claimId);
+    const c = parseFleetClaim(o.key, got.body, k.claimId);
     if (typeof c === "string") throw new MaintError("Corrupt", `${o.key}: ${c}`, { key: o.key, store: store.url });
     out.push({ claim: c, etag: got.etag });
   }

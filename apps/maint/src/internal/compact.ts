@@ -4,103 +4,46 @@
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { COMPACTED_COLUMNS, buildUsageRollup, duckdbCreateTable, encodeUsageRollup } from "@lake/events";
-import { casUpdate, compactedMarkerKey, compactedPartKey, compactedUsageKey, readJson, sealedKey, type CasFields, type ObjectStore } from "@lake/layout";
+import {
+  COMPACTED_FORMAT,
+  casUpdate,
+  compactedMarkerKey,
+  compactedPartKey,
+  compactedUsageKey,
+  compactedValue,
+  compactionGen,
+  decodeCompacted,
+  sealedKey,
+  type CompactedMarker,
+  type CompactedPart,
+  type CompactedSession,
+  type CompactedUsage,
+  type ObjectStore,
+} from "@lake/layout";
 import { readUsageRecords, sha256File, sqlString } from "@lake/segments";
-import { createHash } from "node:crypto";
 import { statSync, writeFileSync } from "node:fs";
 import { scratch, testHook, withLease, type MaintContext } from "./context.js";
 import { MaintError } from "./errors.js";
-import { canonicalJson } from "./json.js";
-import { downloadSegments, readSealed, scanSessions, sealedMismatch, type SessionDir } from "./scan.js";
+import { decoded, downloadSegments, readSealed, scanSessions, sealedMismatch, type SessionDir } from "./scan.js";
 import { byPartition, type PartitionFilter } from "./sessions.js";
 
-/**
- * Version of the _COMPACTED format and of the compaction rules (part of every gen hash). 2: a
- * generation has a usage rollup (`usage`); a partition compacted at format 1 is compacted again.
- */
-export const COMPACTION_FORMAT = 2;
+/** Version of the _COMPACTED format and the compaction rules (@lake/layout's COMPACTED_FORMAT). */
+export const COMPACTION_FORMAT = COMPACTED_FORMAT;
 
 /** Default rows per compacted part. */
 export const DEFAULT_PART_ROWS = 1_000_000;
 
-/** One sealed session a generation reflects. */
-export interface CompactedSession {
-  readonly runtime: string;
-  readonly agent: string;
-  readonly session: string;
-  readonly segments: number;
-  readonly rows: number;
-}
+export type { CompactedMarker, CompactedPart, CompactedSession, CompactedUsage };
 
-/** One part file of a generation. */
-export interface CompactedPart {
-  readonly key: string;
-  readonly rows: number;
-  readonly bytes: number;
-  readonly sha256: string;
-}
+/** The generation name of a sealed-session set (@lake/layout's compactionGen). */
+export const generationOf = compactionGen;
 
-/** One stored object: key, size and SHA-256. */
-export interface StoredFile {
-  readonly key: string;
-  readonly bytes: number;
-  readonly sha256: string;
-}
-
-/** A generation's usage rollup (`gen=…/usage.json` and `gen=…/usage.keys`, @lake/events format). */
-export interface CompactedUsage extends StoredFile {
-  /** Rollup rows (session × day × model). */
-  readonly rows: number;
-  /** The usage-key hashes beside the document. */
-  readonly keys: StoredFile & { readonly count: number };
-}
-
-/** `sessions/compacted/dt=/fleet=/_COMPACTED` (plus casUpdate's nonce fields). */
-export interface CompactedMarker {
-  readonly format: number;
-  readonly dt: string;
-  readonly fleet: string;
-  /** The current generation: hash of the sealed-session set. */
-  readonly gen: string;
-  readonly sessions: CompactedSession[];
-  readonly parts: CompactedPart[];
-  /** The usage rollup of the parts (format 2 on; absent in a format-1 marker). */
-  readonly usage?: CompactedUsage;
-  /** Rows in the parts (after dedupe). */
-  readonly rows: number;
-  /** Rows read from bronze (the sealed sessions' `rows` sum). */
-  readonly source_rows: number;
-  /** Fencing epoch of the lease the writer held. */
-  readonly epoch: number;
-  readonly lease_owner: string;
-  readonly compacted_at: string;
-}
-
-/** The generation name of a sealed-session set: 32 hex digits of SHA-256 over its canonical JSON. */
-export function generationOf(dt: string, fleet: string, sessions: readonly CompactedSession[]): string {
-  const sorted = [...sessions].sort((a, b) => cmp(`${a.runtime}/${a.agent}/${a.session}`, `${b.runtime}/${b.agent}/${b.session}`));
-  return createHash("sha256").update(canonicalJson({ format: COMPACTION_FORMAT, dt, fleet, sessions: sorted })).digest("hex").slice(0, 32);
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Read and check a _COMPACTED marker; Corrupt when it is not one. */
-export async function readMarker(store: ObjectStore, dt: string, fleet: string): Promise<{ value: CompactedMarker & Partial<CasFields>; etag: string } | undefined> {
+/** Read and decode a _COMPACTED marker (@lake/layout's strict decoder); Corrupt when it is not one. */
+export async function readMarker(store: ObjectStore, dt: string, fleet: string): Promise<{ value: CompactedMarker; etag: string } | undefined> {
   const key = compactedMarkerKey({ dt, fleet });
-  let r;
-  try {
-    r = await readJson<CompactedMarker & CasFields>(store, key);
-  } catch (e) {
-    throw new MaintError("Corrupt", `${key}: ${e instanceof Error ? e.message : String(e)}`, { key, store: store.url }, { cause: e });
-  }
+  const r = await store.get(key);
   if (r === undefined) return undefined;
-  const v = r.value;
-  if (typeof v.gen !== "string" || !Array.isArray(v.parts) || !Array.isArray(v.sessions) || typeof v.rows !== "number") {
-    throw new MaintError("Corrupt", `${key}: not a _COMPACTED marker (needs gen, sessions, parts, rows)`, { key, store: store.url });
-  }
-  return r;
+  return { value: decoded(store, () => decodeCompacted(key, r.body)), etag: r.etag };
 }
 
 /** What compact did to one partition. */
@@ -207,7 +150,7 @@ async function compactPartition(ctx: MaintContext, dt: string, fleet: string, se
       const swapped = await casUpdate<CompactedMarker & Record<string, unknown>>(ctx.store, key, (m) => {
         if ((m?.gen ?? undefined) !== prevGen) return undefined; // changed under us: refuse
         if (m !== undefined && typeof m.epoch === "number" && m.epoch > lease.epoch) return undefined; // a newer lease holder wrote it
-        return marker as CompactedMarker & Record<string, unknown>;
+        return compactedValue(marker);
       });
       if (!swapped.changed) {
         throw new MaintError("Refused", `${key}: changed by another writer (now gen ${String(swapped.value?.gen)}, epoch ${String(swapped.value?.epoch)}); generation ${gen} not published`, { key, store: ctx.store.url });

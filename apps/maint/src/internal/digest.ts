@@ -2,10 +2,10 @@
 // commands with exit codes, token usage (countUsage, broca's meaning), friction signals.
 import { USAGE_KEYS, totalTokens, usageBySession, type Usage } from "@lake/events";
 import type { FleetRow } from "@lake/segments";
-import type { SessionPartition } from "@lake/layout";
+import { DIGEST_VERSION, type Digest, type DigestCommand, type DigestFile, type FrictionSignal, type SessionPartition } from "@lake/layout";
 
-/** Version of the digest.json format. */
-export const DIGEST_VERSION = 1;
+export { DIGEST_VERSION };
+export type { Digest, DigestCommand, DigestFile, FrictionSignal };
 
 /** Friction thresholds (documented in the README; recorded inside every digest). */
 export const DIGEST_THRESHOLDS = {
@@ -24,55 +24,6 @@ const SHELL_TOOLS = new Set(["Bash", "bash", "shell", "local_shell", "exec_comma
 const READ_TOOLS = new Set(["Read", "NotebookRead", "read_file", "view"]);
 const EDIT_TOOLS = new Set(["Edit", "MultiEdit", "NotebookEdit", "replace", "edit_file"]);
 const WRITE_TOOLS = new Set(["Write", "write_file", "create_file"]);
-
-/** One command in a digest. */
-export interface DigestCommand {
-  readonly ts: string | null;
-  readonly tool_call_id: string | null;
-  readonly command: string;
-  /** `failed`: the result is an error or reported a non-zero exit code; `no_result`: no result recorded. */
-  readonly status: "ok" | "failed" | "no_result";
-  /** The result's exit code: the record's `exit_code`, else an error result's leading "Exit code N"; null when unknown. */
-  readonly exit_code: number | null;
-}
-
-/** One file in a digest. */
-export interface DigestFile {
-  readonly path: string;
-  readonly reads: number;
-  readonly edits: number;
-  readonly writes: number;
-}
-
-/** A friction signal. */
-export type FrictionSignal =
-  | { readonly kind: "repeated_failure"; readonly command_head: string; readonly failures: number; readonly exit_codes: (number | null)[] }
-  | { readonly kind: "file_churn"; readonly path: string; readonly modifications: number }
-  | { readonly kind: "abandoned_after_failures"; readonly failures: number; readonly last_ts: string | null };
-
-/** digest.json. */
-export interface Digest {
-  readonly digest_version: number;
-  readonly dt: string;
-  readonly fleet: string;
-  readonly runtime: string;
-  readonly agent: string;
-  readonly session: string;
-  readonly session_ids: string[];
-  readonly segments: number;
-  readonly rows: number;
-  readonly first_ts: string | null;
-  readonly last_ts: string | null;
-  readonly kinds: Record<string, number>;
-  readonly streams: string[];
-  readonly models: string[];
-  readonly tools: Record<string, number>;
-  readonly files: DigestFile[];
-  readonly commands: DigestCommand[];
-  readonly usage: Usage & { readonly total_tokens: number | null; readonly responses: number; readonly by_model: Record<string, Usage> };
-  readonly friction: FrictionSignal[];
-  readonly thresholds: typeof DIGEST_THRESHOLDS;
-}
 
 function inputObject(text: string | undefined): Record<string, unknown> | undefined {
   if (text === undefined) return undefined;

@@ -1,8 +1,7 @@
 // One pass over sessions/: every session directory with its segments, _SEALED and digest.json.
 import { join } from "node:path";
-import { PREFIXES, parseKey, sealedKey, type ObjectInfo, type ObjectStore, type SessionPartition } from "@lake/layout";
+import { PREFIXES, decodeSealed, isLayoutError, parseKey, sealedKey, type ObjectInfo, type ObjectStore, type SealedMarker, type SessionPartition } from "@lake/layout";
 import { MaintError } from "./errors.js";
-import { parseObject } from "./json.js";
 
 /** One bronze segment object. */
 export interface SegmentObject {
@@ -19,13 +18,6 @@ export interface SessionDir {
   readonly segments: SegmentObject[];
   sealed: boolean;
   digest: boolean;
-}
-
-/** The content of a session's `_SEALED` marker (written by the collector, or by `lake-maint seal`). */
-export interface SealedMarker {
-  readonly sealed_at: string;
-  readonly segments: number;
-  readonly rows: number;
 }
 
 /** The result of {@link scanSessions}. */
@@ -69,24 +61,22 @@ export async function scanSessions(store: ObjectStore, filter: { readonly dt?: s
   return { sessions, strays };
 }
 
-/** Parse a `_SEALED` body; a string is the reason it is not valid. */
-export function parseSealed(body: Uint8Array): SealedMarker | string {
-  const v = parseObject(body);
-  if (typeof v === "string") return v;
-  if (typeof v.sealed_at !== "string" || !Number.isFinite(Date.parse(v.sealed_at))) return "sealed_at is not an ISO time";
-  if (!Number.isInteger(v.segments) || (v.segments as number) < 0) return "segments is not a non-negative integer";
-  if (!Number.isInteger(v.rows) || (v.rows as number) < 0) return "rows is not a non-negative integer";
-  return { sealed_at: v.sealed_at, segments: v.segments as number, rows: v.rows as number };
-}
-
 /** Read a session's `_SEALED`; Corrupt when it is not valid, NotFound when missing. */
 export async function readSealed(store: ObjectStore, p: SessionPartition): Promise<SealedMarker> {
   const key = sealedKey(p);
   const o = await store.get(key);
   if (o === undefined) throw new MaintError("NotFound", `${key}: not found`, { key, store: store.url });
-  const s = parseSealed(o.body);
-  if (typeof s === "string") throw new MaintError("Corrupt", `${key}: ${s}`, { key, store: store.url });
-  return s;
+  return decoded(store, () => decodeSealed(key, o.body));
+}
+
+/** Run a @lake/layout decoder; its Corrupt error becomes this app's (same message, the key named). */
+export function decoded<T>(store: ObjectStore, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (isLayoutError(e, "Corrupt")) throw new MaintError("Corrupt", e.message, { key: e.data.key ?? "", store: store.url }, { cause: e });
+    throw e;
+  }
 }
 
 /**

@@ -1,12 +1,11 @@
 // `digest` and `seal`: per (dt, fleet) partition, under that partition's lease.
-import { digestKey, sealedKey, type ObjectStore } from "@lake/layout";
+import { digestKey, encodeDigest, encodeSealed, sealedKey, type ObjectStore } from "@lake/layout";
 import { readSegment, type FleetRow } from "@lake/segments";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "@lake/segments";
 import { withLease, scratch, testHook, type MaintContext } from "./context.js";
 import { computeDigest } from "./digest.js";
 import { MaintError } from "./errors.js";
-import { canonicalBytes } from "./json.js";
 import { downloadSegments, readSealed, scanSessions, sealedMismatch, sessionId, type SessionDir } from "./scan.js";
 
 /** Partition filter of the session commands. */
@@ -78,7 +77,7 @@ export async function runDigest(ctx: MaintContext, filter: PartitionFilter = {})
         const tmp = scratch("digest");
         try {
           const rows = await readSessionRows(ctx.store, s, tmp.dir);
-          const body = canonicalBytes(computeDigest(s.part, s.segments.length, rows));
+          const body = encodeDigest(computeDigest(s.part, s.segments.length, rows));
           await lease.check();
           const w = await ctx.store.putIfAbsent(key, body);
           if (w.status === "written") written.push(key);
@@ -142,7 +141,7 @@ export async function runSeal(ctx: MaintContext, idleSeconds: number, filter: Pa
           const rows = await parquetRows(await downloadSegments(ctx.store, s, tmp.dir, "s"));
           await testHook(ctx, "seal:before-write");
           await lease.check();
-          const w = await ctx.store.putIfAbsent(key, canonicalBytes({ sealed_at: new Date(ctx.now()).toISOString(), segments: s.segments.length, rows, sealed_by: "lake-maint" }));
+          const w = await ctx.store.putIfAbsent(key, encodeSealed({ sealed_at: new Date(ctx.now()).toISOString(), segments: s.segments.length, rows, sealed_by: "lake-maint" }));
           if (w.status === "written") written.push(key);
           else if (w.status === "unknown") skipped.push({ key, reason: "write outcome unknown" });
         } finally {

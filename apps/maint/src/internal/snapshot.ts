@@ -2,20 +2,12 @@
 // snapshot/<sha256>.sqlite, then swap snapshot/latest.json (both through @lake/layout).
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { publishSnapshot, type ObjectStore } from "@lake/layout";
+import { SNAPSHOT_CLAIM_COLUMNS, SNAPSHOT_DDL, SNAPSHOT_SCHEMA_VERSION, publishSnapshot, type ObjectStore } from "@lake/layout";
 import { scratch, withLease, type MaintContext } from "./context.js";
 import { listFleetClaims, type FleetClaim } from "./claims.js";
 import { MaintError } from "./errors.js";
 
-/** Schema version recorded in the snapshot's meta table. */
-export const SNAPSHOT_SCHEMA_VERSION = 1;
-
-/** The snapshot schema, exactly (the reader depends on it). */
-export const SNAPSHOT_DDL = [
-  "CREATE TABLE claims (claim_id TEXT PRIMARY KEY, agent TEXT NOT NULL, repo TEXT, subject TEXT, text TEXT NOT NULL, kind TEXT, proposed_at TEXT, promoted_at TEXT, embedding BLOB)",
-  "CREATE VIRTUAL TABLE claims_fts USING fts5(subject, text, content='claims', content_rowid='rowid')",
-  "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
-] as const;
+export { SNAPSHOT_DDL, SNAPSHOT_SCHEMA_VERSION };
 
 /** Every promoted claim, sorted by claim_id. */
 export async function readFleetClaims(store: ObjectStore): Promise<FleetClaim[]> {
@@ -36,7 +28,7 @@ export function buildSnapshotFile(path: string, claims: readonly FleetClaim[]): 
     const sorted = [...claims].sort((a, b) => (a.claim_id < b.claim_id ? -1 : a.claim_id > b.claim_id ? 1 : 0));
     db.transaction(() => {
       for (const ddl of SNAPSHOT_DDL) db.exec(ddl);
-      const ins = db.prepare("INSERT INTO claims (claim_id, agent, repo, subject, text, kind, proposed_at, promoted_at, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)");
+      const ins = db.prepare(`INSERT INTO claims (${SNAPSHOT_CLAIM_COLUMNS.join(", ")}) VALUES (${SNAPSHOT_CLAIM_COLUMNS.map((c) => (c === "embedding" ? "NULL" : "?")).join(", ")})`);
       for (const c of sorted) ins.run(c.claim_id, c.agent, c.repo, c.subject, c.text, c.kind, c.proposed_at, c.promoted_at);
       db.exec("INSERT INTO claims_fts(claims_fts) VALUES('rebuild')");
       const meta = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");

@@ -4,12 +4,28 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { buildUsageRollup, decodeUsageRollup, encodeUsageRollup, isEventsError } from "@lake/events";
 import { readUsageRecords, sha256File, sqlString } from "@lake/segments";
-import { PREFIXES, SNAPSHOT_LATEST_KEY, parseKey, readFleet, snapshotBlobKey, type ObjectStore } from "@lake/layout";
+import {
+  PREFIXES,
+  SNAPSHOT_LATEST_KEY,
+  decodeClaimEvent,
+  decodeDigest,
+  decodeFleetClaim,
+  decodeIntentRecord,
+  decodeLease,
+  decodeQuarantine,
+  decodeRosterEntry,
+  decodeSealed,
+  decodeSnapshotPointer,
+  isLayoutError,
+  parseKey,
+  readFleet,
+  snapshotBlobKey,
+  type ObjectStore,
+  type ParsedKey,
+} from "@lake/layout";
 import { scratch } from "./context.js";
 import { generationOf, readMarker } from "./compact.js";
-import { parseFleetClaim, validateClaim } from "./claims.js";
-import { parseObject } from "./json.js";
-import { parseSealed, sessionId } from "./scan.js";
+import { sessionId } from "./scan.js";
 import type { SessionPartition } from "@lake/layout";
 
 /** One problem verify found. */
@@ -46,7 +62,7 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
   const blobs: string[] = [];
   let latest = false;
   let keys = 0;
-  const small: { key: string; kind: string }[] = [];
+  const small: { key: string; k: ParsedKey }[] = [];
   for await (const o of store.listAll("")) {
     keys++;
     const k = parseKey(o.key);
@@ -85,30 +101,31 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
       case "fleet":
         break;
       default:
-        small.push({ key: o.key, kind: k.kind });
+        small.push({ key: o.key, k });
     }
   }
   // Control objects, claims and quarantine: JSON of the right shape.
-  for (const { key, kind } of small) {
+  // Each through its @lake/layout decoder: a problem is the decoder's reason.
+  const check = (key: string, fn: () => unknown, label = ""): boolean => {
+    try {
+      fn();
+      return true;
+    } catch (e) {
+      if (!isLayoutError(e, "Corrupt")) throw e;
+      add(key, label + (e.data.detail ?? e.message));
+      return false;
+    }
+  };
+  for (const { key, k } of small) {
     const got = await store.get(key);
     if (!got) continue;
-    const v = parseObject(got.body);
-    if (typeof v === "string") {
-      add(key, v);
-      continue;
-    }
-    const k = parseKey(key)!;
-    if (kind === "lease" && (typeof v.owner !== "string" || !Number.isInteger(v.epoch) || (v.status !== "held" && v.status !== "free"))) add(key, "not a lease (status, owner, epoch)");
-    if ((kind === "agent" || kind === "intent") && (v.agent_id !== (k as { agent: string }).agent || typeof v.expires_at !== "string")) add(key, "agent_id does not match the key or expires_at missing");
-    if (kind === "claim-event") {
-      const c = validateClaim(v, (k as { agent: string }).agent);
-      if (typeof c === "string") add(key, `invalid claim: ${c}`);
-    }
-    if (kind === "fleet-claim") {
-      const c = parseFleetClaim(got.body, (k as { claimId: string }).claimId);
-      if (typeof c === "string") add(key, `invalid promoted claim: ${c}`);
-    }
-    if (kind === "quarantine" && v.status !== "quarantined") add(key, "status is not quarantined");
+    const b = got.body;
+    if (k.kind === "lease") check(key, () => decodeLease(key, b));
+    else if (k.kind === "agent") check(key, () => decodeRosterEntry(key, b, k.agent));
+    else if (k.kind === "intent") check(key, () => decodeIntentRecord(key, b, k.agent));
+    else if (k.kind === "claim-event") check(key, () => decodeClaimEvent(key, b, k.agent), "invalid claim: ");
+    else if (k.kind === "fleet-claim") check(key, () => decodeFleetClaim(key, b, k.claimId), "invalid promoted claim: ");
+    else if (k.kind === "quarantine") check(key, () => decodeQuarantine(key, b));
   }
   const tmp = scratch("verify");
   const db = await DuckDBInstance.create(":memory:");
@@ -186,19 +203,21 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
       }
       if (s.digest !== undefined && s.sealed === undefined) add(s.digest, "digest.json in a session without _SEALED");
       if (s.sealed !== undefined) {
-        const got = await store.get(s.sealed);
-        const m = got ? parseSealed(got.body) : "vanished";
-        if (typeof m === "string") add(s.sealed, m);
-        else {
-          if (m.segments !== s.segs.length) add(s.sealed, `says ${m.segments} segments, found ${s.segs.length}`);
-          else if (m.rows !== rows) add(s.sealed, `says ${m.rows} rows, segments hold ${rows}`);
+        const key = s.sealed;
+        const got = await store.get(key);
+        let m;
+        if (!got) add(key, "vanished");
+        else if (check(key, () => (m = decodeSealed(key, got.body))) && m !== undefined) {
+          const sm = m as { segments: number; rows: number };
+          if (sm.segments !== s.segs.length) add(key, `says ${sm.segments} segments, found ${s.segs.length}`);
+          else if (sm.rows !== rows) add(key, `says ${sm.rows} rows, segments hold ${rows}`);
         }
       }
       if (s.digest !== undefined) {
-        const got = await store.get(s.digest);
-        const v = got ? parseObject(got.body) : "vanished";
-        if (typeof v === "string") add(s.digest, v);
-        else if (v.digest_version !== 1 || v.session !== s.part.session) add(s.digest, "not a digest of this session (digest_version, session)");
+        const key = s.digest;
+        const got = await store.get(key);
+        if (!got) add(key, "vanished");
+        else check(key, () => decodeDigest(key, got.body, s.part));
       }
     }
     for (const m of markers) {
@@ -210,7 +229,7 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
         continue;
       }
       if (!marker) continue;
-      if (generationOf(m.dt, m.fleet, marker.sessions) !== marker.gen) add(m.key, `gen ${marker.gen} is not the hash of its sessions`);
+      if (generationOf(m.dt, m.fleet, marker.sessions, marker.format) !== marker.gen) add(m.key, `gen ${marker.gen} is not the hash of its sessions`);
       for (const ses of marker.sessions) {
         const id = sessionId({ dt: m.dt, fleet: m.fleet, runtime: ses.runtime, agent: ses.agent, session: ses.session });
         if (sessions.get(id)?.sealed === undefined) add(m.key, `names session ${id}, which is not sealed in bronze`);
@@ -239,10 +258,11 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
     const latestKey = SNAPSHOT_LATEST_KEY;
     if (latest) {
       const got = await store.get(latestKey);
-      const v = got ? parseObject(got.body) : "vanished";
-      if (typeof v === "string") add(latestKey, v);
-      else if (typeof v.content_hash !== "string" || !/^[0-9a-f]{64}$/.test(v.content_hash)) add(latestKey, "content_hash is not 64 hex digits");
-      else if (!blobs.includes(snapshotBlobKey(v.content_hash))) add(latestKey, `names ${snapshotBlobKey(v.content_hash)}, which does not exist`);
+      let ptr: { content_hash: string } | undefined;
+      if (!got) add(latestKey, "vanished");
+      else if (check(latestKey, () => (ptr = decodeSnapshotPointer(latestKey, got.body))) && ptr !== undefined && !blobs.includes(snapshotBlobKey(ptr.content_hash))) {
+        add(latestKey, `names ${snapshotBlobKey(ptr.content_hash)}, which does not exist`);
+      }
     }
     for (const b of blobs) {
       const path = join(tmp.dir, "blob.sqlite");

@@ -1,7 +1,7 @@
 // What every command shares: output streams, the store/cache/root options, and opening the read model.
 import { join } from "node:path";
 import { ReaderError } from "./errors.js";
-import { openReadableStore, resolveFleet, type FleetFiles } from "./fleet.js";
+import { openReadableStore, resolveFleet, type Damage, type FleetFiles } from "./fleet.js";
 import { defaultCache, defaultRoot, defaultStore, normalizeStoreArg } from "./paths.js";
 import type { ReadModel } from "./readmodel.js";
 
@@ -10,6 +10,8 @@ export interface Io {
   out(s: string): void;
   err(s: string): void;
   readonly env: NodeJS.ProcessEnv;
+  /** Where the damaged objects a command left out are collected (main reports them, exit 8). */
+  readonly damaged?: Damage[];
 }
 
 /** The options every store-reading command takes. */
@@ -41,6 +43,8 @@ export interface Locations {
   readonly labelsFile: string;
   /** A long-running process's open read models (serve), reused while the fleet is unchanged. */
   readonly models?: ReadModelSource | undefined;
+  /** Damaged objects left out while reading (shared with the command's Io). */
+  readonly damaged: Damage[];
 }
 
 /** Keeps read models open across commands of one process. */
@@ -50,11 +54,11 @@ export interface ReadModelSource {
 }
 
 /** Resolve the store URL, cache and root from options and environment. */
-export function locations(v: CommonValues, env: NodeJS.ProcessEnv): Locations {
+export function locations(v: CommonValues, env: NodeJS.ProcessEnv, damaged: Damage[] = []): Locations {
   const store = normalizeStoreArg(v.store ?? defaultStore(env));
   const cache = v.cache ?? defaultCache(env);
   const root = v.root ?? defaultRoot(env);
-  return { store, cache, root, labelsFile: join(root, "labels", "labels.ndjson") };
+  return { store, cache, root, labelsFile: join(root, "labels", "labels.ndjson"), damaged };
 }
 
 /**
@@ -64,7 +68,7 @@ export function locations(v: CommonValues, env: NodeJS.ProcessEnv): Locations {
 export async function fleetFiles(loc: Locations, options: { mirror?: boolean } = {}): Promise<FleetFiles> {
   const store = await openReadableStore(loc.store);
   try {
-    return await resolveFleet(store, loc.cache, options);
+    return await resolveFleet(store, loc.cache, { ...options, damaged: loc.damaged });
   } finally {
     store.close();
   }

@@ -50,6 +50,8 @@ export const EXIT = {
   notFound: 5,
   io: 6,
   query: 7,
+  /** The answer is partial: damaged objects were left out (each named on stderr). */
+  partial: 8,
   refused: 9,
 } as const;
 

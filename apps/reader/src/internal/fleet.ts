@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { SNAPSHOT_LATEST_KEY, decodeCompacted, decodeSnapshotPointer, isLayoutError, parseKey, snapshotBlobKey } from "@lake/layout/formats";
 import { openStore, parseStoreUrl, type ObjectStore } from "@lake/layout/store";
 import { ReaderError } from "./errors.js";
 
@@ -48,6 +49,13 @@ export interface SealedSession {
   readonly session: string;
 }
 
+/** An object the reader found damaged and left out (its session or partition is read without it). */
+export interface Damage {
+  readonly key: string;
+  /** One line: the key and the reason. */
+  readonly reason: string;
+}
+
 /** The local files the read model is built over. */
 export interface FleetFiles {
   readonly storeUrl: string;
@@ -58,6 +66,8 @@ export interface FleetFiles {
   readonly sealed: readonly SealedSession[];
   /** Local path of the current snapshot SQLite, when the store has one. */
   readonly snapshot: string | undefined;
+  /** Objects left out because they are damaged (the answer is partial when there are any). */
+  readonly damaged: Damage[];
   /** SHA-256 over every followed key with its size and etag: changes when the data does. */
   readonly fingerprint: string;
   /**
@@ -94,9 +104,6 @@ interface Access {
   /** Make sure `path` holds the object's bytes (a download for a mirror; nothing in place). */
   fetch(obj: ListedObject, path: string): Promise<void>;
 }
-
-const SEG_RE = /^sessions\/dt=([^/]+)\/fleet=([^/]+)\/runtime=([^/]+)\/agent=([^/]+)\/session=([^/]+)\/(seg-\d{6}\.parquet|_SEALED)$/;
-const MARKER_RE = /^sessions\/compacted\/dt=([^/]+)\/fleet=([^/]+)\/_COMPACTED$/;
 
 /** Open a store URL for reading, through @lake/layout's ObjectStore (local directory or S3). */
 export async function openReadableStore(url: string): Promise<ReadableStore> {
@@ -161,64 +168,14 @@ function accessFor(store: ReadableStore, cacheDir: string): Access {
   };
 }
 
-/** The session id a marker entry names: a session id, or a session directory key. */
-function markerSession(entry: string): string {
-  const m = /(?:^|\/)session=([^/]+)\/?$/.exec(entry);
-  return m ? m[1]! : entry;
-}
-
-/** One session a marker names: by id, or by (runtime, agent, session) when the marker says. */
-interface MarkerSession {
-  readonly session: string;
-  readonly runtime?: string | undefined;
-  readonly agent?: string | undefined;
-}
-
-/**
- * Parse a _COMPACTED marker. `sessions` entries are session ids, session directory keys, or
- * objects `{runtime, agent, session, …}` (lake-maint's form); `parts` entries are keys (relative to
- * the store root, to the partition, or to the generation) or objects `{key, …}`.
- */
-function parseMarker(key: string, body: Uint8Array): { gen: string; sessions: MarkerSession[]; parts: string[]; usage: { json: string; keys: string } | undefined } {
-  let v: unknown;
+/** A layout decoder's Corrupt error as this app's. */
+function decoded<T>(fn: () => T): T {
   try {
-    v = JSON.parse(Buffer.from(body).toString("utf8"));
+    return fn();
   } catch (e) {
-    throw new ReaderError("Corrupt", `${key}: _COMPACTED is not JSON: ${(e as Error).message}`, { data: { file: key }, cause: e });
+    if (isLayoutError(e, "Corrupt")) throw new ReaderError("Corrupt", e.message, { data: { file: e.data.key ?? "" }, cause: e });
+    throw e;
   }
-  const o = v as { gen?: unknown; sessions?: unknown; parts?: unknown; usage?: unknown };
-  if (typeof o !== "object" || o === null || typeof o.gen !== "string" || !/^[0-9a-f]{16,64}$/.test(o.gen)) {
-    throw new ReaderError("Corrupt", `${key}: _COMPACTED has no valid "gen"`, { data: { file: key } });
-  }
-  const bad = (name: string): never => {
-    throw new ReaderError("Corrupt", `${key}: _COMPACTED "${name}" is not ${name === "usage" ? "a key or an object with one" : "a list of names or objects"}`, { data: { file: key } });
-  };
-  const sessions: MarkerSession[] = [];
-  if (o.sessions !== undefined && !Array.isArray(o.sessions)) bad("sessions");
-  for (const s of (o.sessions as unknown[] | undefined) ?? []) {
-    if (typeof s === "string") sessions.push({ session: markerSession(s) });
-    else if (typeof s === "object" && s !== null && typeof (s as { session?: unknown }).session === "string") {
-      const x = s as { session: string; runtime?: unknown; agent?: unknown };
-      sessions.push({ session: x.session, runtime: typeof x.runtime === "string" ? x.runtime : undefined, agent: typeof x.agent === "string" ? x.agent : undefined });
-    } else bad("sessions");
-  }
-  const parts: string[] = [];
-  if (o.parts !== undefined && !Array.isArray(o.parts)) bad("parts");
-  for (const p of (o.parts as unknown[] | undefined) ?? []) {
-    if (typeof p === "string") parts.push(p);
-    else if (typeof p === "object" && p !== null && typeof (p as { key?: unknown }).key === "string") parts.push((p as { key: string }).key);
-    else bad("parts");
-  }
-  // `usage`: the rollup document's key, or lake-maint's {key, keys: {key}}; its keys object is
-  // named, or else the document's sibling usage.keys.
-  let usage: { json: string; keys: string } | undefined;
-  const sibling = (k: string) => k.replace(/usage\.json$/, "usage.keys");
-  if (typeof o.usage === "string") usage = { json: o.usage, keys: sibling(o.usage) };
-  else if (typeof o.usage === "object" && o.usage !== null && typeof (o.usage as { key?: unknown }).key === "string") {
-    const u = o.usage as { key: string; keys?: { key?: unknown } };
-    usage = { json: u.key, keys: typeof u.keys?.key === "string" ? u.keys.key : sibling(u.key) };
-  } else if (o.usage !== undefined && o.usage !== null) bad("usage");
-  return { gen: o.gen, sessions, parts, usage };
 }
 
 /**
@@ -226,13 +183,13 @@ function parseMarker(key: string, body: Uint8Array): { gen: string; sessions: Ma
  * current generation's parts, and bronze segments only of sessions the marker does not name; the
  * bronze segments of every other partition. Mirrors s3:// objects into `cacheDir`.
  */
-export async function resolveFleet(store: ReadableStore, cacheDir: string, options: { mirror?: boolean } = {}): Promise<FleetFiles> {
+export async function resolveFleet(store: ReadableStore, cacheDir: string, options: { mirror?: boolean; damaged?: Damage[] } = {}): Promise<FleetFiles> {
   const mirror = options.mirror ?? true;
   const base = accessFor(store, cacheDir);
   const pending = new Map<string, ListedObject>();
   const access = {
     store,
-    async localPath(o: ListedObject): Promise<string> {
+    async localPath(o: ListedObject, _sha256?: string): Promise<string> {
       const path = await base.pathOf(o);
       if (mirror) await base.fetch(o, path);
       else pending.set(path, o);
@@ -240,28 +197,29 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string, optio
     },
   };
   const fp = createHash("sha256").update(store.url);
-  const segs: (ListedObject & { m: RegExpExecArray })[] = [];
+  const segs: (ListedObject & { part: { dt: string; fleet: string; runtime: string; agent: string; session: string } })[] = [];
   const sealed: SealedSession[] = [];
   const markers: { obj: ListedObject; dt: string; fleet: string }[] = [];
   const compactedObjs = new Map<string, ListedObject>();
   try {
     for await (const o of store.listAll("sessions/")) {
-      const m = SEG_RE.exec(o.key);
-      if (m) {
-        if (m[6] === "_SEALED") sealed.push({ dt: m[1]!, fleet: m[2]!, runtime: m[3]!, agent: m[4]!, session: m[5]! });
-        else segs.push({ ...o, m });
-        continue;
-      }
-      const c = MARKER_RE.exec(o.key);
-      if (c) markers.push({ obj: o, dt: c[1]!, fleet: c[2]! });
-      else if (o.key.startsWith("sessions/compacted/")) compactedObjs.set(o.key, o);
+      const k = parseKey(o.key);
+      if (k?.kind === "segment") segs.push({ ...o, part: { dt: k.dt, fleet: k.fleet, runtime: k.runtime, agent: k.agent, session: k.session } });
+      else if (k?.kind === "sealed") sealed.push({ dt: k.dt, fleet: k.fleet, runtime: k.runtime, agent: k.agent, session: k.session });
+      else if (k?.kind === "compacted-marker") markers.push({ obj: o, dt: k.dt, fleet: k.fleet });
+      else if (k?.kind === "compacted-part" || k?.kind === "compacted-usage") compactedObjs.set(o.key, o);
     }
   } catch (e) {
     throw storeError(store, "sessions/", e);
   }
+  // Segments per session directory, to tell whether a generation still reflects its bronze.
+  const segCount = new Map<string, number>();
+  const dirOf = (p: { dt: string; fleet: string; runtime: string; agent: string; session: string }) => `${p.dt}\0${p.fleet}\0${p.runtime}\0${p.agent}\0${p.session}`;
+  for (const s of segs) segCount.set(dirOf(s.part), (segCount.get(dirOf(s.part)) ?? 0) + 1);
   const covered = new Set<string>();
   const compacted: CompactedFile[] = [];
   const partitions: CompactedPartition[] = [];
+  const damaged: Damage[] = options.damaged ?? [];
   // Markers are small and independent: read them all at once (an S3 round trip, or a thread-pool
   // hop, each), then follow them in key order.
   const bodies = await Promise.all(
@@ -274,41 +232,49 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string, optio
   for (const [i, mk] of markers.entries()) {
     const got = bodies[i];
     if (!got) continue;
-    const marker = parseMarker(mk.obj.key, got.body);
-    const prefix = `sessions/compacted/dt=${mk.dt}/fleet=${mk.fleet}/`;
-    for (const s of marker.sessions) covered.add(`${mk.dt}\0${mk.fleet}\0${s.session}\0${s.runtime ?? "*"}\0${s.agent ?? "*"}`);
-    const rel = (p: string) => (p.startsWith("sessions/") ? p : p.startsWith("gen=") ? prefix + p : `${prefix}gen=${marker.gen}/${p}`);
-    let partKeys = marker.parts.map(rel);
-    if (partKeys.length === 0) partKeys = [...compactedObjs.keys()].filter((k) => k.startsWith(`${prefix}gen=${marker.gen}/`) && k.endsWith(".parquet"));
+    // A damaged marker affects its partition only: its sessions are read from bronze.
+    let marker;
+    try {
+      marker = decoded(() => decodeCompacted(mk.obj.key, got.body));
+      if (marker.dt !== mk.dt || marker.fleet !== mk.fleet) throw new ReaderError("Corrupt", `${mk.obj.key}: names dt=${marker.dt}/fleet=${marker.fleet}, not its own partition`, { data: { file: mk.obj.key } });
+      for (const key of [...marker.parts.map((p) => p.key), ...(marker.usage ? [marker.usage.key, marker.usage.keys.key] : [])]) {
+        if (!compactedObjs.has(key)) throw new ReaderError("Corrupt", `${key}: named by ${mk.obj.key} but missing from the store`, { data: { file: key } });
+      }
+    } catch (e) {
+      if (!(e instanceof ReaderError) || e.code !== "Corrupt") throw e;
+      damaged.push({ key: e.data.file ?? mk.obj.key, reason: e.message });
+      continue;
+    }
+    // A generation reflects its sessions' bronze only while every one of them still has exactly
+    // the segments it was built from; otherwise the partition is read from bronze.
+    const p = { dt: mk.dt, fleet: mk.fleet };
+    if (marker.sessions.some((s) => segCount.get(dirOf({ ...p, ...s })) !== s.segments)) continue;
+    for (const s of marker.sessions) covered.add(dirOf({ ...p, ...s }));
     fp.update(`M${mk.obj.key}\0${marker.gen}\0`);
     const parts: CompactedFile[] = [];
-    for (const key of partKeys.sort()) {
-      const obj = compactedObjs.get(key);
-      if (!obj) throw new ReaderError("Corrupt", `${key}: named by ${mk.obj.key} but missing from the store`, { data: { file: key } });
-      fp.update(`C${key}\0${obj.size}\0${obj.etag ?? obj.lastModified?.getTime() ?? ""}\0`);
-      parts.push({ key, path: await access.localPath(obj), dt: mk.dt, fleet: mk.fleet, gen: marker.gen });
+    for (const mp of marker.parts) {
+      const obj = compactedObjs.get(mp.key)!;
+      fp.update(`C${mp.key}\0${obj.size}\0${obj.etag ?? obj.lastModified?.getTime() ?? ""}\0`);
+      parts.push({ key: mp.key, path: await access.localPath(obj, mp.sha256), dt: mk.dt, fleet: mk.fleet, gen: marker.gen });
     }
     compacted.push(...parts);
     let usage: CompactedPartition["usage"];
     if (marker.usage !== undefined) {
       const local: string[] = [];
-      for (const k of [rel(marker.usage.json), rel(marker.usage.keys)]) {
-        const obj = compactedObjs.get(k);
-        if (!obj) throw new ReaderError("Corrupt", `${k}: named by ${mk.obj.key} but missing from the store`, { data: { file: k } });
-        fp.update(`U${k}\0${obj.size}\0${obj.etag ?? obj.lastModified?.getTime() ?? ""}\0`);
-        local.push(await access.localPath(obj));
+      for (const f of [marker.usage, marker.usage.keys]) {
+        const obj = compactedObjs.get(f.key)!;
+        fp.update(`U${f.key}\0${obj.size}\0${obj.etag ?? obj.lastModified?.getTime() ?? ""}\0`);
+        local.push(await access.localPath(obj, f.sha256));
       }
-      usage = { json: local[0]!, keys: local[1]!, key: rel(marker.usage.json) };
+      usage = { json: local[0]!, keys: local[1]!, key: marker.usage.key };
     }
     partitions.push({ dt: mk.dt, fleet: mk.fleet, gen: marker.gen, parts, usage });
   }
   const bronze: BronzeFile[] = [];
   for (const s of segs) {
-    const [, dt, fleet, runtime, agent, session] = s.m as unknown as [string, string, string, string, string, string];
-    const c = `${dt}\0${fleet}\0${session}\0`;
-    if (covered.has(`${c}*\0*`) || covered.has(`${c}${runtime}\0${agent}`)) continue;
+    if (covered.has(dirOf(s.part))) continue;
     fp.update(`B${s.key}\0${s.size}\0${s.etag ?? s.lastModified?.getTime() ?? ""}\0`);
-    bronze.push({ key: s.key, path: await access.localPath(s), dt, fleet, runtime, agent, session });
+    bronze.push({ key: s.key, path: await access.localPath(s), ...s.part });
   }
   for (const s of sealed) fp.update(`S${s.dt}/${s.fleet}/${s.runtime}/${s.agent}/${s.session}\0`);
   const snapshot = await resolveSnapshot(access);
@@ -325,12 +291,12 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string, optio
       again.close();
     }
   };
-  return { storeUrl, bronze, compacted, partitions, sealed, snapshot, fingerprint: fp.digest("hex"), fetch };
+  return { storeUrl, bronze, compacted, partitions, sealed, snapshot, damaged, fingerprint: fp.digest("hex"), fetch };
 }
 
-async function resolveSnapshot(access: { store: ReadableStore; localPath(o: ListedObject): Promise<string> }): Promise<string | undefined> {
+async function resolveSnapshot(access: { store: ReadableStore; localPath(o: ListedObject, sha256?: string): Promise<string> }): Promise<string | undefined> {
   const { store } = access;
-  const key = "snapshot/latest.json";
+  const key = SNAPSHOT_LATEST_KEY;
   let got;
   try {
     got = await store.get(key);
@@ -338,14 +304,8 @@ async function resolveSnapshot(access: { store: ReadableStore; localPath(o: List
     throw storeError(store, key, e);
   }
   if (!got) return undefined;
-  let hash: unknown;
-  try {
-    hash = (JSON.parse(Buffer.from(got.body).toString("utf8")) as { content_hash?: unknown }).content_hash;
-  } catch (e) {
-    throw new ReaderError("Corrupt", `${key}: not JSON: ${(e as Error).message}`, { data: { file: key }, cause: e });
-  }
-  if (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash)) throw new ReaderError("Corrupt", `${key}: no valid content_hash`, { data: { file: key } });
-  const blob = `snapshot/${hash}.sqlite`;
+  const { content_hash: hash } = decoded(() => decodeSnapshotPointer(key, got.body));
+  const blob = snapshotBlobKey(hash);
   let info;
   try {
     info = await store.head(blob);
@@ -353,7 +313,7 @@ async function resolveSnapshot(access: { store: ReadableStore; localPath(o: List
     throw storeError(store, blob, e);
   }
   if (!info) throw new ReaderError("Corrupt", `${blob}: named by ${key} but missing from the store`, { data: { file: blob } });
-  return access.localPath({ key: blob, size: info.size, etag: info.etag ?? hash });
+  return access.localPath({ key: blob, size: info.size, etag: info.etag ?? hash }, hash);
 }
 
 /** Write a file atomically (temp + rename). */

@@ -1,10 +1,11 @@
 // Build real fleet stores for tests: bronze segments written by @lake/segments under the layout's
-// keys, _SEALED markers, compacted generations with _COMPACTED, snapshots.
-import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import Database from "better-sqlite3";
+// keys with _SEALED markers from @lake/layout; compaction, claims and snapshots by the real lake-maint.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { recordDay, type CanonicalRecord } from "@lake/events";
+import { encodeSealed, sessionLabel, sessionPrefix } from "@lake/layout";
 import { SegmentWriter, type FleetRow } from "@lake/segments";
 
 /** Where one session's bronze lives. */
@@ -14,11 +15,6 @@ export interface PushedSession {
   readonly agent: string;
   readonly session: string;
   readonly dir: string;
-}
-
-/** Session id as a safe partition value (the collector's rule is the layout's; test ids are safe). */
-export function sessionDirKey(fleet: string, s: { dt: string; runtime: string; agent: string; session: string }): string {
-  return `sessions/dt=${s.dt}/fleet=${fleet}/runtime=${s.runtime}/agent=${s.agent}/session=${s.session}/`;
 }
 
 /**
@@ -46,8 +42,8 @@ export async function pushBronze(
       const dt = opts.dt ?? (first ? recordDay({ ts: first }) : "2026-01-01");
       const runtime = recs[0]!.runtime;
       // A session's later part (pushed after its seal) has its own directory, `<id>.<part>`.
-      const label = opts.part !== undefined && opts.part > 1 ? `${session}.${opts.part}` : session;
-      const dir = join(root, sessionDirKey(fleet, { dt, runtime, agent, session: label }));
+      const label = sessionLabel(session, opts.part ?? 1);
+      const dir = join(root, sessionPrefix({ dt, fleet, runtime, agent, session: label }));
       mkdirSync(dir, { recursive: true });
       const n = Math.max(1, Math.min(opts.segments ?? 1, recs.length));
       const per = Math.ceil(recs.length / n);
@@ -57,7 +53,7 @@ export async function pushBronze(
       }
       const seal = typeof opts.seal === "function" ? opts.seal(session) : opts.seal ?? true;
       // The collector's _SEALED (lake-maint compacts only sessions whose marker matches their segments).
-      if (seal) writeFileSync(join(dir, "_SEALED"), `${JSON.stringify({ rows: recs.length, sealed_at: "2026-03-01T00:00:00.000Z", segments: n })}\n`);
+      if (seal) writeFileSync(join(dir, "_SEALED"), encodeSealed({ rows: recs.length, sealed_at: "2026-03-01T00:00:00.000Z", segments: n }));
       out.push({ dt, runtime, agent, session: label, dir });
     }
   } finally {
@@ -66,52 +62,32 @@ export async function pushBronze(
   return out;
 }
 
-/**
- * Compact a (dt, fleet) partition the way maint does: every row of the named sessions into
- * gen=<hash>/part-000000.parquet (compacted layout), then the _COMPACTED marker naming them.
- */
-export async function compactPartition(
-  root: string,
-  dt: string,
-  fleet: string,
-  sessions: readonly { session: string; rows: readonly FleetRow[] }[],
-  opts: { markerSessions?: "ids" | "keys"; keys?: readonly string[] } = {},
-): Promise<{ gen: string; part: string }> {
-  const gen = createHash("sha256").update(sessions.map((s) => s.session).sort().join("\n")).digest("hex").slice(0, 32);
-  const prefix = `sessions/compacted/dt=${dt}/fleet=${fleet}/`;
-  const part = `${prefix}gen=${gen}/part-000000.parquet`;
-  mkdirSync(dirname(join(root, part)), { recursive: true });
-  const w = await SegmentWriter.open();
-  try {
-    await w.write(join(root, part), sessions.flatMap((s) => s.rows), "compacted");
-  } finally {
-    w.close();
-  }
-  const marker = {
-    gen,
-    sessions: opts.markerSessions === "keys" ? [...(opts.keys ?? [])] : sessions.map((s) => s.session),
-    parts: [`part-000000.parquet`],
-    rows: sessions.reduce((a, s) => a + s.rows.length, 0),
-  };
-  writeFileSync(join(root, prefix, "_COMPACTED"), JSON.stringify(marker));
-  return { gen, part };
+/** The real lake-maint binary (built), as the reader's tests run it. */
+export const MAINT_BIN = fileURLToPath(new URL("../../../maint/bin/lake-maint.js", import.meta.url));
+
+/** Run lake-maint with `args`; its stdout (throws with its stderr on a non-zero exit). */
+export function maint(args: readonly string[], env: NodeJS.ProcessEnv = {}): string {
+  return execFileSync(process.execPath, [MAINT_BIN, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH, ...env } });
 }
 
-/** Write a snapshot SQLite with maint's schema and point snapshot/latest.json at it. */
-export function writeSnapshot(root: string, claims: readonly { claim_id: string; agent: string; repo?: string; subject?: string; text: string; kind?: string }[]): string {
-  const tmp = join(root, "snapshot", "building.sqlite");
-  mkdirSync(dirname(tmp), { recursive: true });
-  const db = new Database(tmp);
-  db.exec(`CREATE TABLE claims (claim_id TEXT PRIMARY KEY, agent TEXT NOT NULL, repo TEXT, subject TEXT, text TEXT NOT NULL, kind TEXT, proposed_at TEXT, promoted_at TEXT, embedding BLOB);
-    CREATE VIRTUAL TABLE claims_fts USING fts5(subject, text, content='claims', content_rowid='rowid');
-    CREATE TABLE meta (key, value);`);
-  const ins = db.prepare("INSERT INTO claims (claim_id, agent, repo, subject, text, kind) VALUES (?, ?, ?, ?, ?, ?)");
-  for (const c of claims) ins.run(c.claim_id, c.agent, c.repo ?? null, c.subject ?? null, c.text, c.kind ?? null);
-  db.exec("INSERT INTO claims_fts(claims_fts) VALUES ('rebuild')");
-  db.close();
-  const bytes = readFileSync(tmp);
-  const hash = createHash("sha256").update(bytes).digest("hex");
-  writeFileSync(join(root, "snapshot", `${hash}.sqlite`), bytes);
-  writeFileSync(join(root, "snapshot", "latest.json"), JSON.stringify({ content_hash: hash }));
-  return hash;
+/** `lake-maint init` once (fleet `fleet`, the id pushBronze uses), then `lake-maint compact` (one dt, or all). */
+export function compactWithMaint(root: string, opts: { dt?: string; fleet?: string } = {}): void {
+  const store = pathToFileURL(root).href;
+  if (!existsSync(join(root, "fleet.json"))) maint(["init", "--store", store, "--fleet-id", opts.fleet ?? "f1"]);
+  maint(["compact", "--store", store, ...(opts.dt ? ["--dt", opts.dt] : [])]);
+}
+
+/** Propose the claims with lake-maint, promote them and publish a snapshot (the real gate and fold). */
+export function snapshotWithMaint(root: string, claims: readonly { claim_id: string; agent: string; repo?: string; subject?: string; text: string; kind?: string }[], opts: { fleet?: string } = {}): void {
+  const store = pathToFileURL(root).href;
+  if (!existsSync(join(root, "fleet.json"))) maint(["init", "--store", store, "--fleet-id", opts.fleet ?? "f1"]);
+  for (const c of claims) {
+    const args = ["propose", "--store", store, "--agent", c.agent, "--text", c.text, "--claim-id", c.claim_id];
+    if (c.repo !== undefined) args.push("--repo", c.repo);
+    if (c.subject !== undefined) args.push("--subject", c.subject);
+    if (c.kind !== undefined) args.push("--kind", c.kind);
+    maint(args);
+  }
+  maint(["promote", "--store", store]);
+  maint(["snapshot", "--store", store]);
 }

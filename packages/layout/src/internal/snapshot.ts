@@ -4,15 +4,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import * as fs from "node:fs/promises";
 import { join } from "node:path";
-import { casUpdate, decodeJsonObject, encodeJsonObject, readJson, type CasFields, type CasOptions } from "./cas.js";
-import { LayoutError } from "./errors.js";
+import { casUpdate, type CasOptions } from "./cas.js";
+import { LayoutError, isLayoutError } from "./errors.js";
 import { FLEET_KEY, SNAPSHOT_LATEST_KEY, snapshotBlobKey, validatePartitionValue } from "./keys.js";
+import { FLEET_SCHEMA_VERSION, decodeFleet, encodeFleet, type FleetManifest } from "./formats/fleet.js";
+import { decodeSnapshotPointer, type SnapshotPointer } from "./formats/snapshot.js";
 import type { ObjectStore } from "./types.js";
-
-/** snapshot/latest.json: the content hash of the current blob (plus nonce fields). */
-export interface SnapshotPointer {
-  readonly content_hash: string;
-}
 
 async function hashFile(path: string): Promise<{ hash: string; size: number }> {
   const h = createHash("sha256");
@@ -61,12 +58,18 @@ export async function publishSnapshot(
 
 /** The current snapshot pointer, or undefined when none was published. */
 export async function readSnapshotPointer(store: ObjectStore): Promise<SnapshotPointer | undefined> {
-  const r = await readJson<SnapshotPointer & CasFields>(store, SNAPSHOT_LATEST_KEY);
-  if (r === undefined) return undefined;
-  if (typeof r.value.content_hash !== "string" || !/^[0-9a-f]{64}$/.test(r.value.content_hash)) {
-    throw new LayoutError("Corrupt", `${SNAPSHOT_LATEST_KEY} in ${store.url}: content_hash is not 64 hex digits`, { key: SNAPSHOT_LATEST_KEY, store: store.url });
+  const o = await store.get(SNAPSHOT_LATEST_KEY);
+  return o === undefined ? undefined : inStore(store, () => decodeSnapshotPointer(SNAPSHOT_LATEST_KEY, o.body));
+}
+
+/** Run a decoder, adding the store URL to a Corrupt error. */
+function inStore<T>(store: ObjectStore, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (isLayoutError(e, "Corrupt")) throw new LayoutError("Corrupt", `${e.message} (in ${store.url})`, { ...e.data, store: store.url }, { cause: e });
+    throw e;
   }
-  return { content_hash: r.value.content_hash };
 }
 
 /**
@@ -98,16 +101,6 @@ export async function syncSnapshotCache(
   return { content_hash: ptr.content_hash, path, downloaded: true };
 }
 
-/** fleet.json. */
-export interface FleetManifest {
-  readonly fleet_id: string;
-  readonly created_at: string;
-  readonly schema_version: number;
-}
-
-/** The fleet.json schema version this package writes. */
-export const FLEET_SCHEMA_VERSION = 1;
-
 /**
  * Write fleet.json once (create-only). When it already exists it is left alone and returned
  * (`created: false`).
@@ -115,23 +108,15 @@ export const FLEET_SCHEMA_VERSION = 1;
 export async function initFleet(store: ObjectStore, fleetId: string, now: () => number = Date.now): Promise<{ created: boolean; manifest: FleetManifest }> {
   validatePartitionValue("fleet_id", fleetId);
   const manifest: FleetManifest = { fleet_id: fleetId, created_at: new Date(now()).toISOString(), schema_version: FLEET_SCHEMA_VERSION };
-  const r = await store.putIfAbsent(FLEET_KEY, encodeJsonObject(manifest as unknown as Record<string, unknown>));
+  const r = await store.putIfAbsent(FLEET_KEY, encodeFleet(manifest));
   if (r.status === "written") return { created: true, manifest };
   const existing = r.current ?? (await store.get(FLEET_KEY));
   if (existing === undefined) throw new LayoutError("Unknown", `creating ${FLEET_KEY} in ${store.url} did not settle`, { key: FLEET_KEY, store: store.url });
-  return { created: false, manifest: readManifest(store, existing.body, existing.etag) };
-}
-
-function readManifest(store: ObjectStore, body: Uint8Array, etag: string): FleetManifest {
-  const v = decodeJsonObject<Record<string, unknown>>(FLEET_KEY, { body, etag }, store.url);
-  if (typeof v.fleet_id !== "string" || typeof v.created_at !== "string" || typeof v.schema_version !== "number") {
-    throw new LayoutError("Corrupt", `${FLEET_KEY} in ${store.url}: expected fleet_id, created_at, schema_version`, { key: FLEET_KEY, store: store.url });
-  }
-  return { fleet_id: v.fleet_id, created_at: v.created_at, schema_version: v.schema_version };
+  return { created: false, manifest: inStore(store, () => decodeFleet(FLEET_KEY, existing.body)) };
 }
 
 /** Read fleet.json, or undefined when the store has not been initialised. */
 export async function readFleet(store: ObjectStore): Promise<FleetManifest | undefined> {
   const o = await store.get(FLEET_KEY);
-  return o === undefined ? undefined : readManifest(store, o.body, o.etag);
+  return o === undefined ? undefined : inStore(store, () => decodeFleet(FLEET_KEY, o.body));
 }

@@ -50,7 +50,7 @@ export async function exportCommand(argv: readonly string[], io: Io): Promise<nu
   const order = "ORDER BY session_id, stream, ts NULLS LAST, source_path, source_line NULLS LAST, file_row";
   let rows = 0;
   try {
-    await withReadModel(locations(values, io.env), async (rm) => {
+    await withReadModel(locations(values, io.env, io.damaged), async (rm) => {
       if (format === "parquet" || format === "ndjson") {
         const opts = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT json";
         const tsCol = format === "ndjson" ? FLEET_COLUMNS.map((c) => (c.type === "timestamp" ? `strftime("${c.name}", '%Y-%m-%dT%H:%M:%S.%gZ') AS "${c.name}"` : `"${c.name}"`)).join(", ") : cols;

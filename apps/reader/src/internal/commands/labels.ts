@@ -94,7 +94,7 @@ export async function labelsCommand(argv: readonly string[], io: Io): Promise<nu
   } as const);
   if (values.help) return help(io, LABELS_HELP);
   const sub = positionals[0];
-  const loc = locations(values, io.env);
+  const loc = locations(values, io.env, io.damaged);
   if (sub === "add") {
     if (positionals.length > 1) throw usageError(`labels add: unexpected argument ${JSON.stringify(positionals[1])}`);
     for (const k of ["session", "aspect", "value"] as const) if (!values[k]) throw usageError(`labels add: --${k} is required`);

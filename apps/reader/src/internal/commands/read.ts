@@ -24,7 +24,7 @@ export async function sessionsCommand(argv: readonly string[], io: Io): Promise<
   const { values, positionals } = parse(argv, { ...COMMON_OPTIONS, json: { type: "boolean" } } as const);
   if (values.help) return help(io, SESSIONS_HELP);
   if (positionals.length) throw usageError(`sessions: unexpected argument ${JSON.stringify(positionals[0])}`);
-  const rows = await sessionRows(locations(values, io.env));
+  const rows = await sessionRows(locations(values, io.env, io.damaged));
   if (values.json) {
     io.out(toJson(rows) + "\n");
     return 0;
@@ -74,7 +74,7 @@ export async function showCommand(argv: readonly string[], io: Io): Promise<numb
   const want = positionals[0];
   if (want === undefined || positionals.length > 1) throw usageError("show: expected exactly one SESSION");
   if (values.from !== undefined && values.from !== "chain" && values.from !== "events") throw usageError(`show: --from expects chain or events, got ${JSON.stringify(values.from)}`);
-  const conv = await showConversation(locations(values, io.env), want, values.from);
+  const conv = await showConversation(locations(values, io.env, io.damaged), want, values.from);
   io.out(values.json ? toJson(conv) + "\n" : renderConversation(conv, values.full === true));
   return 0;
 }
@@ -203,7 +203,7 @@ export async function sqlCommand(argv: readonly string[], io: Io): Promise<numbe
   if (values.help) return help(io, SQL_HELP);
   if (positionals.length !== 1) throw usageError('sql: expected exactly one query argument (quote it: sql "SELECT …")');
   if (values.json && values.csv) throw usageError("sql: --json and --csv exclude each other");
-  const res = await withReadModel(locations(values, io.env), (rm) => rm.query(positionals[0]!));
+  const res = await withReadModel(locations(values, io.env, io.damaged), (rm) => rm.query(positionals[0]!));
   if (values.json) io.out(toJson(res.rows) + "\n");
   else if (values.csv) io.out(toCsv(res.columns, res.rows));
   else io.out(renderTable(res.columns, res.rows.map((r) => res.columns.map((c) => clip(cellText(r[c]), 80)))) + `\n${res.rows.length} row(s)\n`);

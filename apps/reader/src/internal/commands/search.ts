@@ -1,4 +1,5 @@
 // search: SQLite FTS5 over the snapshot's claims and over a local index of event text.
+import { decodeSnapshotMeta, isLayoutError } from "@lake/layout/formats";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -37,7 +38,7 @@ export async function searchCommand(argv: readonly string[], io: Io): Promise<nu
   if (!text) throw usageError("search: expected TEXT");
   const limit = values.limit === undefined ? 20 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw usageError(`search: --limit ${JSON.stringify(values.limit)}: expected a positive integer`);
-  const { events, claims, snapshot } = await searchFleet(locations(values, io.env), text, limit);
+  const { events, claims, snapshot } = await searchFleet(locations(values, io.env, io.damaged), text, limit);
   if (values.json) {
     io.out(toJson({ query: text, events, claims }) + "\n");
     return 0;
@@ -170,6 +171,13 @@ export async function snapshotClaims(loc: Locations): Promise<{ snapshot: string
 export function queryClaims(path: string, q: string, limit: number): ClaimHit[] {
   const db = openSnapshot(path);
   try {
+    // The blob's schema is @lake/layout's: refuse one of another schema version, naming it.
+    try {
+      decodeSnapshotMeta(path, db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]);
+    } catch (e) {
+      if (isLayoutError(e, "Corrupt")) throw new ReaderError("Corrupt", e.message, { data: { file: path }, cause: e });
+      throw e;
+    }
     return db
       .prepare(
         `SELECT c.claim_id, c.agent, c.repo, c.subject, c.kind, snippet(claims_fts, 1, '[', ']', '…', 16) AS snippet

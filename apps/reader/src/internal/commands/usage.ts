@@ -2,6 +2,7 @@ import { COMMON_HELP, COMMON_OPTIONS, fleetFiles, locations, usageError, type Co
 import { fmtInt, fmtUsd, renderTable, toJson } from "../format.js";
 import { COST_MODES, DATASET, loadPricing, rollupPriceable, type CostMode } from "../pricing.js";
 import { fleetUsage, parseDay } from "../usage-scan.js";
+import type { Damage } from "../fleet.js";
 import type { PricingInfo, UsageNumbers } from "../usage.js";
 import { parse } from "./parse.js";
 
@@ -99,12 +100,12 @@ export type UsageResult =
   | { readonly report: "daily" | "weekly" | "monthly"; readonly r: ReturnType<typeof import("../usage.js").periodReport> };
 
 /** Compute a usage report from the fleet the options name (what `usage REPORT` prints). */
-export async function usageReport(report: UsageReportName, values: UsageValues, env: NodeJS.ProcessEnv): Promise<UsageResult> {
+export async function usageReport(report: UsageReportName, values: UsageValues, env: NodeJS.ProcessEnv, damaged?: Damage[]): Promise<UsageResult> {
   if (values.by !== undefined && values.by !== "model" && values.by !== "runtime") throw usageError(`usage: --by expects model or runtime, got ${JSON.stringify(values.by)}`);
   if (values.by !== undefined && report !== "daily" && report !== "weekly" && report !== "monthly") throw usageError(`usage ${report}: --by is for daily, weekly and monthly`);
   const filters = { since: parseDay("--since", values.since), until: parseDay("--until", values.until), runtimes: values.runtime, models: values.model };
   const mode = costMode(values["cost-mode"]);
-  const loc = locations(values, env);
+  const loc = locations(values, env, damaged);
   // Objects are fetched as they are read: a compacted s3:// fleet mirrors its rollups, not its parts.
   const files = await fleetFiles(loc, { mirror: false });
   // The prices first (a rollup is added as it is only where its sums price exactly); the report
@@ -156,7 +157,7 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
     throw usageError(`usage: expected daily, weekly, monthly, session or blocks${report === undefined ? "" : `, got ${JSON.stringify(report)}`}`);
   }
   if (positionals.length > 1) throw usageError(`usage ${report}: unexpected argument ${JSON.stringify(positionals[1])}`);
-  const u = await usageReport(report, values, io.env);
+  const u = await usageReport(report, values, io.env, io.damaged);
   if (values.json) {
     io.out(toJson(usageJson(u)) + "\n");
     return 0;
