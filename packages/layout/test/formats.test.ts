@@ -119,8 +119,10 @@ describe("fleet object golden vectors", () => {
     expect(L.sessionLabel("abc", 1)).toBe("abc");
     expect(L.sessionLabel("abc", 3)).toBe("abc.3");
   });
-  it("every single-byte change of a vector is refused as Corrupt or decodes to a different value", () => {
-    for (const v of vectors.objects) {
+  it("every single-byte change of a vector without optional fields is refused as Corrupt or decodes to a different value", () => {
+    // Not for objects with optional or defaulted fields: a changed byte in such a field's name makes
+    // an unknown field, which decoders ignore (forward compatibility), and the default stands in.
+    for (const v of vectors.objects.filter((o) => o.kind !== "claim-event" && !("sealed_by" in o.value))) {
       const b = bytes(v.bytes);
       fc.assert(
         fc.property(fc.integer({ min: 0, max: b.length - 2 }), fc.integer({ min: 1, max: 255 }), (i, x) => {
