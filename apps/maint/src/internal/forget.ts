@@ -6,7 +6,7 @@
 // and usage rollups) are garbage-collected once older than the grace period; (4) claims that cite
 // it are deleted and the snapshot is published again without them, the old blob deleted after the
 // grace period. A stopped run is finished by running it again.
-import { PREFIXES, compactedMarkerKey, encodeTombstone, parseKey, readSnapshotPointer, tombstoneKey, type ObjectStore } from "@lake/layout";
+import { PREFIXES, compactedMarkerKey, decodeQuarantine, encodeTombstone, parseKey, readSnapshotPointer, tombstoneKey, type ObjectStore } from "@lake/layout";
 import { withLease, type MaintContext } from "./context.js";
 import { readMarker, runCompact, type CompactReport } from "./compact.js";
 import { runGc, type GcReport } from "./gc.js";
@@ -61,11 +61,11 @@ export async function runForget(ctx: MaintContext, sessionId: string, options: {
   }
   for await (const o of store.listAll(PREFIXES.quarantine)) {
     if (parseKey(o.key)?.kind !== "quarantine") continue;
-    const text = await readText(store, o.key);
+    const got = await store.get(o.key);
     try {
-      if (text !== undefined && (JSON.parse(text) as { session_id?: unknown }).session_id === sessionId) deleted.push(o.key);
+      if (got !== undefined && decodeQuarantine(o.key, got.body).session_id === sessionId) deleted.push(o.key);
     } catch {
-      /* not JSON: verify reports it; it names no session */
+      /* not a quarantine object: verify reports it; it names no session */
     }
   }
   // (3) Partitions whose live generation cites the session.
