@@ -43,6 +43,7 @@ export interface DigestTokens {
   readonly input_tokens?: number;
   readonly cached_input_tokens?: number;
   readonly cache_write_tokens?: number;
+  readonly cache_write_1h_tokens?: number;
   readonly output_tokens?: number;
   readonly reasoning_tokens?: number;
 }
