@@ -56,7 +56,9 @@ describe("the price dataset", () => {
   });
 
   it("pins three list prices by hand from the providers' pages, so a dataset update that changes them is noticed", () => {
-    // USD per million tokens, as published on (checked 2026-12-01):
+    // USD per million tokens, the providers' published list prices. Anthropic's page was re-read on
+    // 2026-12-01; the OpenAI and Google figures are their long-standing list prices for these models,
+    // not re-read that day:
     //  - docs.anthropic.com/en/docs/about-claude/pricing — Claude Sonnet 4.5: input $3, 5-minute cache
     //    write $3.75, 1-hour cache write $6, cache read $0.30, output $15; prompts > 200K: input $6, output $22.50.
     //  - openai.com/api/pricing — GPT-5: input $1.25, cached input $0.125, output $10.
