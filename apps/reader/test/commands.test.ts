@@ -198,7 +198,8 @@ describe("commands against a local fleet store", () => {
   it("labels add appends to their own store; list and the labels view read them back", async () => {
     const a = await run(["labels", "add", "--session", "hand-1", "--aspect", "outcome", "--value", "interrupted", "--note", "user stopped it", "--store", store], env);
     expect(a.code, a.err).toBe(0);
-    await run(["labels", "add", "--session", "hand-1", "--aspect", "quality", "--value", "good"], env);
+    const b = await run(["labels", "add", "--session", "hand-1", "--aspect", "quality", "--value", "good", "--store", store], env);
+    expect(b.code, b.err).toBe(0);
     const file = join(env.LAKE_ROOT, "labels", "labels.ndjson");
     expect(readFileSync(file, "utf8").trim().split("\n").length).toBe(2);
     const list = await runJson<Row[]>(["labels", "list", "--json"], env);
