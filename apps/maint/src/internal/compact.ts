@@ -20,10 +20,10 @@ import {
   type CompactedUsage,
   type ObjectStore,
 } from "@lake/layout";
-import { readUsageRecords, sha256File, sqlString } from "@lake/segments";
+import { copyParquet, readUsageRecords, sha256File, sqlString } from "@lake/segments";
 import { statSync, writeFileSync } from "node:fs";
 import { scratch, testHook, withLease, type MaintContext } from "./context.js";
-import { MaintError } from "./errors.js";
+import { MaintError, isMaintError } from "./errors.js";
 import { decoded, downloadSegments, readSealed, scanSessions, sealedMismatch, type SessionDir } from "./scan.js";
 import { byPartition, type PartitionFilter } from "./sessions.js";
 
@@ -102,7 +102,7 @@ async function sealedSet(ctx: MaintContext, sessions: readonly SessionDir[]): Pr
 async function compactPartition(ctx: MaintContext, dt: string, fleet: string, sessions: readonly SessionDir[], partRows: number, zstdLevel: number | undefined): Promise<CompactReport> {
   const set = await sealedSet(ctx, sessions);
   if (set.sessions.length === 0) return { dt, fleet, status: "empty", skipped: set.skipped };
-  const gen = generationOf(dt, fleet, set.sessions.map((s) => s.meta));
+  let gen = generationOf(dt, fleet, set.sessions.map((s) => s.meta));
   const before = await readMarker(ctx.store, dt, fleet);
   if (before?.value.gen === gen) return { dt, fleet, status: "unchanged", gen, skipped: set.skipped };
   const r = await withLease(ctx, `compact/dt=${dt}/fleet=${fleet}`, async (lease): Promise<CompactReport> => {
@@ -112,7 +112,25 @@ async function compactPartition(ctx: MaintContext, dt: string, fleet: string, se
     const prevGen = cur?.value.gen;
     const tmp = scratch("compact");
     try {
-      const built = await buildGeneration(ctx.store, dt, fleet, gen, set.sessions.map((s) => s.dir), tmp.dir, partRows, zstdLevel);
+      // Every segment is checked against its content hash as it is downloaded: a session with a
+      // damaged segment is left out of the generation (named in `skipped`; its bronze stays the
+      // only copy, which readers check too), the partition's other sessions go on.
+      const skipped = [...set.skipped];
+      const ok: { dir: SessionDir; meta: CompactedSession; paths: string[] }[] = [];
+      for (const [i, s] of set.sessions.entries()) {
+        try {
+          ok.push({ ...s, paths: await downloadSegments(ctx.store, s.dir, tmp.dir, `s${i}`) });
+        } catch (e) {
+          if (!isMaintError(e, "Corrupt")) throw e;
+          skipped.push({ key: e.data.key ?? sealedKey(s.dir.part), reason: `${e.message}; session left out of the generation` });
+        }
+      }
+      if (ok.length === 0) return { dt, fleet, status: "empty", skipped };
+      if (ok.length < set.sessions.length) {
+        gen = generationOf(dt, fleet, ok.map((s) => s.meta));
+        if (cur?.value.gen === gen) return { dt, fleet, status: "unchanged", gen, skipped };
+      }
+      const built = await buildGeneration(dt, fleet, gen, ok, tmp.dir, partRows, zstdLevel);
       const parts: CompactedPart[] = [];
       for (const p of built.parts) {
         // gen != the live generation (checked above, under the lease): these keys are not live.
@@ -130,13 +148,13 @@ async function compactPartition(ctx: MaintContext, dt: string, fleet: string, se
       const { path: _keys, ...usageKeys } = built.usage.keys;
       const usage: CompactedUsage = { ...usageJson, keys: usageKeys };
       await testHook(ctx, "compact:after-parts");
-      const sourceRows = set.sessions.reduce((n, s) => n + s.meta.rows, 0);
+      const sourceRows = ok.reduce((n, s) => n + s.meta.rows, 0);
       const marker: CompactedMarker = {
         format: COMPACTION_FORMAT,
         dt,
         fleet,
         gen,
-        sessions: set.sessions.map((s) => s.meta),
+        sessions: ok.map((s) => s.meta),
         parts,
         usage,
         rows: built.rows,
@@ -155,7 +173,7 @@ async function compactPartition(ctx: MaintContext, dt: string, fleet: string, se
       if (!swapped.changed) {
         throw new MaintError("Refused", `${key}: changed by another writer (now gen ${String(swapped.value?.gen)}, epoch ${String(swapped.value?.epoch)}); generation ${gen} not published`, { key, store: ctx.store.url });
       }
-      return { dt, fleet, status: "compacted", gen, previous_gen: prevGen, rows: built.rows, source_rows: sourceRows, parts: parts.length, epoch: lease.epoch, skipped: set.skipped };
+      return { dt, fleet, status: "compacted", gen, previous_gen: prevGen, rows: built.rows, source_rows: sourceRows, parts: parts.length, epoch: lease.epoch, skipped };
     } finally {
       tmp.done();
     }
@@ -167,17 +185,16 @@ async function compactPartition(ctx: MaintContext, dt: string, fleet: string, se
 const COLS = COMPACTED_COLUMNS.map((c) => `"${c.name}"`).join(", ");
 
 /**
- * Build a generation's part files locally: read the sessions' segments (runtime and agent from their
- * paths become columns), keep the first row per (session_id, content_hash) in segment order — rows
+ * Build a generation's part files locally from the sessions' downloaded, checked segments
+ * (downloadSegments; runtime and agent from their paths become columns), keep the first row per (session_id, content_hash) in segment order — rows
  * whose content_hash is "" (no content) are all kept — and write parts of `partRows` rows in that order,
  * then the usage rollup of those parts (countUsage over their rows, read as a reader reads them).
  */
 export async function buildGeneration(
-  store: ObjectStore,
   dt: string,
   fleet: string,
   gen: string,
-  sessions: readonly SessionDir[],
+  sessions: readonly { readonly dir: SessionDir; readonly paths: readonly string[] }[],
   dir: string,
   partRows: number,
   zstdLevel?: number,
@@ -189,8 +206,7 @@ export async function buildGeneration(
   const files: { path: string; ord: number; runtime: string; agent: string; key: string }[] = [];
   let ord = 0;
   for (let i = 0; i < sessions.length; i++) {
-    const s = sessions[i]!;
-    const paths = await downloadSegments(store, s, dir, `s${i}`);
+    const { dir: s, paths } = sessions[i]!;
     paths.forEach((p, j) => files.push({ path: p, ord: ord++, runtime: s.part.runtime, agent: s.part.agent, key: s.segments[j]!.key }));
   }
   const db = await DuckDBInstance.create(":memory:", { temp_directory: join(dir, "duckdb.tmp") });
@@ -209,7 +225,7 @@ export async function buildGeneration(
           `FROM read_parquet([${list}], filename = true, file_row_number = true, hive_partitioning = false, union_by_name = true) s JOIN files f ON s.filename = f.path`,
       );
     } catch (e) {
-      throw new MaintError("Corrupt", `sessions/dt=${dt}/fleet=${fleet}: unreadable segment (${e instanceof Error ? e.message : String(e)})`, { store: store.url }, { cause: e });
+      throw new MaintError("Corrupt", `sessions/dt=${dt}/fleet=${fleet}: unreadable segment (${e instanceof Error ? e.message : String(e)})`, {}, { cause: e });
     }
     await conn.run(duckdbCreateTable("out", [{ name: "_o", type: "BIGINT" }], COMPACTED_COLUMNS));
     await conn.run(
@@ -225,8 +241,9 @@ export async function buildGeneration(
       const path = join(dir, `part-${String(p).padStart(6, "0")}.parquet`);
       const lo = p * partRows;
       const hi = Math.min(total, lo + partRows);
-      await conn.run(`COPY (SELECT ${COLS} FROM out WHERE _o >= ${lo} AND _o < ${hi} ORDER BY _o) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd${zstdLevel === undefined ? "" : `, COMPRESSION_LEVEL ${zstdLevel}`})`);
-      parts.push({ key: compactedPartKey({ dt, fleet }, gen, p), path, rows: hi - lo, bytes: statSync(path).size, sha256: await sha256File(path) });
+      // copyParquet records the part's content hash in its footer, as push's segments do.
+      const info = await copyParquet(conn, `SELECT ${COLS} FROM out WHERE _o >= ${lo} AND _o < ${hi} ORDER BY _o`, path, { zstdLevel });
+      parts.push({ key: compactedPartKey({ dt, fleet }, gen, p), path, rows: hi - lo, bytes: info.bytes, sha256: info.sha256 });
     }
     built = { total, parts };
   } finally {

@@ -1,6 +1,7 @@
 // One pass over sessions/: every session directory with its segments, _SEALED and digest.json.
 import { join } from "node:path";
 import { PREFIXES, decodeSealed, isLayoutError, parseKey, sealedKey, type ObjectInfo, type ObjectStore, type SealedMarker, type SessionPartition } from "@lake/layout";
+import { checkContentHash } from "@lake/segments/hash";
 import { MaintError } from "./errors.js";
 
 /** One bronze segment object. */
@@ -89,7 +90,11 @@ export function sealedMismatch(d: SessionDir, sealed: SealedMarker): string | un
   return undefined;
 }
 
-/** Download a session's segments into `dir` (`<n>.parquet`), returning the local paths in seq order. */
+/**
+ * Download a session's segments into `dir` (`<n>.parquet`), returning the local paths in seq order.
+ * Each is checked against the content hash its footer records (@lake/segments checkContentHash): a
+ * damaged segment is Corrupt, naming its key, and nothing is read from it.
+ */
 export async function downloadSegments(store: ObjectStore, d: SessionDir, dir: string, tag: string): Promise<string[]> {
   const out: string[] = [];
   for (const s of d.segments) {
@@ -99,6 +104,8 @@ export async function downloadSegments(store: ObjectStore, d: SessionDir, dir: s
     } catch (e) {
       throw new MaintError("Io", `${s.key}: cannot download (${e instanceof Error ? e.message : String(e)})`, { key: s.key, store: store.url }, { cause: e });
     }
+    const c = checkContentHash(path);
+    if (c.status === "damaged") throw new MaintError("Corrupt", `${s.key}: damaged segment: ${c.reason}`, { key: s.key, store: store.url });
     out.push(path);
   }
   return out;

@@ -5,7 +5,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "@lake/segments";
 import { withLease, scratch, testHook, type MaintContext } from "./context.js";
 import { computeDigest } from "./digest.js";
-import { MaintError } from "./errors.js";
+import { MaintError, isMaintError } from "./errors.js";
 import { downloadSegments, readSealed, scanSessions, sealedMismatch, sessionId, type SessionDir } from "./scan.js";
 
 /** Partition filter of the session commands. */
@@ -82,6 +82,10 @@ export async function runDigest(ctx: MaintContext, filter: PartitionFilter = {})
           const w = await ctx.store.putIfAbsent(key, body);
           if (w.status === "written") written.push(key);
           else if (w.status !== "conflict") throw new MaintError("Io", `${key}: write outcome unknown`, { key, store: ctx.store.url });
+        } catch (e) {
+          // A damaged segment (its content hash does not match) stops this session only.
+          if (!isMaintError(e, "Corrupt")) throw e;
+          skipped.push({ key: e.data.key ?? key, reason: e.message });
         } finally {
           tmp.done();
         }
@@ -144,6 +148,10 @@ export async function runSeal(ctx: MaintContext, idleSeconds: number, filter: Pa
           const w = await ctx.store.putIfAbsent(key, encodeSealed({ sealed_at: new Date(ctx.now()).toISOString(), segments: s.segments.length, rows, sealed_by: "lake-maint" }));
           if (w.status === "written") written.push(key);
           else if (w.status === "unknown") skipped.push({ key, reason: "write outcome unknown" });
+        } catch (e) {
+          // A damaged segment (its content hash does not match) is not sealed over; the rest go on.
+          if (!isMaintError(e, "Corrupt")) throw e;
+          skipped.push({ key: e.data.key ?? key, reason: e.message });
         } finally {
           tmp.done();
         }

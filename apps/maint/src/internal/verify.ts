@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { buildUsageRollup, decodeUsageRollup, encodeUsageRollup, isEventsError } from "@lake/events";
-import { readUsageRecords, sha256File, sqlString } from "@lake/segments";
+import { checkContentHash, checkFileSha256, readUsageRecords, sha256File, sqlString } from "@lake/segments";
 import {
   PREFIXES,
   SNAPSHOT_LATEST_KEY,
@@ -130,10 +130,30 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
   const tmp = scratch("verify");
   const db = await DuckDBInstance.create(":memory:");
   const conn = await db.connect();
-  /** Download `key` (to `path`, where it stays) and count its rows; undefined when unreadable. */
-  const countRows = async (key: string, path = join(tmp.dir, `f${Math.random().toString(36).slice(2)}.parquet`)): Promise<number | undefined> => {
+  /**
+   * Download `key` (to `path`, where it stays), check its content hash (the footer's, and the plain
+   * SHA-256 a marker records when given) and count its rows; undefined when damaged or unreadable.
+   */
+  const countRows = async (key: string, path = join(tmp.dir, `f${Math.random().toString(36).slice(2)}.parquet`), sha256?: string): Promise<number | undefined> => {
     try {
       await store.download(key, path);
+    } catch (e) {
+      add(key, `cannot read: ${(e instanceof Error ? e.message : String(e)).split("\n")[0]}`);
+      return undefined;
+    }
+    const c = checkContentHash(path);
+    if (c.status === "damaged") {
+      add(key, `damaged: ${c.reason}`);
+      return undefined;
+    }
+    if (sha256 !== undefined) {
+      const f = checkFileSha256(path, sha256);
+      if (f.status === "damaged") {
+        add(key, `damaged: ${f.reason.replace("expected", "_COMPACTED says")}`);
+        return undefined;
+      }
+    }
+    try {
       const r = await conn.runAndReadAll(`SELECT count(*)::BIGINT AS n, count(DISTINCT content_hash)::BIGINT AS h FROM read_parquet(${sqlString(path)}, hive_partitioning = false)`);
       return Number(r.getRowObjectsJS()[0]!.n);
     } catch (e) {
@@ -196,10 +216,11 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
       s.segs.forEach((x, i) => {
         if (x.seq !== i) add(x.key, `segment numbering has a gap before seq ${x.seq}`);
       });
-      let rows = 0;
+      let rows: number | undefined = 0;
       for (const x of s.segs) {
         segments++;
-        rows += (await countRows(x.key)) ?? 0;
+        const n = await countRows(x.key);
+        rows = n === undefined || rows === undefined ? undefined : rows + n; // a damaged segment is named already
       }
       if (s.digest !== undefined && s.sealed === undefined) add(s.digest, "digest.json in a session without _SEALED");
       if (s.sealed !== undefined) {
@@ -210,7 +231,7 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
         else if (check(key, () => (m = decodeSealed(key, got.body))) && m !== undefined) {
           const sm = m as { segments: number; rows: number };
           if (sm.segments !== s.segs.length) add(key, `says ${sm.segments} segments, found ${s.segs.length}`);
-          else if (sm.rows !== rows) add(key, `says ${sm.rows} rows, segments hold ${rows}`);
+          else if (rows !== undefined && sm.rows !== rows) add(key, `says ${sm.rows} rows, segments hold ${rows}`);
         }
       }
       if (s.digest !== undefined) {
@@ -244,7 +265,7 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
         }
         if (!p.key.includes(`/gen=${marker.gen}/`)) add(m.key, `part ${p.key} is outside gen=${marker.gen}`);
         const path = join(tmp.dir, `${m.dt}-${m.fleet}-part-${String(i).padStart(6, "0")}.parquet`);
-        const n = await countRows(p.key, path);
+        const n = await countRows(p.key, path, p.sha256);
         if (n === undefined) local = undefined;
         else local?.push(path);
         if (n !== undefined && n !== p.rows) add(p.key, `holds ${n} rows, _COMPACTED says ${p.rows}`);

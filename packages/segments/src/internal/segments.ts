@@ -3,6 +3,7 @@ import { createReadStream, statSync } from "node:fs";
 import { DuckDBInstance, LIST, VARCHAR, listValue, timestampValue, type DuckDBAppender, type DuckDBConnection } from "@duckdb/node-api";
 import { COLUMNS, COMPACTED_COLUMNS, SEGMENT_COLUMNS, USAGE_KEYS, duckdbCreateTable, duckdbType, rowToRecord, type CanonicalRecord, type Column } from "@lake/events";
 import { SegmentError } from "./errors.js";
+import { CONTENT_HASH_COPY_OPTION, sealContentHash } from "./hash.js";
 
 /** A canonical record as a row of the fleet table. */
 export type FleetRow = CanonicalRecord & {
@@ -25,8 +26,41 @@ export interface SegmentInfo {
   readonly path: string;
   readonly rows: number;
   readonly bytes: number;
-  /** SHA-256 hex of the file's bytes. */
+  /** SHA-256 hex of the file's bytes (as written, content hash included). */
   readonly sha256: string;
+  /** The content hash recorded in the file's footer (`lake.sha256`: see checkContentHash). */
+  readonly contentHash: string;
+}
+
+/** What {@link copyParquet} wrote. */
+export interface ParquetFileInfo {
+  readonly path: string;
+  readonly bytes: number;
+  /** SHA-256 hex of the file's bytes (as written, content hash included). */
+  readonly sha256: string;
+  /** The content hash recorded in the file's footer. */
+  readonly contentHash: string;
+}
+
+/**
+ * Write the rows of a SELECT to a Parquet file with DuckDB (`COPY … (FORMAT parquet, COMPRESSION
+ * zstd)`) and record its content hash in its footer (`lake.sha256`). Every Parquet file of the fleet
+ * — a bronze segment (SegmentWriter), a compacted part (lake-maint compact) — is written here.
+ */
+export async function copyParquet(conn: DuckDBConnection, select: string, path: string, options: { zstdLevel?: number | undefined } = {}): Promise<ParquetFileInfo> {
+  const level = options.zstdLevel === undefined ? "" : `, COMPRESSION_LEVEL ${options.zstdLevel}`;
+  try {
+    await conn.run(`COPY (${select}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd${level}, ${CONTENT_HASH_COPY_OPTION})`);
+  } catch (err) {
+    throw new SegmentError("WriteFailed", `${path}: cannot write Parquet: ${(err as Error).message}`, { cause: err, data: { path } });
+  }
+  let contentHash: string;
+  try {
+    contentHash = sealContentHash(path);
+  } catch (err) {
+    throw new SegmentError("WriteFailed", `${path}: cannot record the content hash: ${(err as Error).message}`, { cause: err, data: { path } });
+  }
+  return { path, bytes: statSync(path).size, sha256: await sha256File(path), contentHash };
 }
 
 /** Quote a string as a SQL literal. */
@@ -131,13 +165,14 @@ export class SegmentWriter {
       } finally {
         app.closeSync();
       }
-      await conn.run(`COPY (SELECT * FROM ${table}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd)`);
+      const info = await copyParquet(conn, `SELECT * FROM ${table}`, path);
+      return { ...info, rows: count };
     } catch (err) {
+      if (err instanceof SegmentError && err.code === "WriteFailed") throw err; // copyParquet named the file
       throw new SegmentError("WriteFailed", `${path}: cannot write segment: ${(err as Error).message}`, { cause: err, data: { path } });
     } finally {
       await conn.run(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
     }
-    return { path, rows: count, bytes: statSync(path).size, sha256: await sha256File(path) };
   }
 
   /** Close the writer's DuckDB. */

@@ -1,0 +1,222 @@
+// The content hash a Parquet file of the fleet (a bronze segment, a compacted part) carries in its
+// own footer: key-value metadata `lake.sha256`, the SHA-256 of the file's bytes with that value read
+// as 64 ASCII "0". The writer puts the placeholder in (DuckDB's COPY … KV_METADATA), hashes the file,
+// and overwrites the placeholder with the hash — same length, so the footer stays valid Parquet and
+// any Parquet reader still reads the file. Checking needs no Parquet reader (no DuckDB): find the
+// value at the end of the footer, hash the file with it read as the placeholder, compare. Every bit
+// of the file is covered, the hash itself included (a flipped hash digit no longer matches).
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+
+/** The Parquet key-value metadata key that holds a file's content hash. */
+export const CONTENT_HASH_KEY = "lake.sha256";
+/** The placeholder value a writer puts in before hashing: 64 ASCII "0". */
+export const CONTENT_HASH_PLACEHOLDER = "0".repeat(64);
+
+/** The option of DuckDB's `COPY … (FORMAT parquet, …)` that writes the placeholder into the footer. */
+export const CONTENT_HASH_COPY_OPTION = `KV_METADATA {'${CONTENT_HASH_KEY}': '${CONTENT_HASH_PLACEHOLDER}'}`;
+
+// Thrift compact encoding of KeyValue{1: key, 2: value} with a 64-byte value: field header 0x18
+// (delta 1, binary), length 11, "lake.sha256", field header 0x18, length 64 (0x40), then the value.
+const NEEDLE = Buffer.concat([Buffer.from([0x18, CONTENT_HASH_KEY.length]), Buffer.from(CONTENT_HASH_KEY, "latin1"), Buffer.from([0x18, 0x40])]);
+const MAGIC = Buffer.from("PAR1", "latin1");
+const HEX64 = /^[0-9a-f]{64}$/;
+const CHUNK = 1 << 20;
+
+/** What a content-hash check found: the recorded hash, or why the file is damaged (one line). */
+export type ContentHashCheck = { readonly status: "ok"; readonly sha256: string } | { readonly status: "damaged"; readonly reason: string };
+
+function readAt(fd: number, length: number, position: number): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  let off = 0;
+  while (off < length) {
+    const n = readSync(fd, buf, off, length - off, position + off);
+    if (n === 0) break;
+    off += n;
+  }
+  return off === length ? buf : buf.subarray(0, off);
+}
+
+/** Where the hash value sits in the file (an absolute offset), or why it cannot be found. */
+function locate(fd: number, size: number): number | string {
+  if (size < 12) return "not a Parquet file (too short: cut?)";
+  const head = readAt(fd, 4, 0);
+  const tail = readAt(fd, 8, size - 8);
+  if (!head.equals(MAGIC)) return "not a Parquet file (no PAR1 at the start)";
+  if (!tail.subarray(4).equals(MAGIC)) return "not a Parquet file (no PAR1 at the end: cut or damaged footer)";
+  const footerLen = tail.readUInt32LE(0);
+  const start = size - 8 - footerLen;
+  if (footerLen === 0 || start < 4) return "Parquet footer length out of range (damaged footer)";
+  const footer = readAt(fd, footerLen, start);
+  // Key-value metadata follows the row groups (and their statistics, which hold column values):
+  // the last match is the footer's own.
+  const at = footer.lastIndexOf(NEEDLE);
+  if (at < 0 || at + NEEDLE.length + 64 > footer.length) return `no ${CONTENT_HASH_KEY} in the Parquet footer (no content hash recorded, or a damaged footer)`;
+  return start + at + NEEDLE.length;
+}
+
+/** SHA-256 of the file with the 64 bytes at `at` read as the placeholder, in 1 MiB reads. */
+function hashWithPlaceholder(fd: number, size: number, at: number): string {
+  const h = createHash("sha256");
+  for (let pos = 0; pos < size; pos += CHUNK) {
+    const chunk = readAt(fd, Math.min(CHUNK, size - pos), pos);
+    const lo = Math.max(at, pos);
+    const hi = Math.min(at + 64, pos + chunk.length);
+    if (lo < hi) chunk.fill(0x30, lo - pos, hi - pos);
+    h.update(chunk);
+  }
+  return h.digest("hex");
+}
+
+/**
+ * Record the content hash in a Parquet file written with the placeholder ({@link CONTENT_HASH_COPY_OPTION}):
+ * in place, then fsync. Returns the hash. Throws (a plain Error naming the file) when the file has no
+ * placeholder.
+ */
+export function sealContentHash(path: string): string {
+  const fd = openSync(path, "r+");
+  try {
+    const size = fstatSync(fd).size;
+    const at = locate(fd, size);
+    if (typeof at === "string") throw new Error(`${path}: ${at}`);
+    if (readAt(fd, 64, at).toString("latin1") !== CONTENT_HASH_PLACEHOLDER) throw new Error(`${path}: ${CONTENT_HASH_KEY} is already set`);
+    const hash = hashWithPlaceholder(fd, size, at);
+    writeSync(fd, Buffer.from(hash, "latin1"), 0, 64, at);
+    fsyncSync(fd);
+    return hash;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Check a Parquet file's recorded content hash against its bytes (reads the file once). */
+export function checkContentHash(path: string): ContentHashCheck {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    return { status: "damaged", reason: `cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const at = locate(fd, size);
+    if (typeof at === "string") return { status: "damaged", reason: at };
+    const recorded = readAt(fd, 64, at).toString("latin1");
+    if (recorded === CONTENT_HASH_PLACEHOLDER) return { status: "damaged", reason: `${CONTENT_HASH_KEY} is the placeholder (the writer stopped before recording the hash)` };
+    if (!HEX64.test(recorded)) return { status: "damaged", reason: `${CONTENT_HASH_KEY} in the footer is not 64 hex digits (damaged)` };
+    const actual = hashWithPlaceholder(fd, size, at);
+    if (actual !== recorded) return { status: "damaged", reason: `content hashes to ${actual.slice(0, 12)}…, its footer records ${recorded.slice(0, 12)}… (damaged)` };
+    return { status: "ok", sha256: recorded };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Check that a whole file hashes (SHA-256) to `expected` — for objects whose hash a marker records. */
+export function checkFileSha256(path: string, expected: string): ContentHashCheck {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    return { status: "damaged", reason: `cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const h = createHash("sha256");
+    for (let pos = 0; pos < size; pos += CHUNK) h.update(readAt(fd, Math.min(CHUNK, size - pos), pos));
+    const actual = h.digest("hex");
+    if (actual !== expected) return { status: "damaged", reason: `content hashes to ${actual.slice(0, 12)}…, expected ${expected.slice(0, 12)}… (damaged)` };
+    return { status: "ok", sha256: actual };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Checks remembered across runs: a file checked ok is not read again while it is the same file —
+ * same device, inode, size, modification and change time (nanoseconds; an S3 mirror's local copy is
+ * named by the object's etag, so a new object is a new file). A damaged result is never remembered.
+ * Kept in one JSON file (`{"format":1,"files":{"<kind>:<path>":"<dev>:<ino>:<size>:<mtimeNs>:<ctimeNs>:<sha256>"}}`);
+ * a missing or unreadable cache file is an empty cache, and {@link CheckedFiles.save} replaces it atomically.
+ */
+export class CheckedFiles {
+  readonly #file: string | undefined;
+  readonly #entries: Map<string, string>;
+  #changed = false;
+
+  private constructor(file: string | undefined, entries: Map<string, string>) {
+    this.#file = file;
+    this.#entries = entries;
+  }
+
+  /** Open the cache kept in `file` (undefined: remember nothing beyond this process). */
+  static open(file: string | undefined): CheckedFiles {
+    const entries = new Map<string, string>();
+    if (file !== undefined) {
+      try {
+        const v = JSON.parse(readFileSync(file, "utf8")) as { format?: unknown; files?: unknown };
+        if (v.format === 1 && typeof v.files === "object" && v.files !== null) {
+          for (const [k, s] of Object.entries(v.files as Record<string, unknown>)) if (typeof s === "string") entries.set(k, s);
+        }
+      } catch {
+        /* no cache yet, or a damaged one: start empty */
+      }
+    }
+    return new CheckedFiles(file, entries);
+  }
+
+  /** {@link checkContentHash}, remembered. */
+  content(path: string): ContentHashCheck {
+    return this.#check(`c:${path}`, path, () => checkContentHash(path));
+  }
+
+  /** {@link checkFileSha256}, remembered. */
+  file(path: string, expected: string): ContentHashCheck {
+    return this.#check(`f:${path}`, path, () => checkFileSha256(path, expected), expected);
+  }
+
+  #check(key: string, path: string, run: () => ContentHashCheck, expected?: string): ContentHashCheck {
+    let id: string;
+    try {
+      const s = statSync(path, { bigint: true });
+      id = `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+    } catch (e) {
+      return { status: "damaged", reason: `cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+    }
+    const seen = this.#entries.get(key);
+    if (seen !== undefined && seen.startsWith(`${id}:`)) {
+      const sha256 = seen.slice(id.length + 1);
+      if (expected === undefined || sha256 === expected) return { status: "ok", sha256 };
+    }
+    const r = run();
+    if (r.status === "ok") {
+      this.#entries.delete(key);
+      this.#entries.set(key, `${id}:${r.sha256}`);
+      this.#changed = true;
+    } else if (seen !== undefined) {
+      this.#entries.delete(key);
+      this.#changed = true;
+    }
+    return r;
+  }
+
+  /** Write the cache file when a check was added (temp + rename); errors are ignored (it is a cache). */
+  save(): void {
+    if (this.#file === undefined || !this.#changed) return;
+    const all = [...this.#entries];
+    const files = Object.fromEntries(all.slice(Math.max(0, all.length - MAX_CACHED)));
+    const tmp = `${this.#file}.tmp-${process.pid}-${Date.now()}`;
+    try {
+      mkdirSync(dirname(this.#file), { recursive: true });
+      writeFileSync(tmp, JSON.stringify({ format: 1, files }));
+      renameSync(tmp, this.#file);
+      this.#changed = false;
+    } catch {
+      rmSync(tmp, { force: true });
+    }
+  }
+}
+
+/** Most entries a {@link CheckedFiles} keeps (the newest). */
+const MAX_CACHED = 200_000;
