@@ -45,7 +45,7 @@ describe("usage over a local fleet store built from the Claude Code fixtures", (
     const all: Usage = {};
     for (const v of want.values()) for (const k of USAGE_KEYS) if (v.usage[k] !== undefined) all[k] = (all[k] ?? 0) + v.usage[k]!;
     expectTokens(got.totals, all);
-    expect(Object.keys(got.daily[0]!)).toEqual(["date", "input_tokens", "cached_input_tokens", "cache_write_tokens", "cache_write_1h_tokens", "output_tokens", "reasoning_tokens", "total_tokens", "cost_usd", "unpriced_tokens", "unpriced_models", "cost_source"]);
+    expect(Object.keys(got.daily[0]!)).toEqual(["date", "models", "input_tokens", "cached_input_tokens", "cache_write_tokens", "cache_write_1h_tokens", "output_tokens", "reasoning_tokens", "total_tokens", "cost_usd", "unpriced_tokens", "unpriced_models", "cost_source"]);
   });
 
   it("prices known models and reports unknown ones as unpriced, never zero", async () => {

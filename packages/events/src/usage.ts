@@ -5,6 +5,8 @@ export { EventsError, isEventsError } from "./internal/errors.js";
 export type { EventsErrorCode } from "./internal/errors.js";
 export { USAGE_KEYS, sumUsage, addUsageInto, totalTokens, isEmptyUsage, usageDelta, usageEquals, recordDay } from "./internal/usage.js";
 export type { Usage, UsageKey } from "./internal/usage.js";
+export { RUNTIMES } from "./internal/runtimes.js";
+export type { Runtime } from "./internal/runtimes.js";
 export { countUsage, groupUsage, usageBySession, usageByDay } from "./internal/accounting.js";
 export type { UsageRecord, UsageContribution, UsageTotals } from "./internal/accounting.js";
 export {

@@ -92,3 +92,12 @@ export async function withReadModel<T>(loc: Locations, fn: (rm: ReadModel) => Pr
 export function usageError(msg: string): ReaderError {
   return new ReaderError("Usage", msg);
 }
+
+/**
+ * An enumerated option's value, checked: an unknown value is a Usage error listing the valid ones
+ * (`--by "x": expected one of model, runtime`).
+ */
+export function oneOf<const T extends string>(flag: string, v: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(v)) throw usageError(`${flag} ${JSON.stringify(v)}: expected one of ${allowed.join(", ")}`);
+  return v as T;
+}

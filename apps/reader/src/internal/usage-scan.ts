@@ -10,23 +10,12 @@ import type { BronzeFile, CompactedFile, FleetFiles } from "./fleet.js";
 
 /** Filters of a usage report. */
 export interface UsageFilters {
-  /** First UTC day included, yyyy-mm-dd. */
+  /** First day included, yyyy-mm-dd (in the report's zone: contributions' `day`). */
   readonly since?: string | undefined;
-  /** Last UTC day included, yyyy-mm-dd. */
+  /** Last day included, yyyy-mm-dd. */
   readonly until?: string | undefined;
   readonly runtimes?: readonly string[] | undefined;
   readonly models?: readonly string[] | undefined;
-}
-
-/** Normalize a --since/--until value (yyyy-mm-dd or yyyymmdd). */
-export function parseDay(flag: string, v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(v);
-  const d = m ? `${m[1]}-${m[2]}-${m[3]}` : "";
-  if (!m || Number.isNaN(Date.parse(`${d}T00:00:00Z`)) || new Date(`${d}T00:00:00Z`).toISOString().slice(0, 10) !== d) {
-    throw new ReaderError("Usage", `${flag} ${JSON.stringify(v)}: expected a date yyyy-mm-dd or yyyymmdd`);
-  }
-  return d;
 }
 
 /** Options of {@link scanUsage}. */

@@ -6,6 +6,10 @@
 import { addUsageInto, totalTokens, type Usage, type UsageContribution } from "@lake/events/usage";
 import { priceContribution, toPico, type CostMode, type DatasetInfo, type Pricing } from "./pricing.js";
 import type { UsageFilters } from "./usage-scan.js";
+import { weekStart, type WeekDay } from "./time.js";
+
+/** Row order of a report (`--order`): oldest first (the default) or newest first. */
+export type Order = "asc" | "desc";
 
 /** Token and cost keys of every usage row (null = nobody reported it). */
 export interface UsageNumbers {
@@ -157,8 +161,8 @@ export interface SessionReport {
   pricing: PricingInfo;
 }
 
-/** Per-session report. */
-export function sessionReport(u: PricedUsage): SessionReport {
+/** Per-session report, sessions ordered by their last activity. */
+export function sessionReport(u: PricedUsage, order: Order = "asc"): SessionReport {
   const unpriced = new Set<string>();
   const runtime = new Map<string, string>();
   const last = new Map<string, string>();
@@ -170,19 +174,12 @@ export function sessionReport(u: PricedUsage): SessionReport {
   const sessions = [...groups]
     .map(([id, g]) => ({ session_id: id, runtime: runtime.get(id) ?? "", models: modelsOf(g), ...g.numbers(unpriced) }))
     .sort((a, b) => cmp(last.get(a.session_id) ?? "", last.get(b.session_id) ?? "") || cmp(a.session_id, b.session_id));
+  if (order === "desc") sessions.reverse();
   return { sessions, totals: totalsOf(u.items, unpriced), pricing: pricingInfo(u, unpriced) };
 }
 
-/** A period report's grouping: UTC day, ISO week (keyed by its Monday) or month. */
+/** A period report's grouping: day, week (keyed by its first day) or month, in the report's zone (contributions' `day`). */
 export type Period = "daily" | "weekly" | "monthly";
-
-/** The Monday (yyyy-mm-dd) of the ISO week holding a UTC day; "unknown" stays. */
-export function weekOf(day: string): string {
-  if (day === "unknown") return day;
-  const t = Date.parse(`${day}T00:00:00Z`);
-  const monday = t - ((new Date(t).getUTCDay() + 6) % 7) * 86_400_000;
-  return new Date(monday).toISOString().slice(0, 10);
-}
 
 /** `usage daily --json` (and weekly, keyed by `week`; monthly, keyed by `month`). */
 export interface PeriodReport {
@@ -194,14 +191,25 @@ export interface PeriodReport {
 /** What a period's row can be broken down by (`--by`). */
 export type Breakdown = "model" | "runtime";
 
+/** Options of {@link periodReport}. */
+export interface PeriodOptions {
+  readonly by?: Breakdown | undefined;
+  /** The day weeks start on (default monday: ISO weeks). */
+  readonly startOfWeek?: WeekDay | undefined;
+  readonly order?: Order | undefined;
+}
+
 /**
- * Per-day (`yyyy-mm-dd`), per-week (the week's Monday, like ccusage's `weekly`) or per-month
- * (`yyyy-mm`) report; "unknown" collects rows without a time. With `by`, each row also carries its
- * numbers per model (no model: "unknown") or per runtime.
+ * Per-day (`yyyy-mm-dd`), per-week (the week's first day, a Monday by default, like ccusage's
+ * `weekly --start-of-week monday`) or per-month (`yyyy-mm`) report of the contributions' `day`s;
+ * "unknown" collects rows without a time. With `by`, each row also carries its numbers per model
+ * (no model: "unknown") or per runtime.
  */
-export function periodReport(u: PricedUsage, period: Period, by?: Breakdown): PeriodReport {
+export function periodReport(u: PricedUsage, period: Period, opts: PeriodOptions = {}): PeriodReport {
   const unpriced = new Set<string>();
-  const keyOf = (c: UsageContribution) => (period === "daily" || c.day === "unknown" ? c.day : period === "weekly" ? weekOf(c.day) : c.day.slice(0, 7));
+  const by = opts.by;
+  const sow = opts.startOfWeek ?? "monday";
+  const keyOf = (c: UsageContribution) => (period === "daily" || c.day === "unknown" ? c.day : period === "weekly" ? weekStart(c.day, sow) : c.day.slice(0, 7));
   const groups = group(u.items, keyOf);
   const parts = new Map<string, ({ key: string } & UsageNumbers)[]>();
   if (by) {
@@ -217,6 +225,7 @@ export function periodReport(u: PricedUsage, period: Period, by?: Breakdown): Pe
   const rows = [...groups]
     .map(([key, g]) => ({ key, models: modelsOf(g), ...g.numbers(unpriced), ...(by ? { breakdown: parts.get(key) ?? [] } : {}) }))
     .sort((a, b) => cmp(a.key, b.key));
+  if (opts.order === "desc") rows.reverse();
   return { rows, totals: totalsOf(u.items, unpriced), pricing: pricingInfo(u, unpriced) };
 }
 

@@ -11,7 +11,7 @@ export interface Run {
 export async function run(argv: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   let out = "";
   let err = "";
-  const code = await main(argv, { out: (s) => (out += s), err: (s) => (err += s), env: { PATH: process.env.PATH, ...env } });
+  const code = await main(argv, { out: (s) => (out += s), err: (s) => (err += s), env: { PATH: process.env.PATH, TZ: "UTC", ...env } });
   return { code, out, err };
 }
 

@@ -16,9 +16,7 @@ export const UsageSchema = z.object({
   cache_write_1h_tokens: count.optional(),
 });
 
-/** Runtime ids (ARCHITECTURE.md). Decoded as an open string: a newer adapter may add one. */
-export const RUNTIMES = ["claude-code", "codex", "gemini", "broca", "hook"] as const;
-export type Runtime = (typeof RUNTIMES)[number];
+export { RUNTIMES, type Runtime } from "./runtimes.js";
 
 /** What a record is. `unknown` keeps a source line that could not be interpreted (its bytes in `raw`). */
 export const KINDS = ["user", "assistant", "tool_call", "tool_result", "system", "summary", "usage", "meta", "unknown"] as const;

@@ -1,7 +1,9 @@
-import { COMMON_HELP, COMMON_OPTIONS, fleetFiles, locations, usageError, type CommonValues, type Io } from "../context.js";
+import { RUNTIMES } from "@lake/events/usage";
+import { COMMON_HELP, COMMON_OPTIONS, fleetFiles, locations, oneOf, usageError, type CommonValues, type Io } from "../context.js";
 import { fmtInt, fmtUsd, renderTable, toJson } from "../format.js";
 import { COST_MODES, DATASET, loadPricing, rollupPriceable, type CostMode } from "../pricing.js";
-import { fleetUsage, parseDay } from "../usage-scan.js";
+import { fleetUsage } from "../usage-scan.js";
+import { WEEK_DAYS, isUtcZone, localDay, localMinute, parseDayArg, resolveTimeZone, type WeekDay } from "../time.js";
 import type { Damage } from "../fleet.js";
 import type { PricingInfo, UsageNumbers } from "../usage.js";
 import { parse } from "./parse.js";
@@ -16,12 +18,17 @@ Tokens in broca's meaning (input = fresh input, cached = cache reads, cache writ
 price dataset ${DATASET.name} (bundled, offline), each response priced on its own at the price in
 force at its time. Unknown models are unpriced, never priced as zero: a cost is the sum of what is
 priced, shown as "$X + unpriced" beside unpriced tokens.
-Days are UTC; a week starts on Monday (keyed by that day, like ccusage's weekly).
+Days are days in --timezone (default: the system's zone, $TZ); a week is keyed by its first day.
 
 Options:
-  --since DATE   first UTC day included (yyyy-mm-dd or yyyymmdd)
-  --until DATE   last UTC day included
-  --runtime RT   only this runtime (repeatable): claude-code, codex, gemini, broca, hook
+  --timezone TZ  IANA zone days are counted in (UTC, Europe/Berlin, America/Los_Angeles …);
+                 the JSON names it ("timezone")
+  --since DATE   first day included: yyyy-mm-dd, yyyymmdd, today, yesterday, Nd or Nw (N days or
+                 weeks before today: --since 7d is the last 7 days and today)
+  --until DATE   last day included (same forms)
+  --order O      asc (oldest first, the default) or desc
+  --start-of-week D  weekly: the day weeks start on, monday (ISO weeks, the default) … sunday
+  --runtime RT   only this runtime (repeatable): ${RUNTIMES.join(", ")}
   --model TEXT   only models whose id contains TEXT (repeatable)
   --by KEY       daily, weekly and monthly: each row also broken down by model or runtime
   --cost-mode M  calculate (from tokens, the default), recorded (the runtime's own cost, e.g. Claude
@@ -36,6 +43,9 @@ const OPTIONS = {
   ...COMMON_OPTIONS,
   since: { type: "string" },
   until: { type: "string" },
+  timezone: { type: "string" },
+  order: { type: "string" },
+  "start-of-week": { type: "string" },
   runtime: { type: "string", multiple: true },
   model: { type: "string", multiple: true },
   by: { type: "string" },
@@ -73,11 +83,10 @@ function note(p: PricingInfo, totals: UsageNumbers): string {
 /** Every usage report, in the order the help lists them. */
 export const USAGE_REPORTS = ["daily", "weekly", "monthly", "session", "blocks"] as const;
 
-function costMode(v: string | undefined): CostMode {
-  if (v === undefined) return "calculate";
-  if (!(COST_MODES as readonly string[]).includes(v)) throw usageError(`--cost-mode must be calculate, recorded or auto, got ${JSON.stringify(v)}`);
-  return v as CostMode;
-}
+/** Values of `--order`. */
+export const ORDERS = ["asc", "desc"] as const;
+/** Values of `--by`. */
+export const BY_KEYS = ["model", "runtime"] as const;
 
 /** Which usage report. */
 export type UsageReportName = (typeof USAGE_REPORTS)[number];
@@ -86,6 +95,9 @@ export type UsageReportName = (typeof USAGE_REPORTS)[number];
 export interface UsageValues extends CommonValues {
   since?: string | undefined;
   until?: string | undefined;
+  timezone?: string | undefined;
+  order?: string | undefined;
+  "start-of-week"?: string | undefined;
   runtime?: string[] | undefined;
   model?: string[] | undefined;
   by?: string | undefined;
@@ -94,17 +106,30 @@ export interface UsageValues extends CommonValues {
 }
 
 /** A computed usage report. */
-export type UsageResult =
+export type UsageResult = (
   | { readonly report: "session"; readonly r: ReturnType<typeof import("../usage.js").sessionReport> }
   | { readonly report: "blocks"; readonly r: ReturnType<typeof import("../usage.js").blocksReport> }
-  | { readonly report: "daily" | "weekly" | "monthly"; readonly r: ReturnType<typeof import("../usage.js").periodReport> };
+  | { readonly report: "daily" | "weekly" | "monthly"; readonly r: ReturnType<typeof import("../usage.js").periodReport> }
+) & {
+  /** The IANA zone days were counted in. */
+  readonly timezone: string;
+  /** weekly: the day weeks start on. */
+  readonly startOfWeek: WeekDay;
+};
 
 /** Compute a usage report from the fleet the options name (what `usage REPORT` prints). */
 export async function usageReport(report: UsageReportName, values: UsageValues, env: NodeJS.ProcessEnv, damaged?: Damage[]): Promise<UsageResult> {
-  if (values.by !== undefined && values.by !== "model" && values.by !== "runtime") throw usageError(`usage: --by expects model or runtime, got ${JSON.stringify(values.by)}`);
-  if (values.by !== undefined && report !== "daily" && report !== "weekly" && report !== "monthly") throw usageError(`usage ${report}: --by is for daily, weekly and monthly`);
-  const filters = { since: parseDay("--since", values.since), until: parseDay("--until", values.until), runtimes: values.runtime, models: values.model };
-  const mode = costMode(values["cost-mode"]);
+  const by = values.by === undefined ? undefined : oneOf("--by", values.by, BY_KEYS);
+  if (by !== undefined && report !== "daily" && report !== "weekly" && report !== "monthly") throw usageError(`--by is for daily, weekly and monthly, not ${report}`);
+  for (const rt of values.runtime ?? []) oneOf("--runtime", rt, RUNTIMES);
+  const order = values.order === undefined ? "asc" : oneOf("--order", values.order, ORDERS);
+  const startOfWeek = values["start-of-week"] === undefined ? "monday" : oneOf("--start-of-week", values["start-of-week"].toLowerCase(), WEEK_DAYS);
+  const mode = values["cost-mode"] === undefined ? "calculate" : oneOf("--cost-mode", values["cost-mode"], COST_MODES);
+  const timezone = resolveTimeZone(values.timezone, env);
+  const filters = { since: parseDayArg("--since", values.since, timezone), until: parseDayArg("--until", values.until, timezone), runtimes: values.runtime, models: values.model };
+  // Rollups are summed per UTC day: in another zone a report that counts days reads rows.
+  const utc = isUtcZone(timezone);
+  const daysMatter = report !== "session" || filters.since !== undefined || filters.until !== undefined;
   const loc = locations(values, env, damaged);
   // Objects are fetched as they are read: a compacted s3:// fleet mirrors its rollups, not its parts.
   const files = await fleetFiles(loc, { mirror: false });
@@ -114,23 +139,29 @@ export async function usageReport(report: UsageReportName, values: UsageValues, 
   let reports: typeof import("../usage.js") | undefined;
   const counted = await fleetUsage(files, {
     runtimes: filters.runtimes,
-    rowsOnly: report === "blocks",
+    rowsOnly: report === "blocks" || (!utc && daysMatter),
     priceable: (r) => rollupPriceable(pricing, r),
     meanwhile: async () => (reports = await import("../usage.js")),
   });
   reports ??= await import("../usage.js");
   const { blocksReport, filterContributions, periodReport, priceUsage, sessionReport } = reports;
-  const cs = priceUsage(filterContributions(counted, filters), pricing, mode);
-  if (report === "session") return { report, r: sessionReport(cs) };
-  if (report === "blocks") return { report, r: blocksReport(cs) };
-  return { report, r: periodReport(cs, report, values.by as "model" | "runtime" | undefined) };
+  const zoned = utc ? counted : counted.map((c) => ({ ...c, day: localDay(c.ts, timezone) }));
+  const cs = priceUsage(filterContributions(zoned, filters), pricing, mode as CostMode);
+  const base = { timezone, startOfWeek };
+  if (report === "session") return { ...base, report, r: sessionReport(cs, order) };
+  if (report === "blocks") {
+    const r = blocksReport(cs);
+    if (order === "desc") r.blocks.reverse();
+    return { ...base, report, r };
+  }
+  return { ...base, report, r: periodReport(cs, report, { by, startOfWeek, order }) };
 }
 
 /** The JSON `usage REPORT --json` prints (README, "usage"). */
 export function usageJson(u: UsageResult): Record<string, unknown> {
   if (u.report === "session") {
     const r = u.r;
-    return { sessions: r.sessions.map((s) => ({ session_id: s.session_id, runtime: s.runtime, models: s.models, ...pick(s) })), totals: pick(r.totals), pricing: r.pricing };
+    return { sessions: r.sessions.map((s) => ({ session_id: s.session_id, runtime: s.runtime, models: s.models, ...pick(s) })), totals: pick(r.totals), timezone: u.timezone, pricing: r.pricing };
   }
   if (u.report === "blocks") {
     const r = u.r;
@@ -138,11 +169,18 @@ export function usageJson(u: UsageResult): Record<string, unknown> {
       blocks: r.blocks.map((b) => ({ start: b.start, end: b.end, last_ts: b.last_ts, active: b.active, sessions: b.sessions, models: b.models, ...pick(b) })),
       totals: pick(r.totals),
       untimed_tokens: r.untimed_tokens,
+      timezone: u.timezone,
       pricing: r.pricing,
     };
   }
   const keyName = u.report === "daily" ? "date" : u.report === "weekly" ? "week" : "month";
-  return { [u.report]: u.r.rows.map((x) => ({ [keyName]: x.key, ...pick(x), ...(x.breakdown ? { breakdown: x.breakdown.map((b) => ({ key: b.key, ...pick(b) })) } : {}) })), totals: pick(u.r.totals), pricing: u.r.pricing };
+  return {
+    [u.report]: u.r.rows.map((x) => ({ [keyName]: x.key, models: x.models, ...pick(x), ...(x.breakdown ? { breakdown: x.breakdown.map((b) => ({ key: b.key, ...pick(b) })) } : {}) })),
+    totals: pick(u.r.totals),
+    timezone: u.timezone,
+    ...(u.report === "weekly" ? { start_of_week: u.startOfWeek } : {}),
+    pricing: u.r.pricing,
+  };
 }
 
 /** `lake-reader usage …`. */
@@ -171,14 +209,14 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
   }
   if (u.report === "blocks") {
     const r = u.r;
-    const rows = r.blocks.map((b) => [`${b.start.slice(0, 16).replace("T", " ")}${b.active ? " (active)" : ""}`, b.models.join(", "), ...cells(b)]);
-    io.out(`Token usage by 5-hour block (UTC)\n${renderTable(["Block start", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}\n`);
+    const rows = r.blocks.map((b) => [`${localMinute(b.start, u.timezone)}${b.active ? " (active)" : ""}`, b.models.join(", "), ...cells(b)]);
+    io.out(`Token usage by 5-hour block (${u.timezone})\n${renderTable(["Block start", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}\n`);
     return 0;
   }
   const r = u.r;
   const rows = r.rows.map((x) => [x.key, x.models.join(", "), ...cells(x)]);
   io.out(
-    `Token usage by ${u.report === "daily" ? "day" : u.report === "weekly" ? "week (Monday)" : "month"} (UTC)\n${renderTable([u.report === "daily" ? "Date" : u.report === "weekly" ? "Week" : "Month", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}\n`,
+    `Token usage by ${u.report === "daily" ? "day" : u.report === "weekly" ? `week (from ${u.startOfWeek})` : "month"} (${u.timezone})\n${renderTable([u.report === "daily" ? "Date" : u.report === "weekly" ? "Week" : "Month", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}\n`,
   );
   return 0;
 }

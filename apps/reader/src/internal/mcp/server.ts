@@ -251,8 +251,9 @@ export function createMcpServer(opts: McpOptions): McpServer {
         "totals and pricing cover every row of the report, not only this page; plus next_cursor.",
       input: {
         report: z.enum(USAGE_REPORTS).describe("daily, weekly, monthly, session or blocks"),
-        since: day.describe("first UTC day included, yyyy-mm-dd"),
-        until: day.describe("last UTC day included, yyyy-mm-dd"),
+        since: day.describe("first day included (in timezone), yyyy-mm-dd"),
+        until: day.describe("last day included (in timezone), yyyy-mm-dd"),
+        timezone: z.string().min(1).max(64).optional().describe("IANA zone days are counted in (default UTC)"),
         runtime: z.array(z.string().min(1).max(64)).max(16).optional().describe("only these runtimes: claude-code, codex, gemini, broca, hook"),
         model: z.array(z.string().min(1).max(200)).max(16).optional().describe("only models whose id contains one of these"),
         by: z.enum(["model", "runtime"]).optional().describe("daily, weekly, monthly: each row also broken down by model or runtime (breakdown: [{key, …}])"),
@@ -265,7 +266,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
     async (args) => {
       const b = bounds(args, 100);
       // The CLI's usage report, from the same options `usage REPORT --json` parses.
-      const values = { store: loc.store, cache: loc.cache, root: loc.root, since: args.since, until: args.until, runtime: args.runtime, model: args.model, by: args.by, "cost-mode": args.cost_mode };
+      const values = { store: loc.store, cache: loc.cache, root: loc.root, since: args.since, until: args.until, timezone: args.timezone ?? "UTC", runtime: args.runtime, model: args.model, by: args.by, "cost-mode": args.cost_mode };
       const full = plain(usageJson(await usageReport(args.report, values, opts.env)));
       const listKey = args.report === "session" ? "sessions" : args.report;
       const { [listKey]: list, ...rest } = full;
