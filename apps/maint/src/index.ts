@@ -1,5 +1,5 @@
-export { main, describeError } from "./cli.js";
-export type { CliIo } from "./cli.js";
+export { APP, main, describeError } from "./cli.js";
+export type { Io } from "@lake/cli";
 export { MaintError, isMaintError, EXIT } from "./internal/errors.js";
 export type { MaintErrorCode, MaintErrorData } from "./internal/errors.js";
 export { computeDigest, commandHead, DIGEST_THRESHOLDS, DIGEST_VERSION } from "./internal/digest.js";

@@ -25,10 +25,11 @@ export async function freshStore(backend: Backend, label = "maint"): Promise<str
 
 /** Run the CLI in-process; capture stdout/stderr lines. */
 export async function run(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err };
+  let out = "";
+  let err = "";
+  const code = await main(args, { out: (s) => void (out += s), err: (s) => void (err += s), env: process.env });
+  const lines = (s: string) => (s === "" ? [] : s.replace(/\n$/, "").split("\n"));
+  return { code, out: lines(out), err: lines(err) };
 }
 
 /** Run the built bin as a child process. */

@@ -1,0 +1,19 @@
+import { defineCommand } from "@lake/cli";
+import { requireFleet } from "../context.js";
+import { EXIT } from "../errors.js";
+import { COMMON, ctxOf, emit, withStore } from "./shared.js";
+
+/** `lake-maint snapshot`: fold promoted claims into a SQLite snapshot and swap the pointer. */
+export const snapshotCommand = defineCommand({
+  summary: "fold promoted claims into snapshot/<sha256>.sqlite and swap latest.json",
+  description: "  Fold claims/fleet/ into a SQLite file, publish snapshot/<sha256>.sqlite, CAS-swap snapshot/latest.json.\n  An unchanged fold publishes nothing.",
+  options: { ...COMMON },
+  run: ({ values: v, io }) =>
+    withStore(v, io, async (store) => {
+      await requireFleet(store);
+      const { runSnapshot } = await import("../snapshot.js");
+      const r = await runSnapshot(ctxOf(store, v, io));
+      emit(io, v.json, r, () => [r.status === "held" ? `held snapshot: lease held by ${r.held_by}` : `${r.status} snapshot/${r.content_hash}.sqlite (${r.claims} claims)`]);
+      return r.status === "held" ? EXIT.held : EXIT.ok;
+    }),
+});

@@ -1,0 +1,81 @@
+// The three apps' command lines behave alike (@lake/cli): one table of cases runs against each app's
+// real bin, expecting the same exit code and the same message shape from every one.
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+interface AppUnderTest {
+  readonly name: string;
+  readonly bin: string;
+  /** A command that takes --store (and reads it before anything else fails). */
+  readonly storeCommand: readonly string[];
+  /** A command line ending in an option that takes a runtime id, or undefined when the app has none. */
+  readonly runtimeOption?: (runtime: string) => readonly string[];
+}
+
+const path = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+const version = (app: string) => (JSON.parse(readFileSync(path(`../../${app}/package.json`), "utf8")) as { version: string }).version;
+
+const APPS: readonly AppUnderTest[] = [
+  // lake-maint's commands are partitioned by date and fleet, none by runtime.
+  { name: "lake-maint", bin: path("../../maint/bin/lake-maint.js"), storeCommand: ["verify"] },
+];
+
+function run(bin: string, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, LAKE_STORE: "", LAKE_DEBUG: "" };
+    delete env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
+    execFile(process.execPath, [bin, ...args], { env }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : null) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** One line on stderr, `<app>: …` or `<app> <command>: …`, nothing on stdout. */
+function oneErrorLine(app: string, command: string | undefined, rest: RegExp) {
+  const prefix = command === undefined ? `${app}: ` : `${app} ${command}: `;
+  return { stdout: "", stderr: expect.stringMatching(new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${rest.source}\\n$`)) };
+}
+
+interface Case {
+  readonly name: string;
+  readonly args: (a: AppUnderTest) => readonly string[] | undefined;
+  readonly code: number;
+  readonly expect: (a: AppUnderTest) => Record<string, unknown>;
+}
+
+const CASES: readonly Case[] = [
+  { name: "no arguments", args: () => [], code: 2, expect: (a) => ({ stdout: "", stderr: expect.stringMatching(new RegExp(`^${a.name} \\d+\\.\\d+\\.\\d+ — [^\\n]+\\n[\\s\\S]*\\nExit codes:\\n    0  ok\\n    1  [^\\n]+\\n    2  usage`)) }) },
+  { name: "--help", args: () => ["--help"], code: 0, expect: (a) => ({ stderr: "", stdout: expect.stringMatching(new RegExp(`^${a.name} \\d+\\.\\d+\\.\\d+ — [\\s\\S]*\\nExit codes:\\n    0  ok\\n[\\s\\S]*\\n  130  interrupted`)) }) },
+  { name: "--version", args: () => ["--version"], code: 0, expect: (a) => ({ stderr: "", stdout: `${a.name} ${version(a.name.replace("lake-", ""))}\n` }) },
+  { name: "an unknown command", args: () => ["no-such-command"], code: 2, expect: (a) => oneErrorLine(a.name, undefined, /unknown command "no-such-command" \(.+ --help lists them\)/) },
+  { name: "an unknown flag", args: (a) => [...a.storeCommand, "--no-such-flag"], code: 2, expect: (a) => oneErrorLine(a.name, a.storeCommand.join(" "), /unknown option --no-such-flag \(.+ --help lists the options\)/) },
+  { name: "--store ftp://x", args: (a) => [...a.storeCommand, "--store", "ftp://x"], code: 2, expect: (a) => oneErrorLine(a.name, a.storeCommand.join(" "), /--store "ftp:\/\/x": expected file:\/\/\/absolute\/dir or s3:\/\/bucket\/prefix/) },
+  { name: "--store relative/dir", args: (a) => [...a.storeCommand, "--store", "relative/dir"], code: 2, expect: (a) => oneErrorLine(a.name, a.storeCommand.join(" "), /--store "relative\/dir": expected file:\/\/\/absolute\/dir or s3:\/\/bucket\/prefix/) },
+  {
+    name: "an unknown runtime",
+    args: (a) => a.runtimeOption?.("cursor"),
+    code: 2,
+    expect: (a) => oneErrorLine(a.name, a.runtimeOption?.("cursor")[0], /.*"cursor.*": expected one of claude-code, codex, gemini, broca, hook/),
+  },
+];
+
+describe("every app's command line", () => {
+  // A case no app takes (no app under test has a runtime option yet) is not a test.
+  for (const c of CASES.filter((c) => APPS.some((a) => c.args(a) !== undefined))) {
+    it(c.name, async () => {
+      const results = [];
+      for (const a of APPS) {
+        const args = c.args(a);
+        if (args === undefined) continue;
+        const r = await run(a.bin, args);
+        expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }, `${a.name} ${args.join(" ")}`).toEqual({ code: c.code, ...c.expect(a) });
+        results.push(r);
+      }
+      // The AWS SDK's Node version warning is never printed.
+      for (const r of results) expect(r.stderr).not.toContain("NodeVersionSupportWarning");
+    });
+  }
+});
