@@ -40,7 +40,9 @@ describe.each(BACKENDS)("lake-maint through the built bin (%s)", (backend) => {
     await store.put("sessions/dt=2026-02-10/fleet=team-a/runtime=claude-code/agent=host-a/session=d6e0bada/seg-000002.parquet", Buffer.from("not parquet"));
     const bad = await run(["verify", "--store", url]);
     expect(bad.code).toBe(1);
-    expect(bad.out).toContain("sessions/dt=2026-02-10/fleet=team-a/runtime=claude-code/agent=host-a/session=d6e0bada/_SEALED: says 2 segments, found 3");
+    // seg-000002 is past _SEALED's count of 2: a late segment, damaged here. Its damage is the
+    // problem, not its number.
+    expect(bad.out.filter((l) => l.includes("/_SEALED: "))).toEqual([]);
     expect(bad.out.some((l) => /seg-000002\.parquet: damaged: not a Parquet file/.test(l))).toBe(true);
     expect(bad.out.some((l) => l.startsWith(`${marker.usage.key}: content hashes to `))).toBe(true);
     store.close();

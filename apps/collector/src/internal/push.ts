@@ -85,6 +85,8 @@ export interface PushSummary {
   bytes: number;
   quarantined: number;
   sealed: number;
+  /** Sessions whose current part another writer had sealed (learned from its `_SEALED`): continued in the next part. */
+  learned: number;
   recovered: number;
   /** Sessions the store has a tombstone for (`lake-maint forget`): never sent. */
   refused: string[];
@@ -140,7 +142,7 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
   if (recv.fleet_id !== fleet.fleet_id) {
     throw new CollectorError("Store", `${store.url}: fleet.json names fleet ${fleet.fleet_id}, but this root pushed to fleet ${recv.fleet_id} there; refusing to mix`);
   }
-  const summary: PushSummary = { store: store.url, fleet_id: fleet.fleet_id, sessions: 0, segments: 0, rows: 0, bytes: 0, quarantined: 0, sealed: 0, recovered: 0, refused: [], interrupted: false };
+  const summary: PushSummary = { store: store.url, fleet_id: fleet.fleet_id, sessions: 0, segments: 0, rows: 0, bytes: 0, quarantined: 0, sealed: 0, learned: 0, recovered: 0, refused: [], interrupted: false };
   // A session forgotten in this fleet is refused: one listing of tombstones/ per push.
   const tombstones = await listTombstones(store);
   const tmp = join(tmpdir(), `lake-push-${process.pid}-${randomBytes(4).toString("hex")}`);
@@ -169,6 +171,13 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
       recv.sessions[sessionId] = st;
       let sent = 0;
       if (fresh.length > 0) {
+        // Whoever sealed the current part (a push, this one from another root's state, or
+        // `lake-maint seal`), the store says so: one HEAD per runtime directory, only for a session
+        // with something to send.
+        if (!st.sealed && st.dt !== "" && (await sealedInStore(store, sessionId, st, fleet.fleet_id, options.agent))) {
+          st.sealed = true;
+          summary.learned++;
+        }
         // A sealed part is never appended to: new records start the session's next part.
         if (st.sealed) {
           st.part += 1;
@@ -254,6 +263,15 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
   return summary;
 }
 
+
+/** Whether any runtime directory of the session's current part has `_SEALED` in the store. */
+async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionPushState, fleetId: string, agent: string): Promise<boolean> {
+  for (const runtime of Object.keys(st.next_seg)) {
+    const key = sealedKey({ dt: st.dt, fleet: fleetId, runtime, agent, session: sessionLabel(sessionId, st.part) });
+    if ((await store.head(key)) !== undefined) return true;
+  }
+  return false;
+}
 
 async function putQuarantine(store: ObjectStore, agent: string, r: FleetRow): Promise<number> {
   let attrs: { rules_fired?: string[]; hash?: string } = {};

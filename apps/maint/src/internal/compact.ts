@@ -24,8 +24,8 @@ import { copyParquet, readUsageRecords, sha256File, sqlString } from "@lake/segm
 import { statSync, writeFileSync } from "node:fs";
 import { scratch, testHook, withLease, type MaintContext } from "./context.js";
 import { MaintError, isMaintError } from "./errors.js";
-import { decoded, downloadSegments, readSealed, scanSessions, sealedMismatch, type SessionDir } from "./scan.js";
-import { byPartition, type PartitionFilter } from "./sessions.js";
+import { decoded, downloadSegments, lateSegments, readSealed, scanSessions, sealedMismatch, type SessionDir } from "./scan.js";
+import { byPartition, parquetRows, type PartitionFilter } from "./sessions.js";
 
 /** Version of the _COMPACTED format and the compaction rules (@lake/layout's COMPACTED_FORMAT). */
 export const COMPACTION_FORMAT = COMPACTED_FORMAT;
@@ -60,6 +60,8 @@ export interface CompactReport {
   readonly epoch?: number;
   readonly held_by?: string;
   readonly skipped: { key: string; reason: string }[];
+  /** Late segments (numbered past their session's `_SEALED` count) this partition's generation includes; absent when none. */
+  readonly late?: string[];
 }
 
 /** Options of {@link runCompact}. */
@@ -80,9 +82,10 @@ export async function runCompact(ctx: MaintContext, options: CompactOptions = {}
   return out;
 }
 
-async function sealedSet(ctx: MaintContext, sessions: readonly SessionDir[]): Promise<{ sessions: { dir: SessionDir; meta: CompactedSession }[]; skipped: { key: string; reason: string }[] }> {
+async function sealedSet(ctx: MaintContext, sessions: readonly SessionDir[]): Promise<{ sessions: { dir: SessionDir; meta: CompactedSession }[]; skipped: { key: string; reason: string }[]; late: string[] }> {
   const ok: { dir: SessionDir; meta: CompactedSession }[] = [];
   const skipped: { key: string; reason: string }[] = [];
+  const late: string[] = [];
   for (const s of sessions) {
     if (!s.sealed) continue;
     let sealed;
@@ -93,14 +96,40 @@ async function sealedSet(ctx: MaintContext, sessions: readonly SessionDir[]): Pr
       continue;
     }
     const bad = sealedMismatch(s, sealed);
-    if (bad !== undefined) skipped.push({ key: sealedKey(s.part), reason: bad });
-    else ok.push({ dir: s, meta: { runtime: s.part.runtime, agent: s.part.agent, session: s.part.session, segments: sealed.segments, rows: sealed.rows } });
+    if (bad !== undefined) {
+      skipped.push({ key: sealedKey(s.part), reason: bad });
+      continue;
+    }
+    // Late segments (past _SEALED's count) are compacted with their session; their rows are
+    // counted from their footers, so the generation's hash changes when one arrives.
+    const extra = lateSegments(s, sealed);
+    let rows = sealed.rows;
+    if (extra.length > 0) {
+      const tmp = scratch("late");
+      try {
+        rows += await parquetRows(await downloadSegments(ctx.store, { ...s, segments: extra }, tmp.dir, "l"));
+      } catch (e) {
+        // A damaged late segment leaves its session out, like any damaged segment.
+        if (!isMaintError(e, "Corrupt")) throw e;
+        skipped.push({ key: e.data.key ?? sealedKey(s.part), reason: `${e.message}; session left out of the generation` });
+        continue;
+      } finally {
+        tmp.done();
+      }
+      for (const x of extra) late.push(x.key);
+    }
+    ok.push({ dir: s, meta: { runtime: s.part.runtime, agent: s.part.agent, session: s.part.session, segments: s.segments.length, rows } });
   }
-  return { sessions: ok, skipped };
+  return { sessions: ok, skipped, late };
 }
 
 async function compactPartition(ctx: MaintContext, dt: string, fleet: string, sessions: readonly SessionDir[], partRows: number, zstdLevel: number | undefined): Promise<CompactReport> {
   const set = await sealedSet(ctx, sessions);
+  const r = await compactSet(ctx, dt, fleet, set, partRows, zstdLevel);
+  return set.late.length > 0 ? { ...r, late: set.late } : r;
+}
+
+async function compactSet(ctx: MaintContext, dt: string, fleet: string, set: Awaited<ReturnType<typeof sealedSet>>, partRows: number, zstdLevel: number | undefined): Promise<CompactReport> {
   if (set.sessions.length === 0) return { dt, fleet, status: "empty", skipped: set.skipped };
   let gen = generationOf(dt, fleet, set.sessions.map((s) => s.meta));
   const before = await readMarker(ctx.store, dt, fleet);

@@ -81,13 +81,29 @@ export function decoded<T>(store: ObjectStore, fn: () => T): T {
 }
 
 /**
- * Why a sealed session cannot be processed, or undefined when its segments are exactly
- * seg-000000 … seg-(n-1) with n = the marker's `segments`.
+ * Why a sealed session cannot be processed, or undefined when its segments are contiguous from
+ * seg-000000 and at least the marker's `segments` of them are there. Segments numbered from
+ * `segments` on are late (see {@link lateSegments}): allowed, not a mismatch.
  */
 export function sealedMismatch(d: SessionDir, sealed: SealedMarker): string | undefined {
-  if (d.segments.length !== sealed.segments) return `_SEALED says ${sealed.segments} segments, found ${d.segments.length}`;
   for (let i = 0; i < d.segments.length; i++) if (d.segments[i]!.seq !== i) return `segment seq ${i} missing (found seg-${String(d.segments[i]!.seq).padStart(6, "0")})`;
+  if (d.segments.length < sealed.segments) return `_SEALED says ${sealed.segments} segments, found ${d.segments.length}`;
   return undefined;
+}
+
+/** The session directory with only the segments its `_SEALED` counts (seq below its `segments`). */
+export function sealedOnly(d: SessionDir, sealed: SealedMarker): SessionDir {
+  return { ...d, segments: d.segments.filter((s) => s.seq < sealed.segments) };
+}
+
+/**
+ * A sealed directory's late segments: numbered at or past `_SEALED.segments`, uploaded by a push that
+ * raced the seal (it checked for `_SEALED` before the seal was written) or by a collector that did
+ * not check. They are records of the session like any other: compact includes them, verify accepts
+ * them, digest covers the sealed segments only.
+ */
+export function lateSegments(d: SessionDir, sealed: SealedMarker): SegmentObject[] {
+  return d.segments.filter((s) => s.seq >= sealed.segments);
 }
 
 /**

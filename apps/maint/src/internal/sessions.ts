@@ -6,7 +6,7 @@ import { sqlString } from "@lake/segments";
 import { withLease, scratch, testHook, type MaintContext } from "./context.js";
 import { computeDigest } from "./digest.js";
 import { MaintError, isMaintError } from "./errors.js";
-import { downloadSegments, readSealed, scanSessions, sealedMismatch, sessionId, type SessionDir } from "./scan.js";
+import { downloadSegments, readSealed, scanSessions, sealedMismatch, sealedOnly, sessionId, type SessionDir } from "./scan.js";
 
 /** Partition filter of the session commands. */
 export interface PartitionFilter {
@@ -76,8 +76,9 @@ export async function runDigest(ctx: MaintContext, filter: PartitionFilter = {})
         }
         const tmp = scratch("digest");
         try {
-          const rows = await readSessionRows(ctx.store, s, tmp.dir);
-          const body = encodeDigest(computeDigest(s.part, s.segments.length, rows));
+          // The sealed segments only: a late one (past _SEALED's count) is not in the digest.
+          const rows = await readSessionRows(ctx.store, sealedOnly(s, sealed), tmp.dir);
+          const body = encodeDigest(computeDigest(s.part, sealed.segments, rows));
           await lease.check();
           const w = await ctx.store.putIfAbsent(key, body);
           if (w.status === "written") written.push(key);

@@ -20,7 +20,9 @@ sessions/dt=<day>/fleet=<fleet>/runtime=<runtime>/agent=<agent>/session=<id>/seg
 created only if absent (a segment is never rewritten). push.state in the root records each file's
 digest per store, so a re-push sends nothing twice. A session is sealed (_SEALED) once all of it
 is sent and its sources are gone or it landed nothing for --seal-idle seconds (default 21600, 6 h);
-new records of a sealed session go to a new session directory (session=<id>.2, …). Quarantined
+new records of a sealed session go to a new session directory (session=<id>.2, …), whoever sealed it:
+before sending to a session's current directory, push checks its _SEALED in the store (one HEAD,
+only for sessions with something new), so a lake-maint seal is honoured too. Quarantined
 records become quarantine/<agent>/<date>/<ulid>.json. The roster heartbeat is refreshed.
 
 --store URL: file:///abs/dir or s3://bucket/prefix (default $LAKE_STORE, else the fleet/ directory
@@ -76,7 +78,7 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(
       values.json
         ? JSON.stringify(s) + "\n"
-        : `${s.store}: ${s.sessions} sessions sent, ${s.segments} segments (${s.rows} rows, ${(s.bytes / 1e6).toFixed(2)} MB), ${s.sealed} sealed, ${s.quarantined} quarantined${s.recovered ? `, ${s.recovered} segments recovered from an interrupted push` : ""}\n`,
+        : `${s.store}: ${s.sessions} sessions sent, ${s.segments} segments (${s.rows} rows, ${(s.bytes / 1e6).toFixed(2)} MB), ${s.sealed} sealed, ${s.quarantined} quarantined${s.learned ? `, ${s.learned} continued in a new part (sealed in the store)` : ""}${s.recovered ? `, ${s.recovered} segments recovered from an interrupted push` : ""}\n`,
     );
     const sig = traps.signal();
     if (s.interrupted && sig) {

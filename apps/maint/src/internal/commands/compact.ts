@@ -28,6 +28,7 @@ export const compactCommand = defineCommand({
                 ? `held dt=${p.dt}/fleet=${p.fleet}: lease held by ${p.held_by}`
                 : `${p.status} dt=${p.dt}/fleet=${p.fleet}${p.gen ? `: gen ${p.gen}` : ""}`,
             ...p.skipped.map((s) => `skipped ${s.key}: ${s.reason}`),
+            ...(p.late ?? []).map((k) => `late ${k}: past its session's _SEALED count, compacted with the session`),
           ]),
         );
         return { code: partitionExit(r), done: r.length };

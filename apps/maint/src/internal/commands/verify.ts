@@ -14,7 +14,7 @@ export const verifyCommand = defineCommand({
       const r = await runVerify(store);
       emit(io, v.json, r, () => [
         ...r.problems.map((p) => `${p.key}: ${p.problem}`),
-        ...(r.problems.length === 0 ? [`ok: ${r.keys} keys, ${r.sessions} sessions, ${r.segments} segments, ${r.compacted_partitions} compacted partitions`] : []),
+        ...(r.problems.length === 0 ? [`ok: ${r.keys} keys, ${r.sessions} sessions, ${r.segments} segments${r.late_segments ? ` (${r.late_segments} late, past their _SEALED)` : ""}, ${r.compacted_partitions} compacted partitions`] : []),
       ]);
       return r.problems.length === 0 ? EXIT.ok : EXIT.problems;
     }),
