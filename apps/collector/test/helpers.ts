@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -132,4 +132,28 @@ export async function mirrorStore(url: string, dir: string, prefix = ""): Promis
     store.close();
   }
   return dir;
+}
+
+/**
+ * A Claude Code store of `n` sessions made from the real `tool_heavy.jsonl` sample, each a copy with
+ * a fresh session id (file name and every line's sessionId), spread over ten project folders.
+ * Returns the projects root and the files, in creation order.
+ */
+export function claudeSessions(dir: string, n: number, seed = 1): { projects: string; files: string[]; ids: string[] } {
+  const sample = readFileSync(join(SAMPLES, "claude", "projects", "-home-marco-projects-spotter", "tool_heavy.jsonl"), "utf8");
+  const original = "d6e0bada-1959-4eec-a9d2-0bfade768d8f";
+  const projects = join(dir, "projects");
+  const files: string[] = [];
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const h = createHash("sha256").update(`${seed}:${i}`).digest("hex");
+    const sid = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+    const project = join(projects, `-home-dev-project-${i % 10}`);
+    mkdirSync(project, { recursive: true });
+    const file = join(project, `${sid}.jsonl`);
+    writeFileSync(file, sample.replaceAll(original, sid));
+    files.push(file);
+    ids.push(sid);
+  }
+  return { projects, files, ids };
 }

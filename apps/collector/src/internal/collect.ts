@@ -6,7 +6,10 @@ import { isAbsolute, join, resolve as resolvePath, sep } from "node:path";
 import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events";
 import { listAdapters, readLines, type Adapter, type AdapterState, type DiscoveredSource, type DiscoveryProblem, type SourceLine as AdapterLine } from "@lake/adapters";
 import { createRedactor, loadOrCreateKey, QUARANTINE_TYPE, type Redactor } from "@lake/redact";
-import { checkLostSessions, isStoreError, listForgotten, openSession, type Convert, type LostSessionTracker, type SourceRef as StoreSource } from "@lake/store";
+import {
+  checkLostSessions, emptyPassState, isStoreError, listForgotten, LostSessionTracker, openSession, readPassState, sessionUnchanged, writePassState,
+  type Convert, type PassState, type PassStateSource, type SourceOutcome, type SourceRef as StoreSource,
+} from "@lake/store";
 import { parse as parseChain } from "@lake/chain";
 import { spoolDir } from "./hook.js";
 import { crashTesting, step } from "./crash.js";
@@ -43,6 +46,22 @@ export interface CollectOptions {
   readonly home?: string;
   /** Asked at each safe point (after a source's cursors are saved, after a session): true stops the pass there. */
   readonly shouldStop?: () => boolean;
+  /**
+   * Only these sessions, with the sources an earlier pass discovered (a watcher's pass after file
+   * events): no discovery and no check of sessions discovery no longer finds.
+   */
+  readonly only?: { readonly discovered: Discovered; readonly sessions: ReadonlySet<string> };
+  /** Called with what discovery found (a full pass), so a later pass can reuse it with `only`. */
+  readonly onDiscovered?: (d: Discovered) => void;
+}
+
+/** What discovery found: the sources by session, the problems, the roots. */
+export interface Discovered {
+  readonly planned: readonly Planned[];
+  readonly problems: readonly DiscoveryProblem[];
+  readonly roots: Map<string, string[]>;
+  /** Absolute source path → session id. */
+  readonly bySource: ReadonlyMap<string, string>;
 }
 
 /** What one collect pass did. */
@@ -69,6 +88,8 @@ export interface CollectSummary {
   failed: boolean;
   /** The pass stopped at a safe point when asked to (`shouldStop`); `sessions` counts the ones done. */
   interrupted: boolean;
+  /** Sessions found unchanged from their cursors alone (nothing else of them opened). */
+  unchanged_sessions: number;
 }
 
 /** Fields of a record that identify or locate it; never masked (a false positive would break joins). */
@@ -97,7 +118,7 @@ export function maskRecord(redactor: Redactor, raw: RawRecord): CanonicalRecord 
 }
 
 /** A discovered source with the adapter that reads it and the cursor's name for it. */
-interface Planned {
+export interface Planned {
   readonly adapter: Adapter;
   readonly src: DiscoveredSource;
   readonly framed: boolean;
@@ -144,7 +165,7 @@ export function runtimeRoots(root: string, sources: SourceRoots, env: NodeJS.Pro
 }
 
 /** Discover every source. The hook spool (WAL files) is listed here; the other runtimes by their adapters. */
-async function discoverAll(root: string, options: CollectOptions): Promise<{ planned: Planned[]; problems: DiscoveryProblem[]; roots: Map<string, string[]> }> {
+async function discoverAll(root: string, options: CollectOptions): Promise<Discovered> {
   const roots = runtimeRoots(root, options.sources, options.env, options.home);
   const planned: Planned[] = [];
   const problems: DiscoveryProblem[] = [];
@@ -193,8 +214,21 @@ async function discoverAll(root: string, options: CollectOptions): Promise<{ pla
       planned.push(plan(a, src, a.runtime === "broca"));
     }
   }
-  return { planned, problems, roots };
+  return { planned, problems, roots, bySource: new Map(planned.map((p) => [p.src.path, p.src.session_id])) };
 }
+
+/** A planned source as it is now: size and mtime from a fresh stat (kept as discovered when the stat fails). */
+function restat(p: Planned): Planned {
+  try {
+    const st = statSync(p.src.path);
+    return { ...p, src: { ...p.src, size: st.size, mtimeMs: st.mtimeMs } };
+  } catch {
+    return p;
+  }
+}
+
+/** Outcomes after which a source is drained to its last complete line. */
+const SETTLED = new Set<SourceOutcome["status"]>(["landed", "unchanged", "waiting"]);
 
 function plan(adapter: Adapter, src: DiscoveredSource, framed: boolean): Planned {
   return { adapter, src, framed };
@@ -321,6 +355,16 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   }
 }
 
+/** pass.state, or an empty one when it is absent or unreadable (a cache: the pass then checks everything). */
+function loadPassState(root: string): PassState {
+  try {
+    return readPassState(root);
+  } catch (e) {
+    if (isStoreError(e)) return emptyPassState();
+    throw e;
+  }
+}
+
 async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   const root = options.root;
   const absRoot = resolvePath(root);
@@ -328,15 +372,34 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   // A removal a stopped run left is finished before anything lands; a forgotten session is not collected.
   await finishPending(root, { warn: (l) => log(`lake-collector: ${l}`) });
   const forgotten = new Set(listForgotten(root));
-  const discovered = await discoverAll(root, options);
-  const { problems: found, roots } = discovered;
-  const planned = forgotten.size === 0 ? discovered.planned : discovered.planned.filter((p) => !forgotten.has(p.src.session_id));
-  const redactor = createRedactor({ key: loadOrCreateKey(root) });
+  const targeted = options.only;
+  const discovered = targeted ? targeted.discovered : await discoverAll(root, options);
+  if (!targeted) options.onDiscovered?.(discovered);
+  const { roots } = discovered;
+  const found = targeted ? [] : discovered.problems;
+  const wanted = (p: Planned) => !forgotten.has(p.src.session_id) && (!targeted || targeted.sessions.has(p.src.session_id));
+  const planned = (forgotten.size === 0 && !targeted ? discovered.planned : discovered.planned.filter(wanted)).map((p) => (targeted ? restat(p) : p));
+  // Built when a session needs a pass (its keyword matcher costs more than a pass over unchanged sessions).
+  const key = loadOrCreateKey(root);
+  let redactorMade: Redactor | undefined;
+  const redactor = () => (redactorMade ??= createRedactor({ key }));
+  const passState = loadPassState(root);
+  let passStateChanged = false;
+  const tracker = options.tracker ?? new LostSessionTracker(passState.lostChecked);
   const bySession = new Map<string, Planned[]>();
   for (const p of planned) {
     let l = bySession.get(p.src.session_id);
     if (!l) bySession.set(p.src.session_id, (l = []));
     l.push(p);
+  }
+  if (!targeted) {
+    // Marks of sessions discovery no longer finds are dropped (the pass state stays the size of what is found).
+    for (const id of passState.sessions.keys()) {
+      if (!bySession.has(id)) {
+        passState.sessions.delete(id);
+        passStateChanged = true;
+      }
+    }
   }
   const problems: { path: string; reason: string }[] = [];
   const problem = (path: string, reason: string) => {
@@ -344,13 +407,16 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     log(`lake-collector: ${path}: ${reason}`);
   };
   for (const p of found) problem(p.path, p.reason);
-  const summary: CollectSummary = { root, sessions: 0, sources: planned.length, landed_files: 0, records: 0, bytes_read: 0, pending: 0, conflicts: 0, new_conflicts: [], gone: 0, locked: [], rounds: 0, problems, failed: false, interrupted: false };
+  const summary: CollectSummary = {
+    root, sessions: 0, sources: planned.length, landed_files: 0, records: 0, bytes_read: 0, pending: 0, conflicts: 0, new_conflicts: [], gone: 0, locked: [], rounds: 0, problems, failed: false, interrupted: false,
+    unchanged_sessions: 0,
+  };
   const totalBytes = planned.reduce((a, p) => a + p.src.size, 0);
   let doneBytes = 0;
   let doneSessions = 0;
   const resolve = sourceResolver(roots);
   const maskUnknown = (text: string) => {
-    const r = redactor.redactString(text);
+    const r = redactor().redactString(text);
     return { text: r.value, rules: r.rules };
   };
   // A failure belongs to the smallest unit that has it: a source, else its session. Only an I/O
@@ -361,8 +427,31 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     problem(errorFile(e) ?? path, reasonOf(e, errorFile(e) ?? path));
   };
   const stop = () => (summary.interrupted ||= options.shouldStop?.() === true);
+  const done = (sources: readonly Planned[]) => {
+    doneSessions++;
+    doneBytes += sources.reduce((a, p) => a + p.src.size, 0);
+    options.onProgress?.({ sessions: doneSessions, totalSessions: bySession.size, bytes: doneBytes, totalBytes });
+  };
+  const savePassState = () => {
+    const lost = tracker.checkedIds();
+    if (lost.length !== passState.lostChecked.size || lost.some((id) => !passState.lostChecked.has(id))) {
+      passState.lostChecked.clear();
+      for (const id of lost) passState.lostChecked.add(id);
+      passStateChanged = true;
+    }
+    if (passStateChanged) writePassState(root, passState);
+  };
   for (const [sessionId, sources] of [...bySession].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (stop()) break;
+    const foundSources = sources.map((p) => ({ source: cursorSource(p.src.runtime, p.src.rel), path: p.src.path, mode: p.src.mode, size: p.src.size, mtimeMs: p.src.mtimeMs }));
+    // Unchanged since its last complete pass (by its cursors): no lock, no index, no chain.
+    if (sessionUnchanged(root, sessionId, passState.sessions.get(sessionId), foundSources)) {
+      summary.sessions++;
+      summary.unchanged_sessions++;
+      done(sources);
+      continue;
+    }
+    if (passState.sessions.delete(sessionId)) passStateChanged = true;
     let s;
     try {
       s = await openSession(root, sessionId, { waitMs: options.waitMs ?? 0, maskUnknown, ...(crashTesting ? { onStep: (n: string) => step(`store:${n}`) } : {}), logger: log, ...(options.maxDeltaBytes ? { maxDeltaBytes: options.maxDeltaBytes } : {}) });
@@ -377,21 +466,29 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
       continue;
     }
     let published = 0;
+    // The session's mark for pass.state: set only when every source settled and index and chain are current.
+    let settled = true;
+    const marks: PassStateSource[] = [];
+    let seq = 0;
     try {
       const pass = s.beginPass();
       for (const p of sources.sort((a, b) => (a.src.path < b.src.path ? -1 : 1))) {
         if (stop()) break;
         try {
           let out;
-          if (p.src.mode === "snapshot") out = await pass.collectSnapshot(storeSource(p, undefined), snapshotConverter(p, redactor));
+          if (p.src.mode === "snapshot") out = await pass.collectSnapshot(storeSource(p, undefined), snapshotConverter(p, redactor()));
           else {
-            const { convert, carry } = converter(p, redactor);
+            const { convert, carry } = converter(p, redactor());
             out = await pass.collectAppend(storeSource(p, carry), convert);
           }
           summary.bytes_read += out.bytesRead;
           if ((out.status === "problem" || out.status === "rejected") && out.reason !== undefined) problem(p.src.path, out.reason);
           if (out.status === "conflict" && out.reason !== undefined) problems.push({ path: p.src.path, reason: `conflict: ${out.reason}` });
+          if (SETTLED.has(out.status) && out.cursor !== undefined) {
+            marks.push({ source: cursorSource(p.src.runtime, p.src.rel), cursor: out.cursor, mode: p.src.mode, ...(p.src.mode === "snapshot" ? { size: p.src.size, mtimeMs: p.src.mtimeMs } : {}) });
+          } else settled = false;
         } catch (e) {
+          settled = false;
           contain(e, p.src.path);
         }
       }
@@ -406,7 +503,10 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
         summary.new_conflicts.push(...r.newConflicts);
         summary.gone += r.gone;
         for (const d of r.index?.damaged ?? []) problem(d.file, d.reason);
+        if (r.index?.damaged?.length || (!r.index && r.seq > 0)) settled = false;
+        seq = r.seq;
       } catch (e) {
+        settled = false;
         contain(e, s.dir);
       }
     } finally {
@@ -418,17 +518,23 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
         const pr = await parseChain(root, sessionId, crashTesting ? { onStep: (n) => step(`chain:${n}`) } : {});
         if (pr.published) published++;
       } catch (e) {
+        settled = false;
         contain(e, join(root, "_conversations", sessionId));
       }
-    }
+    } else settled = false;
     summary.rounds += published;
     // A session none of whose sources is a transcript (refused, empty) left no directory: not counted.
-    if (existsSync(join(root, sessionId))) summary.sessions++;
-    doneSessions++;
-    doneBytes += sources.reduce((a, p) => a + p.src.size, 0);
-    options.onProgress?.({ sessions: doneSessions, totalSessions: bySession.size, bytes: doneBytes, totalBytes });
+    if (existsSync(join(root, sessionId))) {
+      summary.sessions++;
+      if (settled && marks.length === sources.length) {
+        passState.sessions.set(sessionId, { seq, chain: seq > 0 && existsSync(join(root, "_conversations", sessionId)), sources: marks });
+        passStateChanged = true;
+      }
+    }
+    done(sources);
   }
-  if (summary.interrupted) {
+  if (summary.interrupted || targeted) {
+    savePassState();
     summary.failed = summary.pending > 0 || summary.conflicts > 0 || problems.length > 0;
     return summary;
   }
@@ -438,9 +544,10 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     found: new Set(bySession.keys()),
     resolve: (sid, source) => resolve(sid, source),
     discoveryProblem: found.some((p) => p.scope !== "file"),
-    ...(options.tracker ? { tracker: options.tracker } : {}),
+    tracker,
   });
   summary.gone += lost.gone;
+  savePassState();
   summary.failed = summary.pending > 0 || summary.conflicts > 0 || problems.length > 0;
   return summary;
 }

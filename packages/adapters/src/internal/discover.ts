@@ -1,5 +1,6 @@
 // Read-only directory walking, globs and the shared discovery filter.
-import { open, readdir, stat } from "node:fs/promises";
+import { readdirSync, statSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { AdaptersError } from "./errors.js";
@@ -68,14 +69,15 @@ export interface WalkEntry {
 
 /**
  * Walk a directory tree read-only (no symlink following into loops: depth-limited), calling
- * `keep(rel)` for files; unreadable directories become problems.
+ * `keep(rel)` for files; unreadable directories become problems. Listing and stat are synchronous:
+ * a thousand stats through the thread pool, one after another, cost more in waiting than in work.
  */
 export async function walk(root: string, keep: (rel: string) => boolean, problems: DiscoveryProblem[], maxDepth = 8): Promise<WalkEntry[]> {
   const out: WalkEntry[] = [];
   const visit = async (dir: string, depth: number): Promise<void> => {
     let names;
     try {
-      names = await readdir(dir, { withFileTypes: true });
+      names = readdirSync(dir, { withFileTypes: true });
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (dir === root && code === "ENOENT") return;
@@ -96,7 +98,7 @@ export async function walk(root: string, keep: (rel: string) => boolean, problem
           continue;
         }
         try {
-          const s = await stat(p);
+          const s = statSync(p);
           if (s.isFile()) out.push({ path: p, rel, size: s.size, mtimeMs: s.mtimeMs });
           else if (!s.isDirectory()) problems.push({ path: p, reason: `not a regular file (${entryType(s)}): never opened`, scope: "file" });
         } catch (e) {

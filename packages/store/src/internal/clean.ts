@@ -1,13 +1,14 @@
 // clean: delete the root's derived state only — each session's index/ and every round chain —
 // never a landed file, cursor, session.state, spool, push state or forget record. Each directory
 // goes in one rename into _removed/ and is deleted there; an index under its session's lock.
-import { lstatSync, readdirSync } from "node:fs";
+import { lstatSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { errno, ioError } from "./errors.js";
 import type { StepHook } from "./fsx.js";
 import { acquireLock } from "./lock.js";
 import { listSessionIds } from "./scan.js";
 import { CONVERSATIONS_DIR, discardDerived, treeSize } from "./removal.js";
+import { PASS_STATE_FILE } from "./pass-state.js";
 
 /** One derived directory of a root. */
 export interface DerivedItem {
@@ -63,6 +64,12 @@ export interface CleanOptions {
  */
 export async function cleanDerived(root: string, options: CleanOptions = {}): Promise<DerivedItem[]> {
   const items = listDerived(root);
+  // pass.state says which sessions' indexes and chains are current: it goes first.
+  try {
+    unlinkSync(join(root, PASS_STATE_FILE));
+  } catch (e) {
+    if (errno(e) !== "ENOENT") throw ioError(join(root, PASS_STATE_FILE), "remove", e);
+  }
   for (const it of items) {
     if (it.what === "index") {
       const lock = await acquireLock(join(root, it.session), { waitMs: options.waitMs ?? 10_000 });

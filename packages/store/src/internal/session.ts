@@ -168,6 +168,8 @@ export interface SourceOutcome {
   readonly reason?: string;
   /** True when a source_gone cursor was set back to active. */
   readonly reactivated?: boolean;
+  /** The source's cursor, relative to the session directory (`streams/main/transcript.cursor`). */
+  readonly cursor?: string;
 }
 
 /** Summary of a finished pass. */
@@ -190,6 +192,8 @@ export interface PassSummary {
   readonly index?: IndexUpdate;
   /** Non-zero exit semantics of a single pass: true when pending > 0 or conflicts > 0. */
   readonly failed: boolean;
+  /** The highest landed sequence of the session when the pass ended (0: none); the index covers it unless `index` is absent. */
+  readonly seq: number;
 }
 
 function sha256(b: Uint8Array): string {
@@ -875,9 +879,13 @@ export class Pass {
    * land, then save the cursor; at most `maxWindows` windows, then the source is pending.
    */
   async collectAppend(source: SourceRef, convert: Convert): Promise<SourceOutcome> {
+    this.session.assertOpen();
+    const placed = this.place(source);
+    return { ...(await this.appendSteps(placed, convert)), cursor: placed.cursorRel };
+  }
+
+  private async appendSteps({ area, dirRel, cursorRel, src }: { area: Area; dirRel: string; cursorRel: string; src: SourceRef }, convert: Convert): Promise<SourceOutcome> {
     const s = this.session;
-    s.assertOpen();
-    const { area, dirRel, cursorRel, src } = this.place(source);
     const existing = s.loadCursor(cursorRel);
     if (existing && existing.kind !== "append") throw new StoreError("InvalidArgument", `${join(s.dir, cursorRel)}: is a ${existing.kind} cursor, source ${src.source} collected as append`, { data: { file: cursorRel } });
     let cur = existing as AppendCursor | undefined;
@@ -1003,9 +1011,13 @@ export class Pass {
    * empty file lands nothing.
    */
   async collectSnapshot(source: SourceRef, convert: Convert): Promise<SourceOutcome> {
+    this.session.assertOpen();
+    const placed = this.place(source);
+    return { ...(await this.snapshotSteps(placed, convert)), cursor: placed.cursorRel };
+  }
+
+  private async snapshotSteps({ area, dirRel, cursorRel, src }: { area: Area; dirRel: string; cursorRel: string; src: SourceRef }, convert: Convert): Promise<SourceOutcome> {
     const s = this.session;
-    s.assertOpen();
-    const { area, dirRel, cursorRel, src } = this.place(source);
     const existing = s.loadCursor(cursorRel);
     if (existing && existing.kind !== "snapshot") throw new StoreError("InvalidArgument", `${join(s.dir, cursorRel)}: is an ${existing.kind} cursor, source ${src.source} collected as snapshot`, { data: { file: cursorRel } });
     let cur = existing as SnapshotCursor | undefined;
@@ -1116,6 +1128,7 @@ export class Pass {
     const out: Mutable<PassSummary> = {
       stamp: this.stamp, landed: this.landedFiles, records: this.records, pending: this.pending, conflicts: this.conflicts,
       newConflicts: this.newConflicts, gone: this.gone, problems: this.problems, failed: this.pending > 0 || this.conflicts > 0 || this.problems.length > 0,
+      seq: s.highestSeqHint().seq,
     };
     if (index) out.index = index;
     if (index?.damaged?.length) {

@@ -20,7 +20,15 @@ export type ResolveSource = (sessionId: string, source: string, where: { area: A
  * and again only after discovery has found it in between. A watching collector keeps one.
  */
 export class LostSessionTracker {
-  private checked = new Set<string>();
+  private checked: Set<string>;
+  /** Start from the sessions a previous process checked (pass.state's lost_checked). */
+  constructor(checked: Iterable<string> = []) {
+    this.checked = new Set(checked);
+  }
+  /** The sessions checked and not found again since, to carry to the next process. */
+  checkedIds(): string[] {
+    return [...this.checked].sort();
+  }
   /** Tell the tracker which sessions discovery found in this rediscovery. */
   noteFound(ids: Iterable<string>): void {
     for (const id of ids) this.checked.delete(id);
@@ -66,6 +74,7 @@ export interface LostSessionResult {
  * session's lock, set source_gone on every active cursor whose file no longer exists.
  */
 export async function checkLostSessions(root: string, options: LostSessionOptions): Promise<LostSessionResult> {
+  options.tracker?.noteFound(options.found);
   if (options.discoveryProblem) return { checked: [], gone: 0, retry: [], skipped: true };
   const checked: string[] = [];
   const retry: string[] = [];

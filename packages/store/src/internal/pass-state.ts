@@ -1,0 +1,174 @@
+// <root>/pass.state: what the last complete pass of each session confirmed, so a pass over
+// unchanged sources reads only their cursors. A cache: absent or unreadable means "check
+// everything", and every entry is checked against the cursors before it is believed.
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { StoreError, errno, ioError } from "./errors.js";
+import { readCursorFile } from "./cursor.js";
+import { replaceAtomic } from "./fsx.js";
+import { CONVERSATIONS_DIR } from "./removal.js";
+
+/** pass.state schema version. */
+export const PASS_STATE_SCHEMA = 1;
+/** The file's name in the storage root. */
+export const PASS_STATE_FILE = "pass.state";
+
+/** One source of a session as its last complete pass left it. */
+export interface PassStateSource {
+  /** The cursor's source (`<runtime>:<path relative to its root>` for the collector). */
+  readonly source: string;
+  /** Its cursor, relative to the session directory (`streams/main/transcript.cursor`). */
+  readonly cursor: string;
+  readonly mode: "append" | "snapshot";
+  /** For a snapshot: size and mtime (ms) discovery saw before the pass read it. */
+  readonly size?: number;
+  readonly mtimeMs?: number;
+}
+
+/** What the last complete pass of one session confirmed. */
+export interface SessionMark {
+  /** The highest landed sequence its index (and, with `chain`, its round chain) was brought to. */
+  readonly seq: number;
+  /** The session has a round chain, published up to `seq` (checked to still exist). */
+  readonly chain: boolean;
+  /** Every source discovery found for the session, each drained to its last complete line. */
+  readonly sources: readonly PassStateSource[];
+}
+
+/** The whole pass.state. */
+export interface PassState {
+  readonly sessions: Map<string, SessionMark>;
+  /** Sessions discovery no longer finds whose pruning check is done (checked again only after rediscovery). */
+  readonly lostChecked: Set<string>;
+}
+
+/** An empty pass state (nothing confirmed: every session is checked). */
+export function emptyPassState(): PassState {
+  return { sessions: new Map(), lostChecked: new Set() };
+}
+
+/** Encode pass.state: one JSON object, sessions and lost ids sorted, one trailing newline. */
+export function encodePassState(s: PassState): string {
+  const sessions: Record<string, unknown> = {};
+  for (const id of [...s.sessions.keys()].sort()) {
+    const m = s.sessions.get(id)!;
+    sessions[id] = {
+      seq: m.seq,
+      chain: m.chain,
+      sources: [...m.sources].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0)).map((x) => ({
+        source: x.source, cursor: x.cursor, mode: x.mode, ...(x.size !== undefined ? { size: x.size } : {}), ...(x.mtimeMs !== undefined ? { mtime_ms: x.mtimeMs } : {}),
+      })),
+    };
+  }
+  return JSON.stringify({ format: "lake.pass-state", schema: PASS_STATE_SCHEMA, sessions, lost_checked: [...s.lostChecked].sort() }) + "\n";
+}
+
+function corrupt(file: string, why: string): StoreError {
+  return new StoreError("Corrupt", `${file}: ${why}`, { data: { file } });
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
+
+/** Decode pass.state; throws `Corrupt` naming `file`. */
+export function decodePassState(text: string, file: string): PassState {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw corrupt(file, "not JSON");
+  }
+  if (!isObj(v) || v.format !== "lake.pass-state") throw corrupt(file, "not a pass state (format is not lake.pass-state)");
+  if (v.schema !== PASS_STATE_SCHEMA) throw corrupt(file, `pass state schema ${JSON.stringify(v.schema)} is not supported`);
+  if (!isObj(v.sessions) || !Array.isArray(v.lost_checked)) throw corrupt(file, "sessions or lost_checked missing");
+  const out = emptyPassState();
+  for (const id of v.lost_checked) {
+    if (typeof id !== "string") throw corrupt(file, "lost_checked holds a non-string");
+    out.lostChecked.add(id);
+  }
+  for (const [id, m] of Object.entries(v.sessions)) {
+    if (!isObj(m) || !isCount(m.seq) || typeof m.chain !== "boolean" || !Array.isArray(m.sources)) throw corrupt(file, `session ${id}: expected {seq, chain, sources}`);
+    const sources: PassStateSource[] = [];
+    for (const x of m.sources) {
+      if (!isObj(x) || typeof x.source !== "string" || typeof x.cursor !== "string" || (x.mode !== "append" && x.mode !== "snapshot")) throw corrupt(file, `session ${id}: a source without source, cursor or mode`);
+      if ((x.size !== undefined && !isCount(x.size)) || (x.mtime_ms !== undefined && typeof x.mtime_ms !== "number")) throw corrupt(file, `session ${id}: bad size or mtime_ms`);
+      sources.push({ source: x.source, cursor: x.cursor, mode: x.mode, ...(x.size !== undefined ? { size: x.size } : {}), ...(typeof x.mtime_ms === "number" ? { mtimeMs: x.mtime_ms } : {}) });
+    }
+    out.sessions.set(id, { seq: m.seq, chain: m.chain, sources });
+  }
+  return out;
+}
+
+/** Read `<root>/pass.state`; an absent file is an empty state. Throws `Corrupt` or `Io`. */
+export function readPassState(root: string): PassState {
+  const file = join(root, PASS_STATE_FILE);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    if (errno(e) === "ENOENT") return emptyPassState();
+    throw ioError(file, "read pass state", e);
+  }
+  return decodePassState(text, file);
+}
+
+/** Replace `<root>/pass.state` atomically (a cache: not synced). */
+export function writePassState(root: string, s: PassState): void {
+  replaceAtomic(join(root, PASS_STATE_FILE), root, encodePassState(s), undefined, "pass-state", false);
+}
+
+/** A source as this pass's discovery found it. */
+export interface FoundSource {
+  readonly source: string;
+  readonly path: string;
+  readonly mode: "append" | "snapshot";
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+function exists(p: string): boolean {
+  try {
+    statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a session needs no pass: discovery found exactly the sources its last complete pass took
+ * (so its pruning check is done), and each source's cursor — read without the lock, cursors are
+ * replaced atomically — is active, holds no landed file past the mark, and is at the file's end
+ * (an append source: size equals offset and the inode is the cursor's; a snapshot: size, inode
+ * and mtime as when last taken). Reads one cursor per source and stats; opens nothing else.
+ */
+export function sessionUnchanged(root: string, sessionId: string, mark: SessionMark | undefined, found: readonly FoundSource[]): boolean {
+  if (!mark || mark.sources.length !== found.length || found.length === 0) return false;
+  const bySource = new Map(mark.sources.map((m) => [m.source, m]));
+  const dir = join(root, sessionId);
+  for (const f of found) {
+    const m = bySource.get(f.source);
+    if (!m || m.mode !== f.mode) return false;
+    let cur;
+    try {
+      cur = readCursorFile(join(dir, m.cursor));
+    } catch {
+      return false;
+    }
+    if (!cur || cur.state !== "active" || cur.source !== f.source || cur.kind !== f.mode || cur.last_seq > mark.seq) return false;
+    let st;
+    try {
+      st = statSync(f.path);
+    } catch {
+      return false;
+    }
+    if (!st.isFile() || st.ino !== cur.ino) return false;
+    if (cur.kind === "append") {
+      if (st.size !== cur.offset) return false;
+    } else if (st.size !== cur.size || m.size !== st.size || m.mtimeMs !== st.mtimeMs) return false;
+  }
+  // Derived state a person may delete (the next collect rebuilds it).
+  if (mark.seq > 0 && !exists(join(dir, "index", "index.state"))) return false;
+  if (mark.chain && mark.seq > 0 && !exists(join(root, CONVERSATIONS_DIR, sessionId))) return false;
+  return true;
+}
