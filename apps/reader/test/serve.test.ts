@@ -30,7 +30,7 @@ let context: BrowserContext;
 
 /** Run the built lake-reader bin and parse its JSON. */
 function cli<T>(args: readonly string[]): T {
-  return JSON.parse(execFileSync(process.execPath, [READER, ...args, ...fleet.args], { encoding: "utf8", env: { PATH: process.env.PATH, ...fleet.env }, maxBuffer: 64 << 20 })) as T;
+  return JSON.parse(execFileSync(process.execPath, [READER, ...args, ...fleet.args], { encoding: "utf8", env: { PATH: process.env.PATH, TZ: "UTC", ...fleet.env }, maxBuffer: 64 << 20 })) as T;
 }
 
 const fmtInt = (n: unknown) => (n === null ? "–" : Math.round(Number(n)).toLocaleString("en-US"));
@@ -118,7 +118,7 @@ describe("lake-reader serve in Chromium", () => {
     expect(await page.getByTestId("card-total").locator(".card-value").textContent()).toBe(fmtUsd(t.cost_usd));
     // The stacked chart: one canvas, a legend entry per model of the period.
     await page.locator(".chart canvas").waitFor();
-    const models = new Set(cli<{ daily: { breakdown: { key: string }[] }[] }>(["usage", "daily", "--json", "--by", "model"]).daily.flatMap((d) => d.breakdown.map((b) => b.key)));
+    const models = new Set(cli<{ daily: { model: string | null }[] }>(["usage", "daily", "--json", "--by", "model"]).daily.map((d) => d.model ?? "unknown"));
     expect(await page.locator(".legend-item").count()).toBe(models.size);
     await page.locator(".toggle button", { hasText: "Runtime" }).click();
     await page.waitForURL(/by=runtime/);
@@ -267,21 +267,23 @@ describe("lake-reader serve in Chromium", () => {
     expect(await get("/api/usage/daily")).toEqual(cli(["usage", "daily", "--json"]));
     expect(await get("/api/usage/monthly?by=runtime")).toEqual(cli(["usage", "monthly", "--json", "--by", "runtime"]));
     expect(await get("/api/usage/weekly")).toEqual(cli(["usage", "weekly", "--json"]));
-    // --by: each row's breakdown adds up to the row, one part per model of the row.
-    const by = cli<{ daily: (Row & { breakdown: Row[]; models?: string[] })[] }>(["usage", "daily", "--json", "--by", "model"]);
+    // --breakdown: each row's parts add up to the row, one part per model of the row.
+    expect(await get("/api/usage/daily?by=model")).toEqual(cli(["usage", "daily", "--json", "--by", "model"]));
+    const by = cli<{ daily: (Row & { breakdown: Row[]; models: string[] })[] }>(["usage", "daily", "--json", "--breakdown"]);
+    expect(await get("/api/usage/daily?breakdown=1")).toEqual(by);
     const plain = cli<{ daily: Row[] }>(["usage", "daily", "--json"]);
     expect(by.daily.map(({ breakdown: _b, ...rest }) => rest)).toEqual(plain.daily);
     for (const d of by.daily) {
       expect(d.breakdown.reduce((a, b) => a + Number(b.total_tokens ?? 0), 0), String(d.date)).toBe(d.total_tokens);
-      expect(new Set(d.breakdown.map((b) => b.key)).size).toBe(d.breakdown.length);
+      expect(new Set(d.breakdown.map((b) => b.model)).size).toBe(d.breakdown.length);
     }
     expect(await get("/api/usage/session?since=2026-01-01")).toEqual(cli(["usage", "session", "--json", "--since", "2026-01-01"]));
     expect(await get("/api/sessions")).toEqual(cli(["sessions", "--json"]));
     expect(await get(`/api/show/${FIXTURE_SESSION.slice(0, 8)}?from=events`)).toEqual(cli(["show", FIXTURE_SESSION.slice(0, 8), "--from", "events", "--json"]));
     expect(await get("/api/search?q=DuckDB+zstd")).toEqual(cli(["search", "DuckDB", "zstd", "--json"]));
-    const bad = await httpGet(new URL("/api/usage/daily?since=yesterday", served.url).href);
+    const bad = await httpGet(new URL("/api/usage/daily?since=someday", served.url).href);
     expect(bad.status).toBe(400);
-    expect((JSON.parse(bad.body) as { error: { code: string; message: string } }).error).toEqual({ code: "Usage", message: '--since "yesterday": expected a date yyyy-mm-dd or yyyymmdd' });
+    expect((JSON.parse(bad.body) as { error: { code: string; message: string } }).error).toEqual({ code: "Usage", message: '--since "someday": expected a date (yyyy-mm-dd or yyyymmdd), today, yesterday, Nd or Nw (N days or weeks before today)' });
     expect(await getStatus(new URL("/api/show/no-such-session", served.url).href)).toBe(404);
     expect(await getStatus(new URL("/api/nothing", served.url).href)).toBe(404);
   });

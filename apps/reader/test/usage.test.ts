@@ -33,7 +33,7 @@ describe("usage over a local fleet store built from the Claude Code fixtures", (
       expectTokens(s, w.usage);
       expect(s.runtime).toBe("claude-code");
       expect(s.models).toEqual([...w.by_model.keys()].filter((m) => m !== null).sort());
-      expect(Object.keys(s)).toEqual(["session_id", "runtime", "models", "input_tokens", "cached_input_tokens", "cache_write_tokens", "cache_write_1h_tokens", "output_tokens", "reasoning_tokens", "total_tokens", "cost_usd", "unpriced_tokens", "unpriced_models", "cost_source"]);
+      expect(Object.keys(s)).toEqual(["session_id", "runtime", "models", "last_ts", "input_tokens", "cached_input_tokens", "cache_write_tokens", "cache_write_1h_tokens", "output_tokens", "reasoning_tokens", "total_tokens", "cost_usd", "unpriced_tokens", "unpriced_models", "cost_source"]);
     }
   });
 

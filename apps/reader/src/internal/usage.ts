@@ -89,7 +89,9 @@ class Acc {
   unpriced = new Set<string>();
   models = new Set<string>();
   count = 0;
+  readonly items: Priced[] = [];
   add(p: Priced): void {
+    this.items.push(p);
     addUsageInto(this.usage, p.c.usage);
     this.count++;
     if (p.c.model !== null) this.models.add(p.c.model);
@@ -154,15 +156,47 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** How a report's rows are split (`--by`) and broken down (`--breakdown`). */
+export interface Grouping {
+  /** Split every row by this value of each contribution (null: not known); `name` is its JSON key. */
+  readonly by?: { readonly name: string; readonly of: (c: UsageContribution) => string | null } | undefined;
+  /** Add each row's numbers per model (`breakdown: [{model, …}]`). */
+  readonly breakdown?: boolean | undefined;
+}
+
+/** A row's per-model numbers (`--breakdown`). */
+export type ModelPart = { model: string | null } & UsageNumbers;
+
+/** The extra fields of a row made by a Grouping: its `--by` value (under `name`) and its breakdown. */
+export interface GroupFields {
+  /** The `--by` value of the row (null: not known); absent without `--by`. */
+  group?: string | null;
+  breakdown?: ModelPart[];
+}
+
+const NONE = "\u0000";
+
+function breakdownOf(a: Acc, unpriced: Set<string>): ModelPart[] {
+  return [...group(a.items, (c) => c.model ?? NONE)]
+    .sort(([x], [y]) => cmp(x, y))
+    .map(([m, g]) => ({ model: m === NONE ? null : m, ...g.numbers(unpriced) }));
+}
+
+/** Split `a`'s contributions by the grouping (one part without `by`), each with its fields. */
+function split(a: Acc, g: Grouping, unpriced: Set<string>): ({ acc: Acc } & GroupFields)[] {
+  const parts: [string | null, Acc][] = g.by ? [...group(a.items, (c) => g.by!.of(c) ?? NONE)].sort(([x], [y]) => cmp(x, y)).map(([k, v]) => [k === NONE ? null : k, v]) : [[null, a]];
+  return parts.map(([k, acc]) => ({ acc, ...(g.by ? { group: k } : {}), ...(g.breakdown ? { breakdown: breakdownOf(acc, unpriced) } : {}) }));
+}
+
 /** `usage session --json`. */
 export interface SessionReport {
-  sessions: ({ session_id: string; runtime: string; models: string[] } & UsageNumbers)[];
+  sessions: ({ session_id: string; runtime: string; models: string[]; last_ts: string | null } & UsageNumbers & GroupFields)[];
   totals: UsageNumbers;
   pricing: PricingInfo;
 }
 
 /** Per-session report, sessions ordered by their last activity. */
-export function sessionReport(u: PricedUsage, order: Order = "asc"): SessionReport {
+export function sessionReport(u: PricedUsage, order: Order = "asc", g: Grouping = {}): SessionReport {
   const unpriced = new Set<string>();
   const runtime = new Map<string, string>();
   const last = new Map<string, string>();
@@ -172,8 +206,8 @@ export function sessionReport(u: PricedUsage, order: Order = "asc"): SessionRepo
   }
   const groups = group(u.items, (c) => c.session_id);
   const sessions = [...groups]
-    .map(([id, g]) => ({ session_id: id, runtime: runtime.get(id) ?? "", models: modelsOf(g), ...g.numbers(unpriced) }))
-    .sort((a, b) => cmp(last.get(a.session_id) ?? "", last.get(b.session_id) ?? "") || cmp(a.session_id, b.session_id));
+    .sort(([a], [b]) => cmp(last.get(a) ?? "", last.get(b) ?? "") || cmp(a, b))
+    .flatMap(([id, a]) => split(a, g, unpriced).map(({ acc, ...f }) => ({ session_id: id, runtime: runtime.get(id) ?? "", models: modelsOf(acc), last_ts: last.get(id) ?? null, ...acc.numbers(unpriced), ...f })));
   if (order === "desc") sessions.reverse();
   return { sessions, totals: totalsOf(u.items, unpriced), pricing: pricingInfo(u, unpriced) };
 }
@@ -183,17 +217,13 @@ export type Period = "daily" | "weekly" | "monthly";
 
 /** `usage daily --json` (and weekly, keyed by `week`; monthly, keyed by `month`). */
 export interface PeriodReport {
-  rows: ({ key: string; models: string[]; breakdown?: ({ key: string } & UsageNumbers)[] } & UsageNumbers)[];
+  rows: ({ key: string; models: string[] } & UsageNumbers & GroupFields)[];
   totals: UsageNumbers;
   pricing: PricingInfo;
 }
 
-/** What a period's row can be broken down by (`--by`). */
-export type Breakdown = "model" | "runtime";
-
 /** Options of {@link periodReport}. */
-export interface PeriodOptions {
-  readonly by?: Breakdown | undefined;
+export interface PeriodOptions extends Grouping {
   /** The day weeks start on (default monday: ISO weeks). */
   readonly startOfWeek?: WeekDay | undefined;
   readonly order?: Order | undefined;
@@ -202,83 +232,160 @@ export interface PeriodOptions {
 /**
  * Per-day (`yyyy-mm-dd`), per-week (the week's first day, a Monday by default, like ccusage's
  * `weekly --start-of-week monday`) or per-month (`yyyy-mm`) report of the contributions' `day`s;
- * "unknown" collects rows without a time. With `by`, each row also carries its numbers per model
- * (no model: "unknown") or per runtime.
+ * "unknown" collects rows without a time. With `by`, a period has one row per value.
  */
 export function periodReport(u: PricedUsage, period: Period, opts: PeriodOptions = {}): PeriodReport {
   const unpriced = new Set<string>();
-  const by = opts.by;
   const sow = opts.startOfWeek ?? "monday";
   const keyOf = (c: UsageContribution) => (period === "daily" || c.day === "unknown" ? c.day : period === "weekly" ? weekStart(c.day, sow) : c.day.slice(0, 7));
-  const groups = group(u.items, keyOf);
-  const parts = new Map<string, ({ key: string } & UsageNumbers)[]>();
-  if (by) {
-    const sub = (c: UsageContribution) => (by === "model" ? (c.model ?? "unknown") : c.runtime);
-    for (const [k, g] of group(u.items, (c) => `${keyOf(c)}\0${sub(c)}`)) {
-      const [key, part] = k.split("\0") as [string, string];
-      let l = parts.get(key);
-      if (!l) parts.set(key, (l = []));
-      l.push({ key: part, ...g.numbers(unpriced) });
-    }
-    for (const l of parts.values()) l.sort((a, b) => cmp(a.key, b.key));
-  }
-  const rows = [...groups]
-    .map(([key, g]) => ({ key, models: modelsOf(g), ...g.numbers(unpriced), ...(by ? { breakdown: parts.get(key) ?? [] } : {}) }))
-    .sort((a, b) => cmp(a.key, b.key));
+  const rows = [...group(u.items, keyOf)]
+    .sort(([a], [b]) => cmp(a, b))
+    .flatMap(([key, a]) => split(a, opts, unpriced).map(({ acc, ...f }) => ({ key, models: modelsOf(acc), ...acc.numbers(unpriced), ...f })));
   if (opts.order === "desc") rows.reverse();
   return { rows, totals: totalsOf(u.items, unpriced), pricing: pricingInfo(u, unpriced) };
 }
 
+/** Burn rate of a block: tokens per minute and USD per hour between its first and last entry. */
+export interface BurnRate {
+  tokens_per_minute: number;
+  cost_per_hour: number | null;
+}
+
+/** Where the active block ends up at its burn rate. */
+export interface Projection {
+  total_tokens: number;
+  cost_usd: number | null;
+  remaining_minutes: number;
+}
+
 /** One 5-hour billing block. */
-export interface BlockRow extends UsageNumbers {
+export interface BlockRow extends UsageNumbers, GroupFields {
   /** Block start: the first entry's time floored to the hour (ISO). */
   start: string;
   /** start + 5 hours (ISO). */
   end: string;
+  /** Time of the block's first entry (ISO). */
+  first_ts: string;
   /** Time of the block's last entry (ISO). */
   last_ts: string;
   /** The block is still open: its end is in the future and its last entry less than 5 hours ago. */
   active: boolean;
+  /** Minutes left until the end (active block only, else null). */
+  remaining_minutes: number | null;
+  /** Null when first and last entry are the same minute. */
+  burn_rate: BurnRate | null;
+  /** The active block's numbers at the end at its burn rate (else null). */
+  projection: Projection | null;
+  /** With --token-limit: total tokens as a percentage of it (and the projection's, for the active block). */
+  limit_percent?: number;
+  projected_limit_percent?: number | null;
   models: string[];
   sessions: number;
 }
 
+/** Time without activity between two blocks: from the earlier block's last entry + 5 hours to the next one's first entry. */
+export interface BlockGap {
+  start: string;
+  end: string;
+  minutes: number;
+}
+
+/** `usage blocks --json`. */
+export interface BlocksReport {
+  blocks: BlockRow[];
+  gaps: BlockGap[];
+  totals: UsageNumbers;
+  untimed_tokens: number | null;
+  /** --token-limit: the limit (a number, or the largest past block's total for `max`). */
+  token_limit: number | null;
+  pricing: PricingInfo;
+}
+
+/** Options of {@link blocksReport}. */
+export interface BlocksOptions extends Grouping {
+  readonly now?: number;
+  /** Only the active block (--active). */
+  readonly active?: boolean;
+  /** --token-limit: a token count, or "max" (the largest total of the blocks before the last). */
+  readonly tokenLimit?: number | "max" | undefined;
+}
+
 const BLOCK_MS = 5 * 3600_000;
+const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 
 /**
  * 5-hour billing blocks like ccusage's: entries in time order; a block starts at its first entry's
- * time floored to the hour, and an entry starts a new block when it falls at or after the block's
- * end or more than 5 hours after the previous entry. Entries without a time are left out (counted
- * in `untimed_tokens`).
+ * time floored to the (UTC) hour, and an entry starts a new block when it falls at or after the
+ * block's end or more than 5 hours after the previous entry. Entries without a time are left out
+ * (counted in `untimed_tokens`). Burn rate = tokens (USD) over the minutes from the first to the
+ * last entry; the active block's projection adds that rate over its remaining minutes.
  */
-export function blocksReport(u: PricedUsage, now: number = Date.now()): { blocks: BlockRow[]; totals: UsageNumbers; untimed_tokens: number | null; pricing: PricingInfo } {
+export function blocksReport(u: PricedUsage, opts: BlocksOptions = {}): BlocksReport {
+  const now = opts.now ?? Date.now();
   const unpriced = new Set<string>();
   const timed = u.items.filter((p) => p.c.ts !== null).map((p) => ({ p, t: Date.parse(p.c.ts!) })).sort((a, b) => a.t - b.t);
-  const groups: { start: number; last: number; items: Priced[] }[] = [];
+  const groups: { start: number; first: number; last: number; items: Priced[] }[] = [];
   for (const { p, t } of timed) {
     const cur = groups[groups.length - 1];
     if (!cur || t >= cur.start + BLOCK_MS || t - cur.last > BLOCK_MS) {
       const start = Math.floor(t / 3600_000) * 3600_000;
-      groups.push({ start, last: t, items: [p] });
+      groups.push({ start, first: t, last: t, items: [p] });
     } else {
       cur.last = t;
       cur.items.push(p);
     }
   }
-  const blocks = groups.map((g) => {
-    const t = new Acc();
-    for (const p of g.items) t.add(p);
-    return {
-      start: new Date(g.start).toISOString(),
-      end: new Date(g.start + BLOCK_MS).toISOString(),
-      last_ts: new Date(g.last).toISOString(),
-      active: now < g.start + BLOCK_MS && now - g.last < BLOCK_MS,
-      models: modelsOf(t),
-      sessions: new Set(g.items.map((p) => p.c.session_id)).size,
-      ...t.numbers(unpriced),
-    };
+  const gaps: BlockGap[] = [];
+  for (let i = 1; i < groups.length; i++) {
+    const from = groups[i - 1]!.last + BLOCK_MS;
+    const to = groups[i]!.first;
+    if (to > from) gaps.push({ start: new Date(from).toISOString(), end: new Date(to).toISOString(), minutes: Math.round((to - from) / 60_000) });
+  }
+  const totalOf = (g: (typeof groups)[number]) => g.items.reduce((a, p) => a + (totalTokens(p.c.usage) ?? 0), 0);
+  const limit = opts.tokenLimit === "max" ? (groups.length > 1 ? Math.max(...groups.slice(0, -1).map(totalOf)) : groups.length ? totalOf(groups[0]!) : null) : (opts.tokenLimit ?? null);
+  let blocks: BlockRow[] = groups.flatMap((g) => {
+    const whole = new Acc();
+    for (const p of g.items) whole.add(p);
+    const active = now < g.start + BLOCK_MS && now - g.last < BLOCK_MS;
+    return split(whole, opts, unpriced).map(({ acc, ...f }) => {
+      const n = acc.numbers(unpriced);
+      const first = Math.min(...acc.items.map((p) => Date.parse(p.c.ts!)));
+      const last = Math.max(...acc.items.map((p) => Date.parse(p.c.ts!)));
+      const minutes = (last - first) / 60_000;
+      const burn: BurnRate | null = minutes >= 1 ? { tokens_per_minute: round((n.total_tokens ?? 0) / minutes), cost_per_hour: n.cost_usd === null ? null : round((n.cost_usd / minutes) * 60, 4) } : null;
+      const remaining = active ? Math.max(0, Math.round((g.start + BLOCK_MS - now) / 60_000)) : null;
+      const projection: Projection | null =
+        active && remaining !== null
+          ? {
+              total_tokens: Math.round((n.total_tokens ?? 0) + (burn ? burn.tokens_per_minute * remaining : 0)),
+              cost_usd: n.cost_usd === null ? null : round(n.cost_usd + (burn?.cost_per_hour ? (burn.cost_per_hour / 60) * remaining : 0), 4),
+              remaining_minutes: remaining,
+            }
+          : null;
+      const row: BlockRow = {
+        start: new Date(g.start).toISOString(),
+        end: new Date(g.start + BLOCK_MS).toISOString(),
+        first_ts: new Date(first).toISOString(),
+        last_ts: new Date(last).toISOString(),
+        active,
+        remaining_minutes: remaining,
+        burn_rate: burn,
+        projection,
+        models: modelsOf(acc),
+        sessions: new Set(acc.items.map((p) => p.c.session_id)).size,
+        ...n,
+        ...f,
+      };
+      if (limit !== null && limit > 0) {
+        row.limit_percent = round(((n.total_tokens ?? 0) / limit) * 100, 1);
+        row.projected_limit_percent = projection ? round((projection.total_tokens / limit) * 100, 1) : null;
+      }
+      return row;
+    });
   });
+  if (opts.active) blocks = blocks.filter((b) => b.active);
+  const counted = opts.active ? groups.filter((g) => now < g.start + BLOCK_MS && now - g.last < BLOCK_MS).flatMap((g) => g.items) : timed.map((x) => x.p);
   const untimed = u.items.filter((p) => p.c.ts === null);
-  const ut = untimed.length ? totalsOf(untimed, new Set()).total_tokens : null;
-  return { blocks, totals: totalsOf(timed.map((x) => x.p), unpriced), untimed_tokens: ut, pricing: pricingInfo(u, unpriced) };
+  const ut = untimed.length && !opts.active ? totalsOf(untimed, new Set()).total_tokens : null;
+  return { blocks, gaps: opts.active ? [] : gaps, totals: totalsOf(counted, unpriced), untimed_tokens: ut, token_limit: limit, pricing: pricingInfo(u, unpriced) };
 }

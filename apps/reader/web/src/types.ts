@@ -21,9 +21,9 @@ export interface Pricing {
   unpriced_models: string[];
 }
 
-/** `usage daily --json [--by K]`. */
+/** `usage daily --json [--by K]` (with --by model|runtime, one row per day and key). */
 export interface DailyJson {
-  daily: (UsageNumbers & { date: string; breakdown?: (UsageNumbers & { key: string })[] })[];
+  daily: (UsageNumbers & { date: string; models: string[]; model?: string | null; runtime?: string | null })[];
   totals: UsageNumbers;
   pricing: Pricing;
 }

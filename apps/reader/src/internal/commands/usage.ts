@@ -5,7 +5,8 @@ import { COST_MODES, DATASET, loadPricing, rollupPriceable, type CostMode } from
 import { fleetUsage } from "../usage-scan.js";
 import { WEEK_DAYS, isUtcZone, localDay, localMinute, parseDayArg, resolveTimeZone, type WeekDay } from "../time.js";
 import type { Damage } from "../fleet.js";
-import type { PricingInfo, UsageNumbers } from "../usage.js";
+import type { GroupFields, PricingInfo, UsageNumbers } from "../usage.js";
+import type { UsageContribution } from "@lake/events/usage";
 import { parse } from "./parse.js";
 
 const PRICING_OPTIONS_HELP = `  --pricing FILE adds or overrides model prices (README "Pricing": lake's format or LiteLLM's
@@ -30,7 +31,11 @@ Options:
   --start-of-week D  weekly: the day weeks start on, monday (ISO weeks, the default) … sunday
   --runtime RT   only this runtime (repeatable): ${RUNTIMES.join(", ")}
   --model TEXT   only models whose id contains TEXT (repeatable)
-  --by KEY       daily, weekly and monthly: each row also broken down by model or runtime
+  --by KEY       split every row by runtime, model, project, repo, branch, agent or machine (project: the repo,
+                 else the working directory; machine: the agent id, with the responses seen on more than one)
+  --breakdown    each row's numbers per model under it (JSON: breakdown: [{model, …}])
+  --active       blocks: only the active block (its burn rate and projection)
+  --token-limit N|max  blocks: each block's tokens as a percentage of N (max: the largest past block)
   --cost-mode M  calculate (from tokens, the default), recorded (the runtime's own cost, e.g. Claude
                  Code's costUSD; unpriced without one), auto (recorded where there is one, else calculated)
 ${PRICING_OPTIONS_HELP}
@@ -49,6 +54,9 @@ const OPTIONS = {
   runtime: { type: "string", multiple: true },
   model: { type: "string", multiple: true },
   by: { type: "string" },
+  breakdown: { type: "boolean" },
+  active: { type: "boolean" },
+  "token-limit": { type: "string" },
   "cost-mode": { type: "string" },
   pricing: { type: "string" },
   json: { type: "boolean" },
@@ -85,8 +93,9 @@ export const USAGE_REPORTS = ["daily", "weekly", "monthly", "session", "blocks"]
 
 /** Values of `--order`. */
 export const ORDERS = ["asc", "desc"] as const;
-/** Values of `--by`. */
-export const BY_KEYS = ["model", "runtime"] as const;
+/** Values of `--by`: on the contributions themselves (model, runtime) or read from the read model (the rest). */
+export const BY_KEYS = ["runtime", "model", "project", "repo", "branch", "agent", "machine"] as const;
+export type ByKey = (typeof BY_KEYS)[number];
 
 /** Which usage report. */
 export type UsageReportName = (typeof USAGE_REPORTS)[number];
@@ -101,45 +110,65 @@ export interface UsageValues extends CommonValues {
   runtime?: string[] | undefined;
   model?: string[] | undefined;
   by?: string | undefined;
+  breakdown?: boolean | undefined;
+  active?: boolean | undefined;
+  "token-limit"?: string | undefined;
   "cost-mode"?: string | undefined;
   pricing?: string | undefined;
 }
 
+type Reports = typeof import("../usage.js");
+
 /** A computed usage report. */
 export type UsageResult = (
-  | { readonly report: "session"; readonly r: ReturnType<typeof import("../usage.js").sessionReport> }
-  | { readonly report: "blocks"; readonly r: ReturnType<typeof import("../usage.js").blocksReport> }
-  | { readonly report: "daily" | "weekly" | "monthly"; readonly r: ReturnType<typeof import("../usage.js").periodReport> }
+  | { readonly report: "session"; readonly r: ReturnType<Reports["sessionReport"]> }
+  | { readonly report: "blocks"; readonly r: ReturnType<Reports["blocksReport"]> }
+  | { readonly report: "daily" | "weekly" | "monthly"; readonly r: ReturnType<Reports["periodReport"]> }
 ) & {
   /** The IANA zone days were counted in. */
   readonly timezone: string;
   /** weekly: the day weeks start on. */
   readonly startOfWeek: WeekDay;
+  /** --by: the key rows are split by. */
+  readonly by?: ByKey | undefined;
+  /** --by machine: responses seen on several machines. */
+  readonly machines?: import("../usage-attrs.js").Attribution["machines"];
 };
+
+function tokenLimit(v: string | undefined): number | "max" | undefined {
+  if (v === undefined) return undefined;
+  if (v === "max") return "max";
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n <= 0) throw usageError(`--token-limit ${JSON.stringify(v)}: expected a positive number of tokens or max`);
+  return n;
+}
 
 /** Compute a usage report from the fleet the options name (what `usage REPORT` prints). */
 export async function usageReport(report: UsageReportName, values: UsageValues, env: NodeJS.ProcessEnv, damaged?: Damage[]): Promise<UsageResult> {
   const by = values.by === undefined ? undefined : oneOf("--by", values.by, BY_KEYS);
-  if (by !== undefined && report !== "daily" && report !== "weekly" && report !== "monthly") throw usageError(`--by is for daily, weekly and monthly, not ${report}`);
   for (const rt of values.runtime ?? []) oneOf("--runtime", rt, RUNTIMES);
   const order = values.order === undefined ? "asc" : oneOf("--order", values.order, ORDERS);
   const startOfWeek = values["start-of-week"] === undefined ? "monday" : oneOf("--start-of-week", values["start-of-week"].toLowerCase(), WEEK_DAYS);
   const mode = values["cost-mode"] === undefined ? "calculate" : oneOf("--cost-mode", values["cost-mode"], COST_MODES);
+  const limit = tokenLimit(values["token-limit"]);
+  if (report !== "blocks" && (values.active || limit !== undefined)) throw usageError(`--active and --token-limit are for blocks, not ${report}`);
   const timezone = resolveTimeZone(values.timezone, env);
   const filters = { since: parseDayArg("--since", values.since, timezone), until: parseDayArg("--until", values.until, timezone), runtimes: values.runtime, models: values.model };
-  // Rollups are summed per UTC day: in another zone a report that counts days reads rows.
+  // Rollups are summed per UTC day and session: in another zone a report that counts days reads
+  // rows, and so does a split by what only rows carry (project, repo, branch, agent, machine).
   const utc = isUtcZone(timezone);
   const daysMatter = report !== "session" || filters.since !== undefined || filters.until !== undefined;
+  const fromRows = by !== undefined && by !== "model" && by !== "runtime";
   const loc = locations(values, env, damaged);
   // Objects are fetched as they are read: a compacted s3:// fleet mirrors its rollups, not its parts.
   const files = await fleetFiles(loc, { mirror: false });
   // The prices first (a rollup is added as it is only where its sums price exactly); the report
   // code loads on the main thread while DuckDB reads the files.
   const pricing = await loadPricing({ cache: loc.cache, file: values.pricing });
-  let reports: typeof import("../usage.js") | undefined;
+  let reports: Reports | undefined;
   const counted = await fleetUsage(files, {
     runtimes: filters.runtimes,
-    rowsOnly: report === "blocks" || (!utc && daysMatter),
+    rowsOnly: report === "blocks" || (!utc && daysMatter) || fromRows,
     priceable: (r) => rollupPriceable(pricing, r),
     meanwhile: async () => (reports = await import("../usage.js")),
   });
@@ -147,40 +176,106 @@ export async function usageReport(report: UsageReportName, values: UsageValues, 
   const { blocksReport, filterContributions, periodReport, priceUsage, sessionReport } = reports;
   const zoned = utc ? counted : counted.map((c) => ({ ...c, day: localDay(c.ts, timezone) }));
   const cs = priceUsage(filterContributions(zoned, filters), pricing, mode as CostMode);
-  const base = { timezone, startOfWeek };
-  if (report === "session") return { ...base, report, r: sessionReport(cs, order) };
+  const attr = fromRows ? await (await import("../usage-attrs.js")).attribution(loc, by as import("../usage-attrs.js").RowByKey) : undefined;
+  const grouping = {
+    by: by === undefined ? undefined : { name: by, of: attr ? attr.of : by === "model" ? (c: UsageContribution) => c.model : (c: UsageContribution) => c.runtime },
+    breakdown: values.breakdown ?? false,
+  };
+  const base = { timezone, startOfWeek, by, ...(attr?.machines ? { machines: attr.machines } : {}) };
+  if (report === "session") return { ...base, report, r: sessionReport(cs, order, grouping) };
   if (report === "blocks") {
-    const r = blocksReport(cs);
-    if (order === "desc") r.blocks.reverse();
+    const r = blocksReport(cs, { ...grouping, active: values.active ?? false, tokenLimit: limit });
+    if (order === "desc") {
+      r.blocks.reverse();
+      r.gaps.reverse();
+    }
     return { ...base, report, r };
   }
-  return { ...base, report, r: periodReport(cs, report, { by, startOfWeek, order }) };
+  return { ...base, report, r: periodReport(cs, report, { ...grouping, startOfWeek, order }) };
+}
+
+/** A row's `--by` value and `--breakdown` parts, as JSON. */
+function groupJson(u: UsageResult, x: GroupFields): Record<string, unknown> {
+  return { ...(u.by !== undefined ? { [u.by]: x.group ?? null } : {}) };
+}
+function breakdownJson(x: GroupFields): Record<string, unknown> {
+  return x.breakdown ? { breakdown: x.breakdown.map((b) => ({ model: b.model, ...pick(b) })) } : {};
 }
 
 /** The JSON `usage REPORT --json` prints (README, "usage"). */
 export function usageJson(u: UsageResult): Record<string, unknown> {
+  const tail = { timezone: u.timezone, ...(u.by !== undefined ? { by: u.by } : {}), ...(u.machines ? { machines: u.machines } : {}) };
   if (u.report === "session") {
     const r = u.r;
-    return { sessions: r.sessions.map((s) => ({ session_id: s.session_id, runtime: s.runtime, models: s.models, ...pick(s) })), totals: pick(r.totals), timezone: u.timezone, pricing: r.pricing };
+    return {
+      sessions: r.sessions.map((s) => ({ session_id: s.session_id, ...groupJson(u, s), runtime: s.runtime, models: s.models, last_ts: s.last_ts, ...pick(s), ...breakdownJson(s) })),
+      totals: pick(r.totals),
+      ...tail,
+      pricing: r.pricing,
+    };
   }
   if (u.report === "blocks") {
     const r = u.r;
     return {
-      blocks: r.blocks.map((b) => ({ start: b.start, end: b.end, last_ts: b.last_ts, active: b.active, sessions: b.sessions, models: b.models, ...pick(b) })),
+      blocks: r.blocks.map((b) => ({
+        start: b.start,
+        end: b.end,
+        ...groupJson(u, b),
+        first_ts: b.first_ts,
+        last_ts: b.last_ts,
+        active: b.active,
+        remaining_minutes: b.remaining_minutes,
+        burn_rate: b.burn_rate,
+        projection: b.projection,
+        ...(r.token_limit !== null ? { limit_percent: b.limit_percent ?? null, projected_limit_percent: b.projected_limit_percent ?? null } : {}),
+        sessions: b.sessions,
+        models: b.models,
+        ...pick(b),
+        ...breakdownJson(b),
+      })),
+      gaps: r.gaps,
       totals: pick(r.totals),
       untimed_tokens: r.untimed_tokens,
-      timezone: u.timezone,
+      token_limit: r.token_limit,
+      ...tail,
       pricing: r.pricing,
     };
   }
   const keyName = u.report === "daily" ? "date" : u.report === "weekly" ? "week" : "month";
   return {
-    [u.report]: u.r.rows.map((x) => ({ [keyName]: x.key, models: x.models, ...pick(x), ...(x.breakdown ? { breakdown: x.breakdown.map((b) => ({ key: b.key, ...pick(b) })) } : {}) })),
+    [u.report]: u.r.rows.map((x) => ({ [keyName]: x.key, ...groupJson(u, x), models: x.models, ...pick(x), ...breakdownJson(x) })),
     totals: pick(u.r.totals),
-    timezone: u.timezone,
+    ...tail,
     ...(u.report === "weekly" ? { start_of_week: u.startOfWeek } : {}),
     pricing: u.r.pricing,
   };
+}
+
+/** Table rows of a report row: the row, then its --breakdown parts indented under it. */
+function withParts(first: string[], x: UsageNumbers & GroupFields, blanks: number): string[][] {
+  const out = [[...first, ...cells(x)]];
+  for (const b of x.breakdown ?? []) out.push([`  └ ${b.model ?? "unknown"}`, ...Array<string>(blanks).fill(""), ...cells(b)]);
+  return out;
+}
+
+function machinesNote(u: UsageResult): string {
+  if (!u.machines) return "";
+  const per = u.machines.per_machine.map((m) => `${m.machine} ${fmtInt(m.responses_seen)} seen (${fmtInt(m.shared_responses)} also elsewhere)`).join("; ");
+  return `\n${fmtInt(u.machines.shared_responses)} responses seen on more than one machine, counted once (per machine: ${per || "none"})`;
+}
+
+function blocksNote(u: Extract<UsageResult, { report: "blocks" }>): string {
+  const lines: string[] = [];
+  const act = u.r.blocks.filter((b) => b.active && (u.by === undefined || true));
+  for (const b of act) {
+    const left = b.remaining_minutes ?? 0;
+    const who = u.by !== undefined ? ` (${u.by} ${b.group ?? "unknown"})` : "";
+    lines.push(`active block${who}: ${localMinute(b.start, u.timezone)} – ${localMinute(b.end, u.timezone).slice(11)}, ${Math.floor(left / 60)}h${String(left % 60).padStart(2, "0")}m left`);
+    if (b.burn_rate) lines.push(`  burn rate ${fmtInt(b.burn_rate.tokens_per_minute)} tokens/min${b.burn_rate.cost_per_hour === null ? "" : `, ${fmtUsd(b.burn_rate.cost_per_hour)}/h`}`);
+    if (b.projection) lines.push(`  projected by the end: ${fmtInt(b.projection.total_tokens)} tokens${b.projection.cost_usd === null ? "" : `, ${fmtUsd(b.projection.cost_usd)}`}${b.projected_limit_percent != null ? ` (${b.projected_limit_percent}% of the limit)` : ""}`);
+  }
+  if (u.r.token_limit !== null) lines.push(`token limit: ${fmtInt(u.r.token_limit)}`);
+  return lines.length ? "\n" + lines.join("\n") : "";
 }
 
 /** `lake-reader usage …`. */
@@ -200,23 +295,35 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
     io.out(toJson(usageJson(u)) + "\n");
     return 0;
   }
-  const right = [false, true, true, true, true, true, true, true];
+  const byHead = u.by !== undefined ? [u.by[0]!.toUpperCase() + u.by.slice(1)] : [];
+  const byCell = (x: GroupFields) => (u.by !== undefined ? [x.group ?? "-"] : []);
+  const right = (n: number) => [...Array<boolean>(n).fill(false), ...Array<boolean>(HEAD.length).fill(true)];
   if (u.report === "session") {
     const r = u.r;
-    const rows = r.sessions.map((s) => [s.session_id, s.runtime, s.models.join(", "), ...cells(s)]);
-    io.out(`Token usage by session\n${renderTable(["Session", "Runtime", "Models", ...HEAD], rows, [false, false, false, ...right.slice(1)], ["Total", "", "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}\n`);
+    const head = ["Session", ...byHead, "Runtime", "Models", ...HEAD];
+    const rows = r.sessions.flatMap((s) => withParts([s.session_id, ...byCell(s), s.runtime, s.models.join(", ")], s, head.length - HEAD.length - 1));
+    io.out(`Token usage by session\n${renderTable(head, rows, right(head.length - HEAD.length), ["Total", ...byHead.map(() => ""), "", "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}${machinesNote(u)}\n`);
     return 0;
   }
   if (u.report === "blocks") {
     const r = u.r;
-    const rows = r.blocks.map((b) => [`${localMinute(b.start, u.timezone)}${b.active ? " (active)" : ""}`, b.models.join(", "), ...cells(b)]);
-    io.out(`Token usage by 5-hour block (${u.timezone})\n${renderTable(["Block start", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}\n`);
+    const head = ["Block start", "End", ...byHead, "Models", ...HEAD];
+    const gapAt = new Map(r.gaps.map((g) => [u.r.blocks.findIndex((b) => (values.order === "desc" ? b.start < g.start : b.start >= g.end)), g]));
+    const rows: string[][] = [];
+    r.blocks.forEach((b, i) => {
+      const gap = gapAt.get(i);
+      if (gap && i > 0) rows.push([`(gap ${Math.floor(gap.minutes / 60)}h${String(gap.minutes % 60).padStart(2, "0")}m)`, "", ...byHead.map(() => ""), "", ...HEAD.map(() => "")]);
+      const end = b.active ? `${localMinute(b.end, u.timezone).slice(11)} (${b.remaining_minutes}m left)` : localMinute(b.last_ts, u.timezone).slice(11);
+      rows.push(...withParts([`${localMinute(b.start, u.timezone)}${b.active ? " (active)" : ""}`, end, ...byCell(b), b.models.join(", ")], b, head.length - HEAD.length - 1));
+    });
+    io.out(`Token usage by 5-hour block (${u.timezone})\n${renderTable(head, rows, right(head.length - HEAD.length), ["Total", "", ...byHead.map(() => ""), "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}${blocksNote(u)}${machinesNote(u)}\n`);
     return 0;
   }
   const r = u.r;
-  const rows = r.rows.map((x) => [x.key, x.models.join(", "), ...cells(x)]);
+  const head = [u.report === "daily" ? "Date" : u.report === "weekly" ? "Week" : "Month", ...byHead, "Models", ...HEAD];
+  const rows = r.rows.flatMap((x) => withParts([x.key, ...byCell(x), x.models.join(", ")], x, head.length - HEAD.length - 1));
   io.out(
-    `Token usage by ${u.report === "daily" ? "day" : u.report === "weekly" ? `week (from ${u.startOfWeek})` : "month"} (${u.timezone})\n${renderTable([u.report === "daily" ? "Date" : u.report === "weekly" ? "Week" : "Month", "Models", ...HEAD], rows, [false, false, ...right.slice(1)], ["Total", "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}\n`,
+    `Token usage by ${u.report === "daily" ? "day" : u.report === "weekly" ? `week (from ${u.startOfWeek})` : "month"} (${u.timezone})\n${renderTable(head, rows, right(head.length - HEAD.length), ["Total", ...byHead.map(() => ""), "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}${machinesNote(u)}\n`,
   );
   return 0;
 }

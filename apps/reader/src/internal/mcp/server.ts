@@ -12,7 +12,7 @@ import type { Locations } from "../context.js";
 import { ReaderError, exitCodeOf, isReaderError } from "../errors.js";
 import { toJson } from "../format.js";
 import { firstLine } from "../sqltext.js";
-import { USAGE_REPORTS, usageJson, usageReport } from "../commands/usage.js";
+import { BY_KEYS, USAGE_REPORTS, usageJson, usageReport } from "../commands/usage.js";
 import type { ShowConversation, ShowItem } from "../show.js";
 import { DEFAULT_MAX_BYTES, MAX_MAX_BYTES, MIN_MAX_BYTES, decodeCursor, encodeCursor, jsonBytes, peekOffset, questionHash, stateOf, takePage, type Bounds } from "./page.js";
 import { Coordination, type Refusal } from "./coord.js";
@@ -256,7 +256,8 @@ export function createMcpServer(opts: McpOptions): McpServer {
         timezone: z.string().min(1).max(64).optional().describe("IANA zone days are counted in (default UTC)"),
         runtime: z.array(z.string().min(1).max(64)).max(16).optional().describe("only these runtimes: claude-code, codex, gemini, broca, hook"),
         model: z.array(z.string().min(1).max(200)).max(16).optional().describe("only models whose id contains one of these"),
-        by: z.enum(["model", "runtime"]).optional().describe("daily, weekly, monthly: each row also broken down by model or runtime (breakdown: [{key, …}])"),
+        by: z.enum(BY_KEYS).optional().describe("split every row by this key (the row gets a field of its name): runtime, model, project (repo, else cwd), repo, branch, agent, machine (also: machines.shared_responses, responses seen on more than one machine)"),
+        breakdown: z.boolean().optional().describe("each row's numbers per model (breakdown: [{model, …}])"),
         cost_mode: z.enum(["calculate", "recorded", "auto"]).optional().describe("calculate from tokens (default), the runtime's recorded cost (Claude Code costUSD), or recorded where there is one else calculated"),
         limit: limitOf(100, 1000),
         ...paging,
@@ -266,7 +267,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
     async (args) => {
       const b = bounds(args, 100);
       // The CLI's usage report, from the same options `usage REPORT --json` parses.
-      const values = { store: loc.store, cache: loc.cache, root: loc.root, since: args.since, until: args.until, timezone: args.timezone ?? "UTC", runtime: args.runtime, model: args.model, by: args.by, "cost-mode": args.cost_mode };
+      const values = { store: loc.store, cache: loc.cache, root: loc.root, since: args.since, until: args.until, timezone: args.timezone ?? "UTC", runtime: args.runtime, model: args.model, by: args.by, breakdown: args.breakdown, "cost-mode": args.cost_mode };
       const full = plain(usageJson(await usageReport(args.report, values, opts.env)));
       const listKey = args.report === "session" ? "sessions" : args.report;
       const { [listKey]: list, ...rest } = full;

@@ -20,20 +20,24 @@ export function Overview(props: { query: URLSearchParams }) {
   const metric: Metric = q.get("metric") === "tokens" ? "tokens" : "cost";
   const since = q.get("since") ?? "";
   const until = q.get("until") ?? "";
-  const daily = useApi<DailyJson>(`/api/usage/daily${qs({ by, since, until })}`);
+  const daily = useApi<DailyJson>(`/api/usage/daily${qs({ since, until })}`);
+  // The same days split by model or runtime (`usage daily --by K --json`: one row per day and key).
+  const split = useApi<DailyJson>(`/api/usage/daily${qs({ by, since, until })}`);
   const sessions = useApi<SessionUsageJson>(`/api/usage/session${qs({ since, until })}`);
   const blocks = useApi<BlocksJson>("/api/usage/blocks");
   const fmt = metric === "cost" ? (n: number) => `$${n < 10 ? n.toFixed(2) : n.toFixed(1)}` : fmtCompact;
 
+  const parts = useMemo(() => (split.data?.daily ?? []).filter((r) => r.date !== "unknown").map((r) => ({ ...r, key: String(r[by] ?? "unknown") })), [split.data, by]);
   const chart = useMemo(() => {
-    const rows = (daily.data?.daily ?? []).filter((r) => r.date !== "unknown");
+    const labels = [...new Set(parts.map((r) => r.date))].sort();
     const keys = new Map<string, number>();
-    for (const r of rows) for (const b of r.breakdown ?? []) keys.set(b.key, (keys.get(b.key) ?? 0) + valueOf(b, metric));
+    for (const r of parts) keys.set(r.key, (keys.get(r.key) ?? 0) + valueOf(r, metric));
     const names = [...keys].sort((a, b) => b[1] - a[1]).map(([k]) => k);
-    const unpricedSet = new Set(daily.data?.pricing.unpriced_models ?? []);
-    const series: StackSeries[] = names.map((name) => ({ name, unpriced: metric === "cost" && unpricedSet.has(name), values: rows.map((r) => valueOf(r.breakdown?.find((b) => b.key === name) ?? ({} as UsageNumbers), metric)) }));
-    return { labels: rows.map((r) => r.date), series };
-  }, [daily.data, metric]);
+    const unpricedSet = new Set(split.data?.pricing.unpriced_models ?? []);
+    const at = new Map(parts.map((r) => [`${r.date}\0${r.key}`, r]));
+    const series: StackSeries[] = names.map((name) => ({ name, unpriced: metric === "cost" && unpricedSet.has(name), values: labels.map((d) => valueOf(at.get(`${d}\0${name}`) ?? ({} as UsageNumbers), metric)) }));
+    return { labels, series };
+  }, [parts, metric, split.data]);
 
   const rows = daily.data?.daily ?? [];
   // The week ends at the range's end, else at the last day with usage (the card names the day).
@@ -47,7 +51,7 @@ export function Overview(props: { query: URLSearchParams }) {
   const totals = daily.data?.totals;
   const unpriced = daily.data?.pricing.unpriced_models ?? [];
   // What the priced models cost (the total is unpriced once any model is).
-  const pricedCost = rows.reduce((a, r) => a + (r.breakdown ?? []).reduce((b, x) => b + (x.cost_usd ?? 0), 0), 0);
+  const pricedCost = parts.reduce((a, r) => a + (r.cost_usd ?? 0), 0);
 
   return (
     <div class="page overview">
@@ -109,7 +113,7 @@ export function Overview(props: { query: URLSearchParams }) {
         <h2>
           {metric === "cost" ? "Cost" : "Tokens"} per day, by {by}
         </h2>
-        {daily.loading && !daily.data ? <div class="loading">Loading…</div> : chart.labels.length ? <StackedBars labels={chart.labels} series={chart.series} format={fmt} /> : <div class="empty">No usage in this range.</div>}
+        {split.loading && !split.data ? <div class="loading">Loading…</div> : chart.labels.length ? <StackedBars labels={chart.labels} series={chart.series} format={fmt} /> : <div class="empty">No usage in this range.</div>}
         {unpriced.length > 0 && <p class="note">Unpriced models (cost not counted, never as zero): {unpriced.join(", ")}</p>}
       </section>
       <div class="two">
