@@ -158,7 +158,7 @@ describe("usage reports in a time zone", () => {
   it("every enumerated flag refuses an unknown value with exit 2, listing the valid ones", async () => {
     const cases: [string[], RegExp][] = [
       [["daily", "--runtime", "claude"], new RegExp(`--runtime "claude": expected one of ${RUNTIMES.join(", ")}$`)],
-      [["daily", "--by", "colour"], /--by "colour": expected one of model, runtime/],
+      [["daily", "--by", "colour"], /--by "colour": expected one of runtime, model, project, repo, branch, agent, machine$/],
       [["daily", "--order", "up"], /--order "up": expected one of asc, desc$/],
       [["weekly", "--start-of-week", "moonday"], /--start-of-week "moonday": expected one of sunday, monday, tuesday, wednesday, thursday, friday, saturday$/],
       [["session", "--cost-mode", "guess"], /--cost-mode "guess": expected one of calculate, recorded, auto$/],
