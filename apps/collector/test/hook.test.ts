@@ -1,6 +1,6 @@
 // `lake-collector hook` (the hook spool) and `lake-collector hooks install`, through the built bin.
-import { spawn } from "node:child_process";
-import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, realpathSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readWalFile, type WalDecodeResult } from "@lake/wal";
@@ -208,6 +208,25 @@ describe("hooks install", { timeout: 60_000 }, () => {
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual({ file, added: [], written: false });
     expect(readFileSync(file)).toEqual(bytes);
+  });
+
+  it("writes node and the bin by absolute path; that exact command, run by sh with PATH=/usr/bin:/bin, lands the event", async () => {
+    const dir = tempDir("hooksabs");
+    const file = join(dir, "settings.json");
+    // An older install's bare command is pointed at the absolute one, not kept beside it.
+    writeFileSync(file, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "lake-collector hook" }] }] } }));
+    const r = await runCli(["hooks", "install", "--settings", file, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ added: EVENTS, written: true });
+    const hooks = (JSON.parse(readFileSync(file, "utf8")) as { hooks: Record<string, { hooks: { command: string }[] }[]> }).hooks;
+    const commands = new Set(EVENTS.flatMap((e) => hooks[e]!.flatMap((g) => g.hooks.map((h) => h.command))));
+    expect(commands.size).toBe(1);
+    const [command] = [...commands] as [string];
+    expect(command).toBe(`${realpathSync(process.execPath)} ${realpathSync(BIN)} hook`);
+    const root = join(dir, "root");
+    const sh = spawnSync("env", ["-i", "PATH=/usr/bin:/bin", `LAKE_ROOT=${root}`, "sh", "-c", command], { input: JSON.stringify(event(7)), encoding: "utf8" });
+    expect(sh.status, sh.stderr).toBe(0);
+    expect(events(await readWalFile(spool(root))).map((e) => e.event)).toEqual([event(7)]);
   });
 
   it("--dry-run shows the change and writes nothing; a missing file is created", async () => {

@@ -1,9 +1,10 @@
 // `lake-collector hooks install`: add lake's hook entries to a Claude Code settings file. Shows the
 // change, writes atomically, is idempotent, and keeps every hook the user already has.
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { CollectorError } from "./errors.js";
+import { collectorArgv, replaceUserFile, shellQuote } from "./user-file.js";
 
 /** The hook events lake records. Tool events get the `*` matcher. */
 export const HOOK_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "Stop", "SubagentStop", "PreCompact", "SessionEnd"] as const;
@@ -13,6 +14,18 @@ const TOOL_EVENTS = new Set(["PreToolUse", "PostToolUse"]);
 export function defaultSettingsFile(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.CLAUDE_CONFIG_DIR || join(homedir(), ".claude"), "settings.json");
 }
+
+/**
+ * The command `hooks install` writes by default: this node and this package's bin, each by its
+ * absolute real path (shell-quoted), then `hook`. Claude Code runs hooks through a shell whose
+ * PATH may hold neither `lake-collector` nor `node`, so the command names both.
+ */
+export function defaultHookCommand(): string {
+  return [...collectorArgv(), "hook"].map(shellQuote).join(" ");
+}
+
+/** A hook command lake wrote before: `lake-collector hook`, or any path of the bin, then `hook`. */
+const LAKE_HOOK = /(?:^|[\s/'"])lake-collector(?:\.js)?'?\s+hook$/;
 
 interface HookCommand {
   type: string;
@@ -59,6 +72,13 @@ export async function planHooksInstall(file: string, command: string): Promise<H
     if (!Array.isArray(groups)) throw new CollectorError("Input", `${file}: hooks.${event} is not an array; nothing written`);
     const present = groups.some((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => h?.type === "command" && h.command === command));
     if (present) continue;
+    // lake's hook under another command (the bare name, an older node or install path): point it here.
+    const older = groups.flatMap((g) => (Array.isArray(g?.hooks) ? g.hooks : [])).find((h) => h?.type === "command" && typeof h.command === "string" && LAKE_HOOK.test(h.command));
+    if (older) {
+      older.command = command;
+      added.push(event);
+      continue;
+    }
     const group: HookGroup = TOOL_EVENTS.has(event) ? { matcher: "*", hooks: [{ type: "command", command }] } : { hooks: [{ type: "command", command }] };
     hooks[event] = [...groups, group];
     added.push(event);
@@ -90,8 +110,5 @@ export function lineDiff(before: string, after: string): string {
 
 /** Write the plan atomically (temp file + rename). */
 export async function applyHooksPlan(plan: HooksPlan): Promise<void> {
-  await mkdir(dirname(plan.file), { recursive: true });
-  const tmp = `${plan.file}.lake-${process.pid}.tmp`;
-  await writeFile(tmp, plan.after, { mode: 0o600 });
-  await rename(tmp, plan.file);
+  await replaceUserFile(plan.file, plan.after);
 }
