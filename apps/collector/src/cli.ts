@@ -15,6 +15,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   push: { summary: "send new landed records to the fleet store as Parquet segments", load: () => import("./internal/commands/push.js") },
   hook: { summary: "append one Claude Code hook event (stdin) to the hook spool", load: () => import("./internal/commands/hook.js") },
   hooks: { summary: "hooks install: add lake's hook to a Claude Code settings file", load: () => import("./internal/commands/hooks.js") },
+  service: { summary: "service install: run watch as a systemd user service or launchd agent", load: () => import("./internal/commands/service.js") },
   verify: { summary: "check every landed file and round against its digest; report gaps", load: () => import("./internal/commands/verify.js") },
   repack: { summary: "re-cut every landed file under a new budget into a new root", load: () => import("./internal/commands/repack.js") },
   status: { summary: "sessions, streams, cursors by state, pending, conflicts, last pass", load: () => import("./internal/commands/status.js") },
