@@ -8,7 +8,7 @@ export type { Usage, UsageKey } from "./internal/usage.js";
 export { RUNTIMES } from "./internal/runtimes.js";
 export type { Runtime } from "./internal/runtimes.js";
 export { countUsage, groupUsage, usageBySession, usageByDay } from "./internal/accounting.js";
-export type { UsageRecord, UsageContribution, UsageTotals } from "./internal/accounting.js";
+export type { UsageRecord, UsageContribution, UsageTotals, UsageOutcome, CountUsageOptions } from "./internal/accounting.js";
 export {
   USAGE_ROLLUP_FORMAT,
   USAGE_ROLLUP_VERSION,

@@ -151,4 +151,25 @@ describe("properties", () => {
       { numRuns: 300 },
     );
   });
+
+  it("countUsage's onRecord names one outcome per usage-carrying record; the counted ones are the contributions", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(recordArb, fc.boolean()), { maxLength: 40 }), (arr) => {
+        const recs: UsageRecord[] = arr.map(([r, replayed]) => {
+          const { record_id, usage_key, ...rest } = r;
+          return { runtime: "codex", ...rest, ...(record_id ? { record_id } : {}), ...(usage_key ? { usage_key } : {}), ...(replayed ? { replayed } : {}) };
+        });
+        const seen = new Map<UsageRecord, string[]>();
+        const cs = countUsage([...recs, ...recs], { onRecord: (rec, o) => (seen.get(rec) ?? seen.set(rec, []).get(rec)!).push(o) });
+        expect(cs).toEqual(countUsage([...recs, ...recs]));
+        const carrying = recs.filter((r) => !isEmptyUsage(r.usage) || (r.usage_mode === "latest" && r.usage_key !== undefined));
+        // Each record was read twice: both readings have an outcome, the second a duplicate unless replayed.
+        for (const r of recs) expect(seen.get(r)?.length ?? 0).toBe(carrying.includes(r) ? 2 : 0);
+        const counted = [...seen.values()].flat().filter((o) => o === "counted").length;
+        expect(counted).toBe(cs.length);
+        for (const [r, os] of seen) if (r.replayed) expect(os).toEqual(["replayed", "replayed"]);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

@@ -29,6 +29,20 @@ export interface UsageContribution {
 }
 
 /**
+ * What countUsage did with a record that carries usage: `counted` (it made a contribution),
+ * `replayed` (rule 1: history a fork or resume replays), `duplicate` (rule 2: the same record seen
+ * again), `copy` (rule 3: another copy of the same response counts), `voided` (rule 3: the response's
+ * last `latest` copy reports nothing), `unchanged` (rule 4: a running total that did not grow).
+ */
+export type UsageOutcome = "counted" | "replayed" | "duplicate" | "copy" | "voided" | "unchanged";
+
+/** Options of {@link countUsage}. */
+export interface CountUsageOptions {
+  /** Called once for every record that carries usage (a `latest` copy without usage too), with what was done with it. */
+  readonly onRecord?: ((rec: UsageRecord, outcome: UsageOutcome) => void) | undefined;
+}
+
+/**
  * The usage a set of canonical records counts, one contribution per billed response. The one
  * function the reader, the digest and the tests share. Rules:
  * 1. Records without usage, or marked `replayed`, count nothing.
@@ -43,7 +57,8 @@ export interface UsageContribution {
  *    from the previous total in time order; a repeated identical total counts nothing; so the
  *    stream's total is its last cumulative total.
  */
-export function countUsage(records: Iterable<UsageRecord>): UsageContribution[] {
+export function countUsage(records: Iterable<UsageRecord>, options: CountUsageOptions = {}): UsageContribution[] {
+  const on = options.onRecord;
   const seen = new Set<string>();
   const keyed = new Map<string, { rec: UsageRecord; order: number }>();
   const cumulative = new Map<string, { rec: UsageRecord; order: number }[]>();
@@ -52,9 +67,17 @@ export function countUsage(records: Iterable<UsageRecord>): UsageContribution[] 
   for (const rec of records) {
     order++;
     // A `latest` copy without usage still counts: it voids the copies read before it.
-    if (rec.replayed || (isEmptyUsage(rec.usage) && !(rec.usage_mode === "latest" && rec.usage_key !== undefined))) continue;
+    const carries = !isEmptyUsage(rec.usage) || (rec.usage_mode === "latest" && rec.usage_key !== undefined);
+    if (!carries) continue;
+    if (rec.replayed) {
+      on?.(rec, "replayed");
+      continue;
+    }
     const id = rec.record_id !== undefined ? `i\0${rec.session_id}\0${rec.stream}\0${rec.record_id}` : `h\0${rec.session_id}\0${rec.content_hash}`;
-    if (seen.has(id)) continue;
+    if (seen.has(id)) {
+      on?.(rec, "duplicate");
+      continue;
+    }
     seen.add(id);
     if (rec.usage_mode === "cumulative") {
       const k = `${rec.session_id}\0${rec.stream}`;
@@ -65,7 +88,10 @@ export function countUsage(records: Iterable<UsageRecord>): UsageContribution[] 
       const latest = rec.usage_mode === "latest";
       const k = `${latest ? "l" : "d"}\0${rec.usage_key}`;
       const cur = keyed.get(k);
-      if (!cur || latest || better(rec, cur.rec)) keyed.set(k, { rec, order: cur ? Math.min(cur.order, order) : order });
+      if (!cur || latest || better(rec, cur.rec)) {
+        if (cur) on?.(cur.rec, "copy");
+        keyed.set(k, { rec, order: cur ? Math.min(cur.order, order) : order });
+      } else on?.(rec, "copy");
     } else plain.push({ rec, order });
   }
   const out: { c: UsageContribution; order: number }[] = [];
@@ -74,18 +100,33 @@ export function countUsage(records: Iterable<UsageRecord>): UsageContribution[] 
       c: { session_id: rec.session_id, runtime: rec.runtime, stream: rec.stream, model: rec.model ?? null, ts: rec.ts ?? null, day: recordDay(rec), usage, cost_usd: cost },
       order: o,
     });
-  for (const { rec, order: o } of plain) push(rec, { ...rec.usage }, o, rec.cost_usd);
-  for (const { rec, order: o } of keyed.values()) if (!isEmptyUsage(rec.usage)) push(rec, { ...rec.usage }, o, rec.cost_usd);
+  for (const { rec, order: o } of plain) {
+    on?.(rec, "counted");
+    push(rec, { ...rec.usage }, o, rec.cost_usd);
+  }
+  for (const { rec, order: o } of keyed.values()) {
+    if (isEmptyUsage(rec.usage)) on?.(rec, "voided");
+    else {
+      on?.(rec, "counted");
+      push(rec, { ...rec.usage }, o, rec.cost_usd);
+    }
+  }
   for (const list of cumulative.values()) {
     list.sort((a, b) => cmpTs(a.rec.ts, b.rec.ts) || a.order - b.order);
     let prev: Usage | undefined;
     for (const { rec, order: o } of list) {
       const u = rec.usage!;
-      if (prev && usageEquals(u, prev)) continue;
+      if (prev && usageEquals(u, prev)) {
+        on?.(rec, "unchanged");
+        continue;
+      }
       const d = usageDelta(u, prev);
       prev = u;
       // A running total's recorded cost (if any) is a total too, not this step's: not carried.
-      if (!isEmptyUsage(d)) push(rec, d, o, undefined);
+      if (!isEmptyUsage(d)) {
+        on?.(rec, "counted");
+        push(rec, d, o, undefined);
+      } else on?.(rec, "unchanged");
     }
   }
   out.sort((a, b) => a.order - b.order);

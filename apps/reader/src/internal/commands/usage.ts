@@ -13,12 +13,15 @@ const PRICING_OPTIONS_HELP = `  --pricing FILE adds or overrides model prices (R
                  model_prices_and_context_window.json)`;
 
 export const USAGE_HELP = `lake-reader usage daily|weekly|monthly|session|blocks [options]
+lake-reader usage explain SESSION|--date D [--json]
 
 Tokens in broca's meaning (input = fresh input, cached = cache reads, cache write (of which
 1h = 1-hour writes), output including reasoning, reasoning as a subset) and cost in USD from the
 price dataset ${DATASET.name} (bundled, offline), each response priced on its own at the price in
 force at its time. Unknown models are unpriced, never priced as zero: a cost is the sum of what is
 priced, shown as "$X + unpriced" beside unpriced tokens.
+explain: why a session's (or a day's) total is what it is: the rows carrying usage, the ones
+counted, and the ones dropped by each rule (duplicates, copies of a response, replayed history …).
 Days are days in --timezone (default: the system's zone, $TZ); a week is keyed by its first day.
 
 Options:
@@ -34,6 +37,7 @@ Options:
   --by KEY       split every row by runtime, model, project, repo, branch, agent or machine (project: the repo,
                  else the working directory; machine: the agent id, with the responses seen on more than one)
   --breakdown    each row's numbers per model under it (JSON: breakdown: [{model, …}])
+  --date D       explain: the day to explain (in --timezone), instead of a SESSION
   --active       blocks: only the active block (its burn rate and projection)
   --token-limit N|max  blocks: each block's tokens as a percentage of N (max: the largest past block)
   --cost-mode M  calculate (from tokens, the default), recorded (the runtime's own cost, e.g. Claude
@@ -57,6 +61,7 @@ const OPTIONS = {
   breakdown: { type: "boolean" },
   active: { type: "boolean" },
   "token-limit": { type: "string" },
+  date: { type: "string" },
   "cost-mode": { type: "string" },
   pricing: { type: "string" },
   json: { type: "boolean" },
@@ -285,9 +290,17 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
     io.out(USAGE_HELP + "\n");
     return 0;
   }
+  if (positionals[0] === "explain") {
+    if (positionals.length > 2) throw usageError(`usage explain: unexpected argument ${JSON.stringify(positionals[2])}`);
+    const mode = values["cost-mode"] === undefined ? "calculate" : oneOf("--cost-mode", values["cost-mode"], COST_MODES);
+    const { explainText, explainUsage } = await import("../usage-explain.js");
+    const e = await explainUsage(positionals[1], values, io.env, mode as CostMode, io.damaged);
+    io.out((values.json ? toJson(e) : explainText(e, fmtInt, fmtUsd)) + "\n");
+    return 0;
+  }
   const report = positionals[0] as UsageReportName | undefined;
   if (report === undefined || !USAGE_REPORTS.includes(report)) {
-    throw usageError(`usage: expected daily, weekly, monthly, session or blocks${report === undefined ? "" : `, got ${JSON.stringify(report)}`}`);
+    throw usageError(`usage: expected daily, weekly, monthly, session, blocks or explain${report === undefined ? "" : `, got ${JSON.stringify(report)}`}`);
   }
   if (positionals.length > 1) throw usageError(`usage ${report}: unexpected argument ${JSON.stringify(positionals[1])}`);
   const u = await usageReport(report, values, io.env, io.damaged);
