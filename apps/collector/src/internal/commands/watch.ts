@@ -6,11 +6,13 @@ import { writeLastPass, writeWatchStatus } from "../state.js";
 import { parse, parseSources, resolveRoot } from "../options.js";
 import { formatSummary } from "./collect.js";
 import { exitCodeOf, interruptedLine } from "../interrupt.js";
+import { startOtlpReceiver, type OtlpReceiver } from "../otlp-receiver.js";
 
 export const help = `lake-collector watch — collect continuously
 
 Usage: lake-collector watch [--root DIR] [--source RUNTIME=PATH]... [--sources-only]
                             [--interval SECONDS] [--max-passes N] [--json]
+                            [--otlp-listen HOST:PORT]
 
 Installs native file watches on every source root first, then catches up, then runs a pass
 whenever a watched file changes (debounced) and at least every --interval seconds (default 60).
@@ -20,6 +22,11 @@ a live owner means refusal (exit 4), a dead one is removed after a liveness chec
 pending/in conflict) and stopped. SIGTERM stops it at the pass's next safe point (exit 0); Ctrl-C
 (SIGINT) too, then prints "interrupted; N passes done, run again to continue" and exits 130. With --json, one JSON object per
 pass on stdout ({ts, kind, detail}).
+
+--otlp-listen HOST:PORT (e.g. 127.0.0.1:4318) also receives OTLP/HTTP metrics on /v1/metrics
+(application/x-protobuf or application/json, gzip allowed): each request is written to
+<root>/_metrics/metrics-<received-at>-<seq>-otlp.pb, fsynced, before the 200; a request that does not
+decode is answered 400 and kept out. It listens before the first pass.
 `;
 
 export async function run(args: string[]): Promise<number> {
@@ -30,6 +37,7 @@ export async function run(args: string[]): Promise<number> {
     interval: { type: "string" },
     "max-passes": { type: "string" },
     json: { type: "boolean" },
+    "otlp-listen": { type: "string" },
   });
   const root = resolveRoot(values.root);
   mkdirSync(root, { recursive: true });
@@ -68,6 +76,20 @@ export async function run(args: string[]): Promise<number> {
     if (values.json) process.stdout.write(JSON.stringify({ ts: new Date().toISOString(), kind, detail }) + "\n");
     else process.stdout.write(`${new Date().toISOString()} watch ${kind} ${typeof detail === "string" ? detail : JSON.stringify(detail)}\n`);
   };
+  let receiver: OtlpReceiver | undefined;
+  const otlpListen = values["otlp-listen"];
+  if (typeof otlpListen === "string") {
+    try {
+      receiver = await startOtlpReceiver(root, otlpListen, (l) => log("otlp", l));
+    } catch (e) {
+      for (const w of watchers) w.close();
+      lease.release();
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      throw e;
+    }
+    log("otlp", `listening on http://${receiver.address}/v1/metrics`);
+  }
   const tracker = new LostSessionTracker();
   let passes = 0;
   let state: "catching-up" | "running" | "degraded" = "catching-up";
@@ -106,6 +128,7 @@ export async function run(args: string[]): Promise<number> {
     }
   } finally {
     for (const w of watchers) w.close();
+    await receiver?.close();
     writeWatchStatus(root, { state: "stopped", pid: process.pid, passes });
     lease.release();
     process.off("SIGINT", stop);

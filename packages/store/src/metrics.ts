@@ -1,0 +1,15 @@
+/**
+ * @lake/store/metrics — the storage root's metrics spool (`_metrics/`) and the one OTLP metrics
+ * codec lake uses (the OpenTelemetry protocol's own definitions, compiled by protobuf-es).
+ * A subpath of its own so the protobuf runtime loads only where metrics are used.
+ */
+export {
+  METRICS_DIR, SPOOL_STATE_SCHEMA, otlpSpoolName, localSpoolName, parseSpoolName, encodeSpoolState, decodeSpoolState, listSpool, spoolReceived,
+} from "./internal/metrics/spool.js";
+export type { SpoolName, SpoolState, SpoolEntry, SpoolOptions } from "./internal/metrics/spool.js";
+export {
+  decodeMetricsRequest, decodeMetricsRequestJson, encodeMetricsRequest, metricsRequestToJson, metricsResponseBody, ExportMetricsServiceRequestSchema,
+} from "./internal/otlp/codec.js";
+export type { ExportMetricsServiceRequest } from "./internal/otlp/codec.js";
+export { StoreError, isStoreError } from "./internal/errors.js";
+export type { StoreErrorCode } from "./internal/errors.js";
