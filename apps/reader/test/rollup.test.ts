@@ -2,6 +2,7 @@
 // added as it is are answered from the rollup (their Parquet parts are not read), the rest from
 // rows — and every report equals countUsage over every record either way.
 import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -90,16 +91,19 @@ describe("usage from lake-maint's usage rollups", () => {
       for (const d of got.daily) expectTokens(d, want.get(String(d.date))!.usage, `${rt} ${String(d.date)}`);
     }
     // Proof that no row was read: with every part unreadable the reports are unchanged, while
-    // `usage blocks` (which needs each response's own time) reads rows and fails on them.
+    // `usage blocks` (which needs each response's own time) reads rows: it finds every part
+    // damaged, names each on stderr and says its answer is partial (exit 8).
     expect(breakParts(root)).toBe(compacted.partitions.length);
     expect(await reports(store, env)).toEqual(fromBronze);
     const blocks = await run(["usage", "blocks", "--json", "--store", store], env);
-    expect(blocks.code).toBe(3);
-    expect(blocks.err).toMatch(/cannot read usage/);
+    expect(blocks.code).toBe(8);
+    const named = blocks.err.trim().split("\n");
+    expect(named).toHaveLength(compacted.partitions.length);
+    for (const l of named) expect(l).toMatch(/^lake-reader usage: sessions\/compacted\/dt=[^/]+\/fleet=f1\/gen=[0-9a-f]+\/part-000000\.parquet: damaged: not a Parquet file .*; left out \(partial answer\)$/);
     // lake-maint verify recounts every rollup from its parts: broken parts are reported.
     const v = spawnSync(process.execPath, [MAINT, "verify", "--store", store, "--json"], { encoding: "utf8" });
     expect(v.status).not.toBe(0);
-    expect(v.stdout).toMatch(/usage\.json|unreadable Parquet|damaged: not a Parquet file/);
+    expect(v.stdout).toMatch(/part-000000\.parquet","problem":"damaged: /);
   });
 
   it("a rollup that shares a session or a usage key with other data is counted from its rows", async () => {
@@ -124,10 +128,12 @@ describe("usage from lake-maint's usage rollups", () => {
     const codexRow = got.sessions.find((s) => s.runtime === "codex")!;
     expectTokens(codexRow, usageBySession(codex).values().next().value!.usage, "codex across parts");
     // Partitions that share nothing are still answered from their rollups: breaking every part
-    // makes the report fail only because the overlapping ones must be read.
+    // makes the answer partial (exit 8, the damaged parts named) only because the overlapping ones
+    // must be read.
     breakParts(root);
     const broken = await run(["usage", "daily", "--json", "--store", store], env);
-    expect(broken.code).toBe(3);
+    expect(broken.code).toBe(8);
+    expect(broken.err).toMatch(/part-000000\.parquet: damaged: not a Parquet file/);
   });
 
   it("a partition read from rows (no rollup) that shares keys with a rollup's is counted with it", async () => {
@@ -156,19 +162,42 @@ describe("usage from lake-maint's usage rollups", () => {
     const want = await reports(store, env);
     const [first] = filesUnder(join(root, "sessions", "compacted"), "usage.json");
     const good = readFileSync(first!, "utf8");
+    // Bytes that are not what the marker records: never read; the partition is counted from its
+    // rows, the rollup named, the answer marked partial (exit 8) though complete.
+    writeFileSync(first!, ` ${good}`);
+    const changed = await run(["usage", "daily", "--json", "--store", store], env);
+    expect(changed.code).toBe(8);
+    expect(changed.err).toMatch(/usage\.json: damaged: content hashes to [0-9a-f]+…, expected [0-9a-f]+… \(damaged\); left out/);
+    expect((JSON.parse(changed.out) as { daily: Row[] }).daily).toEqual(want.daily);
+    // The rest rewrites the marker's hashes to match, as a maint writing those bytes would: then the
+    // rollup's own decoder decides.
+    const rehash = () => {
+      const markerFile = join(first!, "..", "..", "_COMPACTED");
+      const m = JSON.parse(readFileSync(markerFile, "utf8")) as { usage: { sha256: string; bytes: number; keys: { sha256: string; bytes: number } } };
+      for (const [o, f] of [[m.usage, first!], [m.usage.keys, first!.replace(/usage\.json$/, "usage.keys")]] as const) {
+        const b = readFileSync(f);
+        o.sha256 = createHash("sha256").update(b).digest("hex");
+        o.bytes = b.length;
+      }
+      writeFileSync(markerFile, JSON.stringify(m));
+    };
     writeFileSync(first!, JSON.stringify({ ...JSON.parse(good), version: 99 }));
+    rehash();
     expect(await reports(store, env)).toEqual(want);
     // Key hashes that are not the ones the document names: refused, naming the rollup.
     const keysFile = first!.replace(/usage\.json$/, "usage.keys");
     const keys = readFileSync(keysFile);
     writeFileSync(first!, good);
     writeFileSync(keysFile, keys.subarray(0, keys.length - 8));
+    rehash();
     const short = await run(["usage", "daily", "--json", "--store", store], env);
     expect(short.code).toBe(3);
     expect(short.err).toMatch(/usage\.json: not a usage rollup: usage\.keys holds \d+ bytes/);
     writeFileSync(keysFile, keys);
+    rehash();
     expect(await reports(store, env)).toEqual(want);
     writeFileSync(first!, good.replace('"rows":[', '"rows":{'));
+    rehash();
     const bad = await run(["usage", "daily", "--store", store], env);
     expect(bad.code).toBe(3);
     expect(bad.err.trim().split("\n")).toHaveLength(1);

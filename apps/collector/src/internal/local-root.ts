@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { parseRecord } from "@lake/events";
 import { decodeCursor, isForgotten, listSessions, parseLandedName, readIndex, readLanded } from "@lake/store";
 import type { FleetRow } from "@lake/segments";
+import { CollectorError } from "./errors.js";
 
 /** A landed file as push sees it. */
 export interface LandedFileRef {
@@ -55,8 +56,12 @@ export function localRoot(root: string): LocalRoot {
       for (const e of idx.entries) if (e.duplicate) dup.add(`${e.seq}/${e.row}`);
       const rows: FleetRow[] = [];
       const digests = new Map<string, string>();
+      const indexed = new Map(idx.files.map((x) => [x.rel, x.sha256]));
       for (const f of files) {
         const lf = readLanded(root, sessionId, f.rel);
+        // The index recorded the file's SHA-256 when it landed: a file that changed since is damaged.
+        const want = indexed.get(f.rel);
+        if (want !== undefined && lf.sha256 !== want) throw new CollectorError("Input", `${join(root, sessionId, f.rel)}: SHA-256 ${lf.sha256} differs from the index's ${want} (damaged landed file)`);
         digests.set(f.rel, lf.sha256);
         lf.rows.forEach((text, row) => {
           if (dup.has(`${f.seq}/${row}`)) return;

@@ -92,6 +92,11 @@ export interface PushSummary {
   refused: string[];
   /** The push stopped between sessions when asked to (`shouldStop`); `sessions` counts those sent. */
   interrupted: boolean;
+  /**
+   * Sessions not sent because their local data is damaged (a landed file or the index that does not
+   * read or check): each with the one-line reason naming the file. The other sessions were pushed.
+   */
+  problems: { session: string; reason: string }[];
 }
 
 const STATE_FILE = "push.state";
@@ -142,7 +147,7 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
   if (recv.fleet_id !== fleet.fleet_id) {
     throw new CollectorError("Store", `${store.url}: fleet.json names fleet ${fleet.fleet_id}, but this root pushed to fleet ${recv.fleet_id} there; refusing to mix`);
   }
-  const summary: PushSummary = { store: store.url, fleet_id: fleet.fleet_id, sessions: 0, segments: 0, rows: 0, bytes: 0, quarantined: 0, sealed: 0, learned: 0, recovered: 0, refused: [], interrupted: false };
+  const summary: PushSummary = { store: store.url, fleet_id: fleet.fleet_id, sessions: 0, segments: 0, rows: 0, bytes: 0, quarantined: 0, sealed: 0, learned: 0, recovered: 0, refused: [], interrupted: false, problems: [] };
   // A session forgotten in this fleet is refused: one listing of tombstones/ per push.
   const tombstones = await listTombstones(store);
   const tmp = join(tmpdir(), `lake-push-${process.pid}-${randomBytes(4).toString("hex")}`);
@@ -162,15 +167,32 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
         summary.refused.push(sessionId);
         continue;
       }
-      const files = local.landedFiles(sessionId);
+      // Damaged local data (an index or landed file that does not read or check) stops this session
+      // only: it is named, nothing of it is sent, and the push goes on with the next.
+      let files: LandedFileRef[];
+      try {
+        files = local.landedFiles(sessionId);
+      } catch (e) {
+        summary.problems.push({ session: sessionId, reason: e instanceof Error ? e.message : String(e) });
+        continue;
+      }
       const ss = recv.sessions[sessionId];
       // Landed files are immutable: a name push.state lists has been sent.
       const fresh = files.filter((f) => ss?.files[f.rel] === undefined);
       if (fresh.length === 0 && (ss === undefined || ss.sealed || !sealDue(local, sessionId, files, options.sealIdleSeconds, now))) continue;
+      let read: { rows: FleetRow[]; digests: Map<string, string> } | undefined;
+      if (fresh.length > 0) {
+        try {
+          read = local.readRows(sessionId, fresh, options.agent);
+        } catch (e) {
+          summary.problems.push({ session: sessionId, reason: e instanceof Error ? e.message : String(e) });
+          continue;
+        }
+      }
       const st: SessionPushState = ss ?? { part: 1, dt: "", next_seg: {}, segments: {}, rows: {}, files: {}, sealed: false };
       recv.sessions[sessionId] = st;
       let sent = 0;
-      if (fresh.length > 0) {
+      if (read !== undefined) {
         // Whoever sealed the current part (a push, this one from another root's state, or
         // `lake-maint seal`), the store says so: one HEAD per runtime directory, only for a session
         // with something to send.
@@ -187,7 +209,7 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
           st.rows = {};
           st.sealed = false;
         }
-        const { rows, digests } = local.readRows(sessionId, fresh, options.agent);
+        const { rows, digests } = read;
         if (st.dt === "") st.dt = sessionDay(rows, now);
         const byRuntime = new Map<string, FleetRow[]>();
         for (const r of rows) {

@@ -50,8 +50,12 @@ export async function readMarker(store: ObjectStore, dt: string, fleet: string):
 export interface CompactReport {
   readonly dt: string;
   readonly fleet: string;
-  /** compacted: a new generation is live; unchanged: the marker already names this set; held: another run holds the lease; empty: no sealed session. */
-  readonly status: "compacted" | "unchanged" | "held" | "empty";
+  /**
+   * compacted: a new generation is live; unchanged: the marker already names this set; held: another
+   * run holds the lease; empty: no sealed session; skipped: its _COMPACTED does not decode (left as it
+   * is, named in `skipped`; readers read the partition from bronze).
+   */
+  readonly status: "compacted" | "unchanged" | "held" | "empty" | "skipped";
   readonly gen?: string;
   readonly previous_gen?: string | undefined;
   readonly rows?: number;
@@ -77,7 +81,14 @@ export async function runCompact(ctx: MaintContext, options: CompactOptions = {}
   const out: CompactReport[] = [];
   for (const g of byPartition(scan.sessions).values()) {
     if (ctx.shouldStop()) break;
-    out.push(await compactPartition(ctx, g.dt, g.fleet, g.sessions, options.partRows ?? DEFAULT_PART_ROWS, options.zstdLevel));
+    try {
+      out.push(await compactPartition(ctx, g.dt, g.fleet, g.sessions, options.partRows ?? DEFAULT_PART_ROWS, options.zstdLevel));
+    } catch (e) {
+      // A damaged marker affects its partition only; the other partitions are compacted.
+      const key = compactedMarkerKey({ dt: g.dt, fleet: g.fleet });
+      if (!isMaintError(e, "Corrupt") || e.data.key !== key) throw e;
+      out.push({ dt: g.dt, fleet: g.fleet, status: "skipped", skipped: [{ key, reason: `${e.message}; partition not compacted (fix or delete the marker)` }] });
+    }
   }
   return out;
 }

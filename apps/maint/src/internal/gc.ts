@@ -1,7 +1,8 @@
 // `gc`: delete compacted generations that no _COMPACTED marker names, once older than a grace
 // period. Only keys that parse as compacted parts or usage rollups are ever deleted: never bronze,
 // never the live gen.
-import { PREFIXES, compactedPrefix, parseKey, type ObjectInfo } from "@lake/layout";
+import { PREFIXES, compactedMarkerKey, compactedPrefix, parseKey, type ObjectInfo } from "@lake/layout";
+import { isMaintError } from "./errors.js";
 import { withLease, type MaintContext } from "./context.js";
 import { readMarker } from "./compact.js";
 import type { PartitionFilter } from "./sessions.js";
@@ -13,12 +14,14 @@ export const DEFAULT_GC_GRACE_SECONDS = 3600;
 export interface GcReport {
   readonly dt: string;
   readonly fleet: string;
-  readonly status: "done" | "held";
+  /** done; held: another run holds the lease; skipped: its _COMPACTED does not decode (nothing deleted: which generation is live is unknown). */
+  readonly status: "done" | "held" | "skipped";
   readonly live_gen?: string | undefined;
   readonly deleted: string[];
   /** Unnamed generation files kept because they are younger than the grace period (or their age is unknown). */
   readonly kept: string[];
   readonly held_by?: string;
+  readonly skipped?: { key: string; reason: string }[];
 }
 
 /** `gc` over every compacted partition (or the filtered ones). */
@@ -34,8 +37,17 @@ export async function runGc(ctx: MaintContext, graceSeconds: number = DEFAULT_GC
   const out: GcReport[] = [];
   for (const { dt, fleet } of parts.values()) {
     if (ctx.shouldStop()) break;
+    let marker;
+    try {
+      marker = (await readMarker(ctx.store, dt, fleet))?.value;
+    } catch (e) {
+      // A damaged marker affects its partition only: nothing of it is deleted, the others go on.
+      if (!isMaintError(e, "Corrupt")) throw e;
+      out.push({ dt, fleet, status: "skipped", deleted: [], kept: [], skipped: [{ key: e.data.key || compactedMarkerKey({ dt, fleet }), reason: `${e.message}; nothing deleted in this partition` }] });
+      continue;
+    }
     const r = await withLease(ctx, `compact/dt=${dt}/fleet=${fleet}`, async (lease) => {
-      const marker = (await readMarker(ctx.store, dt, fleet))?.value;
+      marker = (await readMarker(ctx.store, dt, fleet))?.value;
       const live = marker?.gen;
       const now = ctx.now();
       // A generation stopped being live when a later one was swapped in: the grace period runs

@@ -1,12 +1,17 @@
 // What the reader reads from a fleet store: the bronze segments of sessions no compacted generation
 // covers, the parts of each partition's current compacted generation (_COMPACTED), the _SEALED
 // markers, and the current snapshot. A file:// store is read in place; an s3:// store is mirrored
-// into the cache, one local file per (key, etag).
+// into the cache, one local file per (key, etag). No value is read from a file before its content
+// hash is checked (@lake/segments/hash: a segment's or part's own footer hash, a rollup's or
+// snapshot's SHA-256 as its marker or name records it); checks are remembered in the cache
+// (`checked/`, by device, inode, size and times of the local file — a mirrored file is named by its
+// etag) so an unchanged fleet costs a stat per file. A damaged object is left out and named.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SNAPSHOT_LATEST_KEY, decodeCompacted, decodeSnapshotPointer, isLayoutError, parseKey, snapshotBlobKey } from "@lake/layout/formats";
 import { openStore, parseStoreUrl, type ObjectStore } from "@lake/layout/store";
+import { CheckedFiles, type ContentHashCheck } from "@lake/segments/hash";
 import { ReaderError } from "./errors.js";
 
 /** A bronze segment, with the partition values of its session directory. */
@@ -71,11 +76,12 @@ export interface FleetFiles {
   /** SHA-256 over every followed key with its size and etag: changes when the data does. */
   readonly fingerprint: string;
   /**
-   * Make sure the given local paths hold their objects' bytes. Resolved with `mirror: false`, an
-   * s3:// store's objects are downloaded only here (opening the store again), so a command fetches
-   * only what it reads; otherwise, and for file:// stores, this does nothing.
+   * Make sure the given local paths hold their objects' bytes, checked. Resolved with `mirror: false`,
+   * an s3:// store's objects are downloaded only here (opening the store again), so a command fetches
+   * only what it reads, and every object's hash is checked only here; otherwise this does nothing.
+   * Resolves to the paths found damaged (each also added to `damaged`): read none of them.
    */
-  fetch(paths: readonly string[]): Promise<void>;
+  fetch(paths: readonly string[]): Promise<ReadonlySet<string>>;
 }
 
 /** One object of a listing. */
@@ -186,14 +192,31 @@ function decoded<T>(fn: () => T): T {
 export async function resolveFleet(store: ReadableStore, cacheDir: string, options: { mirror?: boolean; damaged?: Damage[] } = {}): Promise<FleetFiles> {
   const mirror = options.mirror ?? true;
   const base = accessFor(store, cacheDir);
-  const pending = new Map<string, ListedObject>();
+  const damaged: Damage[] = options.damaged ?? [];
+  const checks = CheckedFiles.open(checkedFile(cacheDir, store.url));
+  // Every local path with its object and what its bytes must hash to (a file SHA-256, or undefined:
+  // the content hash its Parquet footer records).
+  const pending = new Map<string, { obj: ListedObject; sha256: string | undefined }>();
+  const verdicts = new Map<string, ContentHashCheck>();
+  const check = (path: string): ContentHashCheck => {
+    let v = verdicts.get(path);
+    if (v === undefined) {
+      const want = pending.get(path)!;
+      v = want.sha256 === undefined ? checks.content(path) : checks.file(path, want.sha256);
+      verdicts.set(path, v);
+    }
+    return v;
+  };
   const access = {
     store,
-    async localPath(o: ListedObject, _sha256?: string): Promise<string> {
+    /** The object's local path; mirrored (and checked: the damage reason, if any) unless `mirror: false`. */
+    async localPath(o: ListedObject, sha256?: string): Promise<{ path: string; damage: Damage | undefined }> {
       const path = await base.pathOf(o);
-      if (mirror) await base.fetch(o, path);
-      else pending.set(path, o);
-      return path;
+      pending.set(path, { obj: o, sha256 });
+      if (!mirror) return { path, damage: undefined };
+      await base.fetch(o, path);
+      const v = check(path);
+      return { path, damage: v.status === "damaged" ? { key: o.key, reason: `${o.key}: damaged: ${v.reason}` } : undefined };
     },
   };
   const fp = createHash("sha256").update(store.url);
@@ -219,7 +242,6 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string, optio
   const covered = new Set<string>();
   const compacted: CompactedFile[] = [];
   const partitions: CompactedPartition[] = [];
-  const damaged: Damage[] = options.damaged ?? [];
   // Markers are small and independent: read them all at once (an S3 round trip, or a thread-pool
   // hop, each), then follow them in key order.
   const bodies = await Promise.all(
@@ -249,52 +271,89 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string, optio
     // the segments it was built from; otherwise the partition is read from bronze.
     const p = { dt: mk.dt, fleet: mk.fleet };
     if (marker.sessions.some((s) => segCount.get(dirOf({ ...p, ...s })) !== s.segments)) continue;
-    for (const s of marker.sessions) covered.add(dirOf({ ...p, ...s }));
-    fp.update(`M${mk.obj.key}\0${marker.gen}\0`);
+    // A damaged part or rollup (found here when mirroring; with `mirror: false`, at fetch) affects
+    // its partition only: the partition is read from bronze.
+    const prints: string[] = [`M${mk.obj.key}\0${marker.gen}\0`];
     const parts: CompactedFile[] = [];
+    let damage: Damage | undefined;
     for (const mp of marker.parts) {
       const obj = compactedObjs.get(mp.key)!;
-      fp.update(`C${mp.key}\0${obj.size}\0${obj.etag ?? obj.lastModified?.getTime() ?? ""}\0`);
-      parts.push({ key: mp.key, path: await access.localPath(obj, mp.sha256), dt: mk.dt, fleet: mk.fleet, gen: marker.gen });
+      prints.push(`C${mp.key}\0${obj.size}\0${obj.etag ?? obj.lastModified?.getTime() ?? ""}\0`);
+      const l = await access.localPath(obj);
+      damage ??= l.damage;
+      parts.push({ key: mp.key, path: l.path, dt: mk.dt, fleet: mk.fleet, gen: marker.gen });
     }
-    compacted.push(...parts);
     let usage: CompactedPartition["usage"];
     if (marker.usage !== undefined) {
       const local: string[] = [];
       for (const f of [marker.usage, marker.usage.keys]) {
         const obj = compactedObjs.get(f.key)!;
-        fp.update(`U${f.key}\0${obj.size}\0${obj.etag ?? obj.lastModified?.getTime() ?? ""}\0`);
-        local.push(await access.localPath(obj, f.sha256));
+        prints.push(`U${f.key}\0${obj.size}\0${obj.etag ?? obj.lastModified?.getTime() ?? ""}\0`);
+        const l = await access.localPath(obj, f.sha256);
+        damage ??= l.damage;
+        local.push(l.path);
       }
       usage = { json: local[0]!, keys: local[1]!, key: marker.usage.key };
     }
+    if (damage !== undefined) {
+      damaged.push({ key: damage.key, reason: `${damage.reason} (dt=${mk.dt}/fleet=${mk.fleet} read from bronze)` });
+      continue;
+    }
+    for (const s of marker.sessions) covered.add(dirOf({ ...p, ...s }));
+    for (const x of prints) fp.update(x);
+    compacted.push(...parts);
     partitions.push({ dt: mk.dt, fleet: mk.fleet, gen: marker.gen, parts, usage });
   }
   const bronze: BronzeFile[] = [];
   for (const s of segs) {
     if (covered.has(dirOf(s.part))) continue;
     fp.update(`B${s.key}\0${s.size}\0${s.etag ?? s.lastModified?.getTime() ?? ""}\0`);
-    bronze.push({ key: s.key, path: await access.localPath(s), ...s.part });
+    const l = await access.localPath(s);
+    // A damaged segment is left out: the rest of its session, and every other, is read.
+    if (l.damage !== undefined) damaged.push(l.damage);
+    else bronze.push({ key: s.key, path: l.path, ...s.part });
   }
   for (const s of sealed) fp.update(`S${s.dt}/${s.fleet}/${s.runtime}/${s.agent}/${s.session}\0`);
-  const snapshot = await resolveSnapshot(access);
-  if (snapshot) fp.update(`P${snapshot}`);
+  let snapshot = await resolveSnapshot(access);
+  if (snapshot?.damage !== undefined) {
+    damaged.push({ key: snapshot.damage.key, reason: `${snapshot.damage.reason} (search and claims read without the snapshot)` });
+    snapshot = undefined;
+  }
+  if (snapshot) fp.update(`P${snapshot.path}`);
+  checks.save();
   const storeUrl = store.url;
-  const fetch = async (paths: readonly string[]): Promise<void> => {
-    const todo = paths.filter((p) => pending.has(p) && !existsSync(p));
-    if (todo.length === 0) return;
-    const again = await openReadableStore(storeUrl);
-    try {
-      const a = accessFor(again, cacheDir);
-      for (const p of todo) await a.fetch(pending.get(p)!, p);
-    } finally {
-      again.close();
+  const fetch = async (paths: readonly string[]): Promise<ReadonlySet<string>> => {
+    const bad = new Set<string>();
+    const known = paths.filter((p) => pending.has(p));
+    const todo = known.filter((p) => !existsSync(p));
+    if (todo.length > 0) {
+      const again = await openReadableStore(storeUrl);
+      try {
+        const a = accessFor(again, cacheDir);
+        for (const p of todo) await a.fetch(pending.get(p)!.obj, p);
+      } finally {
+        again.close();
+      }
     }
+    for (const p of known) {
+      const fresh = !verdicts.has(p);
+      const v = check(p);
+      if (v.status !== "damaged") continue;
+      bad.add(p);
+      if (fresh) damaged.push({ key: pending.get(p)!.obj.key, reason: `${pending.get(p)!.obj.key}: damaged: ${v.reason}` });
+    }
+    checks.save();
+    return bad;
   };
-  return { storeUrl, bronze, compacted, partitions, sealed, snapshot, damaged, fingerprint: fp.digest("hex"), fetch };
+  return { storeUrl, bronze, compacted, partitions, sealed, snapshot: snapshot?.path, damaged, fingerprint: fp.digest("hex"), fetch };
 }
 
-async function resolveSnapshot(access: { store: ReadableStore; localPath(o: ListedObject, sha256?: string): Promise<string> }): Promise<string | undefined> {
+/** The file the reader keeps its hash checks of a store in (CheckedFiles). */
+function checkedFile(cacheDir: string, storeUrl: string): string {
+  return join(cacheDir, "checked", `${createHash("sha256").update(storeUrl).digest("hex").slice(0, 16)}.json`);
+}
+
+async function resolveSnapshot(access: { store: ReadableStore; localPath(o: ListedObject, sha256?: string): Promise<{ path: string; damage: Damage | undefined }> }): Promise<{ path: string; damage: Damage | undefined } | undefined> {
   const { store } = access;
   const key = SNAPSHOT_LATEST_KEY;
   let got;

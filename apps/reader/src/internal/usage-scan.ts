@@ -31,7 +31,12 @@ export async function scanUsage(files: Pick<FleetFiles, "storeUrl" | "fetch">, b
     await options.meanwhile?.();
     return [];
   }
-  await files.fetch([...bronze.map((b) => b.path), ...compacted.map((c) => c.path)]);
+  // A damaged file (its hash does not check) is left out; fetch named it in `damaged`.
+  const bad = await files.fetch([...bronze.map((b) => b.path), ...compacted.map((c) => c.path)]);
+  if (bad.size > 0) {
+    bronze = bronze.filter((b) => !bad.has(b.path));
+    compacted = compacted.filter((c) => !bad.has(c.path));
+  }
   const { isSegmentError, readUsageRecords } = await import("@lake/segments");
   try {
     return await readUsageRecords(
@@ -64,9 +69,11 @@ export async function fleetUsage(
   const want = options.runtimes && options.runtimes.length ? new Set(options.runtimes) : undefined;
   const usable: { parts: readonly CompactedFile[]; rollup: import("@lake/events/usage").UsageRollup }[] = [];
   const fromRows: CompactedFile[] = [];
-  if (!options.rowsOnly) await files.fetch(files.partitions.flatMap((p) => (p.usage === undefined ? [] : [p.usage.json, p.usage.keys])));
+  // A rollup whose bytes do not hash to what its marker records is not read: its partition is
+  // counted from its parts (fetch named it in `damaged`).
+  const bad = options.rowsOnly ? new Set<string>() : await files.fetch(files.partitions.flatMap((p) => (p.usage === undefined ? [] : [p.usage.json, p.usage.keys])));
   for (const p of files.partitions) {
-    if (options.rowsOnly || p.usage === undefined) {
+    if (options.rowsOnly || p.usage === undefined || bad.has(p.usage.json) || bad.has(p.usage.keys)) {
       fromRows.push(...p.parts);
       continue;
     }

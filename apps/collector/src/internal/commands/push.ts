@@ -38,7 +38,9 @@ Ctrl-C (SIGINT, or SIGTERM) stops the push before its next session (push.state i
 each), releases the push lock, prints "interrupted; N sessions done, run again to continue" and
 exits 130 (143 for SIGTERM); the next push sends the rest, nothing twice.
 
-Exit codes: 0 done · 3 a session the store has a tombstone for was refused (the rest sent) · 4 another push holds the root · 5 store error (outcome unknown: run again) · 2 usage · 130 interrupted.
+Exit codes: 0 done · 3 completed with problems: a session whose local data is damaged (a landed
+file or index that does not read or check; named on stderr, one line each) or that the store has a
+tombstone for was not sent, the rest were · 4 another push holds the root · 5 store error (outcome unknown: run again) · 2 usage · 130 interrupted.
 `;
 
 export async function run(args: string[]): Promise<number> {
@@ -74,6 +76,7 @@ export async function run(args: string[]): Promise<number> {
       ...(values["fleet-id"] ? { fleetId: values["fleet-id"] as string } : {}),
       shouldStop: () => traps.signal() !== undefined,
     });
+    for (const p of s.problems) process.stderr.write(`lake-collector push: ${p.reason}; session ${p.session} not sent (the others were)\n`);
     for (const id of s.refused) process.stderr.write(`lake-collector: ${s.store}/tombstones/${id}.json: session ${id} was forgotten in this fleet; not sent (lake-collector forget ${id} --apply removes it here too)\n`);
     process.stdout.write(
       values.json
@@ -85,7 +88,7 @@ export async function run(args: string[]): Promise<number> {
       process.stderr.write(`lake-collector: ${interruptedLine(s.sessions, "sessions")}\n`);
       return exitCodeOf(sig);
     }
-    return s.refused.length > 0 ? 3 : 0;
+    return s.refused.length > 0 || s.problems.length > 0 ? 3 : 0;
   } finally {
     traps.release();
     lock.release();

@@ -14,7 +14,7 @@ export const gcCommand = defineCommand({
         await requireFleet(store);
         const { runGc } = await import("../gc.js");
         const r = await runGc(ctxOf(store, v, io), v.grace, { dt: v.dt, fleet: v.fleet });
-        emit(io, v.json, { partitions: r }, () => orNone(r.flatMap((p) => [...p.deleted.map((k) => `deleted ${k}`), ...heldLine(p)]), "gc: nothing deleted"));
+        emit(io, v.json, { partitions: r }, () => orNone(r.flatMap((p) => [...p.deleted.map((k) => `deleted ${k}`), ...(p.skipped ?? []).map((s) => `skipped ${s.key}: ${s.reason}`), ...heldLine(p)]), "gc: nothing deleted"));
         return { code: partitionExit(r), done: r.length };
       }),
     ),

@@ -118,7 +118,7 @@ export async function secretsCommand(argv: readonly string[], io: Io): Promise<n
     since = new Date(t).toISOString();
   }
   const when = since === undefined ? "" : ` AND ts >= CAST(${sqlString(since.replace("T", " ").replace("Z", ""))} AS TIMESTAMP)`;
-  const { masks, quarantined } = await withReadModel(locations(values, io.env), async (rm) => {
+  const { masks, quarantined } = await withReadModel(locations(values, io.env, io.damaged), async (rm) => {
     const masks = await rm.query(`
       WITH m AS (
         SELECT session_id, runtime, agent, ts, unnest(regexp_extract_all(

@@ -362,7 +362,7 @@ export async function pricingCommand(argv: readonly string[], io: Io): Promise<n
     return 0;
   }
   if (positionals.length) throw usageError(`pricing: unexpected argument ${JSON.stringify(positionals[0])}`);
-  const loc = locations(values, io.env);
+  const loc = locations(values, io.env, io.damaged);
   const files = await fleetFiles(loc, { mirror: false });
   const counted = await fleetUsage(files);
   const pricing = await loadPricing({ cache: loc.cache, file: values.pricing });
