@@ -76,18 +76,24 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     io.err(`lake-reader: unknown command ${JSON.stringify(cmd)} (lake-reader --help lists them)\n`);
     return EXIT.usage;
   }
-  try {
-    const run = await load();
-    const code = await run(rest, io);
-    // Damaged objects were left out: one line each, and the partial exit code (unless worse).
+  // Damaged objects were left out: one line each (also before an error they may explain, e.g. a
+  // session not found because its only segment is damaged).
+  const reportDamage = (): number => {
     const seen = new Set<string>();
     for (const d of io.damaged ?? []) {
       if (seen.has(d.reason)) continue;
       seen.add(d.reason);
       io.err(`lake-reader ${cmd}: ${d.reason}; left out (partial answer)\n`);
     }
-    return seen.size > 0 && code === EXIT.ok ? EXIT.partial : code;
+    return seen.size;
+  };
+  try {
+    const run = await load();
+    const code = await run(rest, io);
+    // …and the partial exit code (unless worse).
+    return reportDamage() > 0 && code === EXIT.ok ? EXIT.partial : code;
   } catch (e) {
+    reportDamage();
     if (isReaderError(e)) {
       io.err(`lake-reader ${cmd}: ${e.message}\n`);
       return exitCodeOf(e.code);
