@@ -89,7 +89,7 @@ export function report(e: unknown): number {
   if (err && typeof err.message === "string" && typeof err.code === "string" && err.name !== "Error") {
     // Errors of lake's packages carry a code and a one-line message naming the file.
     process.stderr.write(`lake-collector: ${err.message}\n`);
-    return err.code === "Locked" ? EXIT_CODES.Locked : EXIT_CODES.Internal;
+    return err.code === "Locked" ? EXIT_CODES.Locked : err.code === "InvalidConfig" ? EXIT_CODES.Usage : EXIT_CODES.Internal;
   }
   process.stderr.write(`lake-collector: internal error: ${err?.message ?? String(e)}\n`);
   if (process.env.LAKE_DEBUG) process.stderr.write(`${(e as Error)?.stack ?? ""}\n`);

@@ -25,7 +25,7 @@ export function describeError(e: unknown): { message: string; code: number } {
   if (isMaintError(e)) return { message: e.message, code: exitCodeOf(e.code) };
   if (isLayoutError(e)) {
     const code =
-      e.code === "InvalidUrl" || e.code === "InvalidKey" ? EXIT.usage
+      e.code === "InvalidUrl" || e.code === "InvalidConfig" || e.code === "InvalidKey" ? EXIT.usage
       : e.code === "NotFound" ? EXIT.notFound
       : e.code === "Corrupt" || e.code === "HashMismatch" ? EXIT.corrupt
       : e.code === "Conflict" || e.code === "PreconditionFailed" || e.code === "NotHolder" ? EXIT.refused

@@ -1,3 +1,4 @@
+import { isLayoutError } from "@lake/layout/defaults";
 import { isReaderError, exitCodeOf, EXIT } from "./internal/errors.js";
 import type { Io } from "./internal/context.js";
 
@@ -97,6 +98,10 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     if (isReaderError(e)) {
       io.err(`lake-reader ${cmd}: ${e.message}\n`);
       return exitCodeOf(e.code);
+    }
+    if (isLayoutError(e, "InvalidConfig")) {
+      io.err(`lake-reader ${cmd}: ${e.message}\n`);
+      return exitCodeOf("Usage");
     }
     io.err(`lake-reader ${cmd}: internal error: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}\n`);
     return EXIT.internal;

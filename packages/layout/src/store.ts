@@ -13,5 +13,7 @@ export type {
   UploadOptions,
   UploadSource,
 } from "./internal/types.js";
-export { defaultLocalRoot, defaultReaderCache, defaultStoreUrl, legacyDefaultStorePath, openStore, parseStoreUrl } from "./internal/url.js";
+export { openStore, parseStoreUrl } from "./internal/url.js";
+export { configFile, configuredAgent, defaultLocalRoot, defaultReaderCache, defaultStoreUrl, legacyDefaultStorePath, readConfig } from "./internal/defaults.js";
+export type { LakeConfig } from "./internal/defaults.js";
 export type { OpenStoreOptions, StoreLocation } from "./internal/url.js";

@@ -263,7 +263,13 @@ describe("local backend crash safety", () => {
 
 describe("@lake/layout/store", () => {
   it("is the root's store opening, nothing else", () => {
-    expect(Object.keys(storeOnly).sort()).toEqual(["LayoutError", "defaultLocalRoot", "defaultReaderCache", "defaultStoreUrl", "isLayoutError", "legacyDefaultStorePath", "openStore", "parseStoreUrl"]);
+    expect(Object.keys(storeOnly).sort()).toEqual(["LayoutError", "configFile", "configuredAgent", "defaultLocalRoot", "defaultReaderCache", "defaultStoreUrl", "isLayoutError", "legacyDefaultStorePath", "openStore", "parseStoreUrl", "readConfig"]);
     for (const k of Object.keys(storeOnly) as (keyof typeof storeOnly)[]) expect(storeOnly[k]).toBe(root[k]);
+  });
+
+  it("@lake/layout/defaults is the defaults and the config file, the same functions as the root exports", async () => {
+    const defaults = await import("../src/defaults.js");
+    expect(Object.keys(defaults).sort()).toEqual(["LayoutError", "configFile", "configuredAgent", "defaultLocalRoot", "defaultReaderCache", "defaultStoreUrl", "isLayoutError", "legacyDefaultStorePath", "readConfig"]);
+    for (const k of Object.keys(defaults) as (keyof typeof defaults)[]) expect(defaults[k]).toBe(root[k]);
   });
 });

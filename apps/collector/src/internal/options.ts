@@ -1,5 +1,5 @@
-import { homedir, hostname } from "node:os";
-import { join } from "node:path";
+import { hostname } from "node:os";
+import { configuredAgent, defaultLocalRoot } from "@lake/layout/defaults";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { CollectorError } from "./errors.js";
 
@@ -39,17 +39,18 @@ function joinDashValues(args: readonly string[], options: Options): string[] {
   return out;
 }
 
-/** The local storage root: --root, else $LAKE_ROOT, else $XDG_DATA_HOME/lake, else ~/.local/share/lake. */
+/**
+ * The local storage root: --root, else @lake/layout's default ($LAKE_ROOT, else the config file's
+ * `root`, else $XDG_DATA_HOME/lake, else ~/.local/share/lake).
+ */
 export function resolveRoot(flag: unknown, env: NodeJS.ProcessEnv = process.env): string {
   if (typeof flag === "string" && flag) return flag;
-  if (env.LAKE_ROOT) return env.LAKE_ROOT;
-  if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, "lake");
-  return join(homedir(), ".local", "share", "lake");
+  return defaultLocalRoot(env);
 }
 
-/** This collector's fleet agent id: --agent, else $LAKE_AGENT, else the host name (sanitised). */
+/** This collector's fleet agent id: --agent, else $LAKE_AGENT, else the config file's `agent`, else the host name (sanitised). */
 export function resolveAgent(flag: unknown, env: NodeJS.ProcessEnv = process.env): string {
-  const raw = typeof flag === "string" && flag ? flag : env.LAKE_AGENT || hostname();
+  const raw = typeof flag === "string" && flag ? flag : configuredAgent(env) || hostname();
   const id = raw.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[-.]+|[-.]+$/g, "");
   if (!id) throw new CollectorError("Usage", `agent id "${raw}" has no usable characters`);
   return id;

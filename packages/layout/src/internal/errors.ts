@@ -2,6 +2,8 @@
 export type LayoutErrorCode =
   /** A store URL that cannot be opened (bad scheme, relative path, missing bucket). */
   | "InvalidUrl"
+  /** The config file (`$XDG_CONFIG_HOME/lake/config.json`) is not JSON or holds a key or value it may not. */
+  | "InvalidConfig"
   /** An object key or a partition value that the layout does not allow. */
   | "InvalidKey"
   /** The object does not exist. */

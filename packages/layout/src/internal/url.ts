@@ -1,7 +1,7 @@
 // Store URLs: file:///abs/dir or s3://bucket/prefix, and the default store of ARCHITECTURE.md.
-import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { defaultStoreUrl } from "./defaults.js";
 import { LayoutError } from "./errors.js";
 import { LocalStore, type LocalStoreOptions } from "./local.js";
 import { S3Store, type S3StoreOptions } from "./s3.js";
@@ -46,44 +46,6 @@ export function parseStoreUrl(url: string): StoreLocation {
     return { kind: "file", root, url: pathToFileURL(root).href };
   }
   return bad("expected file:///absolute/dir or s3://bucket/prefix");
-}
-
-/**
- * The local root of ARCHITECTURE.md: `$LAKE_ROOT`, else `$XDG_DATA_HOME/lake`, else `~/.local/share/lake`.
- */
-export function defaultLocalRoot(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
-  if (env.LAKE_ROOT) return resolve(env.LAKE_ROOT);
-  if (env.XDG_DATA_HOME) return join(resolve(env.XDG_DATA_HOME), "lake");
-  return join(home, ".local", "share", "lake");
-}
-
-/**
- * The reader's cache (derived: mirrored s3:// objects, the search index; deletable at any time):
- * `$LAKE_READER_CACHE`, else `$XDG_CACHE_HOME/lake/reader`, else `~/.cache/lake/reader`. The
- * collector's `clean` deletes it, the reader fills it.
- */
-export function defaultReaderCache(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
-  if (env.LAKE_READER_CACHE) return resolve(env.LAKE_READER_CACHE);
-  if (env.XDG_CACHE_HOME) return join(resolve(env.XDG_CACHE_HOME), "lake", "reader");
-  return join(home, ".cache", "lake", "reader");
-}
-
-/**
- * The default fleet store URL: `$LAKE_STORE`, else the `fleet/` directory inside the local root
- * (`~/.local/share/lake/fleet` by default), as a file URL. The storage root never takes `fleet/`
- * for a session (@lake/store reserves the name).
- */
-export function defaultStoreUrl(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
-  if (env.LAKE_STORE) return env.LAKE_STORE;
-  return pathToFileURL(join(defaultLocalRoot(env, home), "fleet")).href;
-}
-
-/**
- * Where the default fleet store was before it moved into the local root: a `fleet/` directory
- * beside it (`~/.local/share/fleet`). A store found there is moved by `lake-collector push`.
- */
-export function legacyDefaultStorePath(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
-  return join(dirname(defaultLocalRoot(env, home)), "fleet");
 }
 
 /** Options of {@link openStore}. */

@@ -67,6 +67,7 @@ function asReaderError(e: unknown): ReaderError | undefined {
   const code = e.code;
   const map: Record<string, ReaderError["code"]> = {
     InvalidUrl: "Usage",
+    InvalidConfig: "Usage",
     InvalidKey: "Usage",
     InvalidOption: "Usage",
     NotFound: "NotFound",
