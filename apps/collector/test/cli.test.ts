@@ -111,10 +111,10 @@ describe("status and parse", { timeout: 120_000 }, () => {
     const s = await runCli(["status", "--root", root, "--json"], env());
     expect(s.code, s.stderr).toBe(0);
     const j = JSON.parse(s.stdout) as {
-      root: string; sessions: number; streams: number; landedFiles: number; cursors: { active: number; conflict: number; source_gone: number }; pending: number; conflicts: number; locked: number;
+      root: string; sessions: number; streams: number; landed_files: number; cursors: { active: number; conflict: number; source_gone: number }; pending: number; conflicts: number; locked: number;
       last_pass: { landed_files: number; records: number; sessions: number; pending: number; conflicts: number; failed: boolean; finished_at: string } | null;
     };
-    expect(j).toMatchObject({ root, sessions: collected.sessions, landedFiles: collected.landed_files, conflicts: 0, locked: 0 });
+    expect(j).toMatchObject({ root, sessions: collected.sessions, landed_files: collected.landed_files, conflicts: 0, locked: 0 });
     expect(j.streams).toBeGreaterThanOrEqual(collected.sessions);
     expect(j.cursors).toMatchObject({ active: collected.sources, conflict: 0, source_gone: 0 });
     // The last pass: the collect of beforeAll.

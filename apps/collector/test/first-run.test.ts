@@ -61,8 +61,8 @@ describe("collect on a first run", { timeout: 180_000 }, () => {
     expect(st.code).toBe(0);
     expect(st.stdout).toMatch(/sessions 1,/);
     expect(st.stdout).toContain(`pending ${tool}: a last line of ${partial.length} bytes without its newline`);
-    const j = JSON.parse((await runCli(["status", ...flags, "--json"], env)).stdout) as { pendingSources: unknown[] };
-    expect(j.pendingSources).toEqual([expect.objectContaining({ path: tool, bytes: partial.length, reason: "partial-line" })]);
+    const j = JSON.parse((await runCli(["status", ...flags, "--json"], env)).stdout) as { pending_sources: unknown[] };
+    expect(j.pending_sources).toEqual([expect.objectContaining({ path: tool, bytes: partial.length, reason: "partial-line" })]);
   });
 
   it("a torn last line followed by an append: the fragment lands as unknown bytes, the next line as its record", async () => {

@@ -137,10 +137,12 @@ export async function mirrorStore(url: string, dir: string, prefix = ""): Promis
 /**
  * A Claude Code store of `n` sessions made from the real `tool_heavy.jsonl` sample, each a copy with
  * a fresh session id (file name and every line's sessionId), spread over ten project folders.
- * Returns the projects root and the files, in creation order.
+ * `lines` keeps only the sample's first lines. Returns the projects root and the files, in creation order.
  */
-export function claudeSessions(dir: string, n: number, seed = 1): { projects: string; files: string[]; ids: string[] } {
-  const sample = readFileSync(join(SAMPLES, "claude", "projects", "-home-marco-projects-spotter", "tool_heavy.jsonl"), "utf8");
+export function claudeSessions(dir: string, n: number, seed = 1, lines?: number): { projects: string; files: string[]; ids: string[] } {
+  const whole = readFileSync(join(SAMPLES, "claude", "projects", "-home-marco-projects-spotter", "tool_heavy.jsonl"), "utf8");
+  // The first `lines` lines only (a smaller corpus with the same real shapes).
+  const sample = lines === undefined ? whole : whole.split("\n").slice(0, lines).join("\n") + "\n";
   const original = "d6e0bada-1959-4eec-a9d2-0bfade768d8f";
   const projects = join(dir, "projects");
   const files: string[] = [];
@@ -156,4 +158,30 @@ export function claudeSessions(dir: string, n: number, seed = 1): { projects: st
     ids.push(sid);
   }
   return { projects, files, ids };
+}
+
+/** One Claude Code user line (with its newline) for session `sid`, its uuid made from `n`. */
+export function userLine(sid: string, n: number, text: string): string {
+  const uuid = `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
+  return JSON.stringify({ parentUuid: null, isSidechain: false, userType: "external", type: "user", sessionId: sid, uuid, timestamp: new Date(Date.UTC(2026, 1, 12, 11, 0, 0) + n * 1000).toISOString(), message: { role: "user", content: text } }) + "\n";
+}
+
+/** CPU ticks (utime + stime, clock ticks) a process has used, from /proc/<pid>/stat. */
+export function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(f[11]) + Number(f[12]);
+}
+
+/** Clock ticks per second (`getconf CLK_TCK`). */
+export function clockTicks(): number {
+  const r = spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" });
+  const n = Number(r.stdout.trim());
+  return Number.isInteger(n) && n > 0 ? n : 100;
+}
+
+/** RSS of a process in bytes, from /proc/<pid>/status. */
+export function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) * 1024 : 0;
 }

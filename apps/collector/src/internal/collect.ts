@@ -51,8 +51,19 @@ export interface CollectOptions {
    * events): no discovery and no check of sessions discovery no longer finds.
    */
   readonly only?: { readonly discovered: Discovered; readonly sessions: ReadonlySet<string> };
+  /** Called after each session with its sources pending and in conflict (0 and 0 for an unchanged one). */
+  readonly onSession?: (sessionId: string, r: { readonly pending: number; readonly conflicts: number }) => void;
+  /** What a watcher keeps from pass to pass (the pass state, the redactor), so a pass does not rebuild it. */
+  readonly cache?: PassCache;
   /** Called with what discovery found (a full pass), so a later pass can reuse it with `only`. */
   readonly onDiscovered?: (d: Discovered) => void;
+}
+
+/** Kept by a watcher between passes; filled by the first pass. */
+export interface PassCache {
+  passState?: PassState;
+  redactor?: Redactor;
+  tracker?: LostSessionTracker;
 }
 
 /** What discovery found: the sources by session, the problems, the roots. */
@@ -380,12 +391,19 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   const wanted = (p: Planned) => !forgotten.has(p.src.session_id) && (!targeted || targeted.sessions.has(p.src.session_id));
   const planned = (forgotten.size === 0 && !targeted ? discovered.planned : discovered.planned.filter(wanted)).map((p) => (targeted ? restat(p) : p));
   // Built when a session needs a pass (its keyword matcher costs more than a pass over unchanged sessions).
-  const key = loadOrCreateKey(root);
-  let redactorMade: Redactor | undefined;
-  const redactor = () => (redactorMade ??= createRedactor({ key }));
-  const passState = loadPassState(root);
+  const cache = options.cache;
+  const key = cache?.redactor ? undefined : loadOrCreateKey(root);
+  let redactorMade: Redactor | undefined = cache?.redactor;
+  const redactor = () => {
+    redactorMade ??= createRedactor({ key: key! });
+    if (cache) cache.redactor = redactorMade;
+    return redactorMade;
+  };
+  const passState = cache?.passState ?? loadPassState(root);
+  if (cache) cache.passState = passState;
   let passStateChanged = false;
-  const tracker = options.tracker ?? new LostSessionTracker(passState.lostChecked);
+  const tracker = options.tracker ?? cache?.tracker ?? new LostSessionTracker(passState.lostChecked);
+  if (cache) cache.tracker = tracker;
   const bySession = new Map<string, Planned[]>();
   for (const p of planned) {
     let l = bySession.get(p.src.session_id);
@@ -448,6 +466,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     if (sessionUnchanged(root, sessionId, passState.sessions.get(sessionId), foundSources)) {
       summary.sessions++;
       summary.unchanged_sessions++;
+      options.onSession?.(sessionId, { pending: 0, conflicts: 0 });
       done(sources);
       continue;
     }
@@ -502,6 +521,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
         summary.conflicts += r.conflicts;
         summary.new_conflicts.push(...r.newConflicts);
         summary.gone += r.gone;
+        options.onSession?.(sessionId, { pending: r.pending, conflicts: r.conflicts });
         for (const d of r.index?.damaged ?? []) problem(d.file, d.reason);
         if (r.index?.damaged?.length || (!r.index && r.seq > 0)) settled = false;
         seq = r.seq;

@@ -44,6 +44,11 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/** The owner of `<root>/<name>`, or undefined when none holds it (or its record is unreadable). */
+export function rootOwner(root: string, name = "watch.lock"): RootOwner | undefined {
+  return readOwner(join(root, name));
+}
+
 /** `alive`, `dead` (same host, process gone), or `unknown` (another host: never taken over). */
 export function ownerLiveness(o: RootOwner): "alive" | "dead" | "unknown" {
   if (o.host !== hostname()) return "unknown";

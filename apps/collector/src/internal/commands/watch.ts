@@ -1,27 +1,41 @@
 import { watch as fsWatch, type FSWatcher, existsSync, mkdirSync } from "node:fs";
-import { LostSessionTracker } from "@lake/store";
-import { collect, runtimeRoots, type CollectSummary } from "../collect.js";
+import { join, resolve as resolvePath } from "node:path";
+import { collect, runtimeRoots, type CollectSummary, type Discovered, type PassCache } from "../collect.js";
 import { acquireRootLease } from "../root-lease.js";
 import { writeLastPass, writeWatchStatus } from "../state.js";
 import { parse, parseSources, resolveRoot } from "../options.js";
+import { CollectorError } from "../errors.js";
 import { formatSummary } from "./collect.js";
 import { exitCodeOf, interruptedLine } from "../interrupt.js";
+import type { PushBacklog } from "../backlog.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../otlp-receiver.js";
 
-export const help = `lake-collector watch — collect continuously
+export const help = `lake-collector watch — collect continuously, costing what changes
 
 Usage: lake-collector watch [--root DIR] [--source RUNTIME=PATH]... [--sources-only]
-                            [--interval SECONDS] [--max-passes N] [--json]
+                            [--interval SECONDS] [--read-interval SECONDS] [--max-passes N] [--json]
                             [--otlp-listen HOST:PORT]
 
-Installs native file watches on every source root first, then catches up, then runs a pass
-whenever a watched file changes (debounced) and at least every --interval seconds (default 60).
+Installs native file watches (recursive: inotify on Linux, FSEvents on macOS) on every source root,
+then runs a full pass (discovery + every session; a session unchanged since its last pass costs
+one cursor read per source). After that, the file events name what changed: a pass reads only the
+sessions of the changed files. A new or removed file, an event without a name, a failed watch or
+an overflowing event queue (more than 10,000 changed files waiting) runs a full pass instead, and
+a full pass also runs every --interval seconds (default 600) to catch what events miss (network
+file systems, a store moved into place). Bursts are coalesced: a session is read at most once per
+--read-interval seconds (default 1), so a fast writer cannot cause a pass per line. Where
+recursive watching is not available, watch says so (state degraded) and relies on the full pass
+every --interval seconds.
+
 One writer per root: <root>/watch.lock/owner.json names the owner (host, pid, start time, token);
 a live owner means refusal (exit 4), a dead one is removed after a liveness check.
-<root>/watch.status moves through catching-up, running, degraded (a pass failed or left sources
-pending/in conflict) and stopped. SIGTERM stops it at the pass's next safe point (exit 0); Ctrl-C
-(SIGINT) too, then prints "interrupted; N passes done, run again to continue" and exits 130. With --json, one JSON object per
-pass on stdout ({ts, kind, detail}).
+<root>/watch.status (and "lake-collector status") shows the state — catching-up, running,
+degraded (with the reason: a pass failed or left sources pending or in conflict, a watch failed
+or is not recursive) or stopped —, the last pass and what it read, the last full pass and why,
+event-queue overflows, pending and conflicted sources and the push backlog. It logs one line per
+pass that landed something or met a problem (with --json, one JSON object per pass on stdout:
+{ts, kind, detail}). SIGTERM stops it at the pass's next safe point (exit 0); Ctrl-C (SIGINT) too,
+then prints "interrupted; N passes done, run again to continue" and exits 130.
 
 --otlp-listen HOST:PORT (e.g. 127.0.0.1:4318) also receives OTLP/HTTP metrics on /v1/metrics
 (application/x-protobuf or application/json, gzip allowed): each request is written to
@@ -29,12 +43,35 @@ pass on stdout ({ts, kind, detail}).
 decode is answered 400 and kept out. It listens before the first pass.
 `;
 
+/** How long a burst of events may keep arriving before its pass starts (ms). */
+const SETTLE_MS = 100;
+/** The least time between two full passes that events asked for (a writer of new files cannot cause one per file). */
+const FULL_GAP_MS = 2000;
+/** Changed files waiting for a pass before the queue counts as overflowed (LAKE_WATCH_QUEUE_LIMIT overrides). */
+const QUEUE_LIMIT = 10_000;
+
+function seconds(flag: string, v: unknown, dflt: number): number {
+  if (v === undefined) return dflt * 1000;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new CollectorError("Usage", `--${flag} ${String(v)}: expected a positive number of seconds`);
+  return n * 1000;
+}
+
+/** One root's watch: the directory, whether it is recursive, and why it failed when it did. */
+interface RootWatch {
+  readonly dir: string;
+  watcher?: FSWatcher | undefined;
+  recursive: boolean;
+  failed?: string | undefined;
+}
+
 export async function run(args: string[]): Promise<number> {
   const { values } = parse(args, {
     root: { type: "string" },
     source: { type: "string", multiple: true },
     "sources-only": { type: "boolean" },
     interval: { type: "string" },
+    "read-interval": { type: "string" },
     "max-passes": { type: "string" },
     json: { type: "boolean" },
     "otlp-listen": { type: "string" },
@@ -42,33 +79,90 @@ export async function run(args: string[]): Promise<number> {
   const root = resolveRoot(values.root);
   mkdirSync(root, { recursive: true });
   const sources = { roots: parseSources(values.source), only: Boolean(values["sources-only"]) };
-  const intervalMs = (values.interval === undefined ? 60 : Number(values.interval)) * 1000;
+  const rescanMs = seconds("interval", values.interval, 600);
+  const readMs = seconds("read-interval", values["read-interval"], 1);
   const maxPasses = values["max-passes"] === undefined ? Infinity : Number(values["max-passes"]);
+  const envLimit = Number(process.env.LAKE_WATCH_QUEUE_LIMIT);
+  const queueLimit = Number.isInteger(envLimit) && envLimit > 0 ? envLimit : QUEUE_LIMIT;
   const lease = acquireRootLease(root);
-  let dirty = true;
+  const startedAt = new Date().toISOString();
+
   let stopping = false;
   let wake: (() => void) | undefined;
-  const poke = () => {
-    dirty = true;
-    wake?.();
+  const poke = () => wake?.();
+  /** Sessions whose files changed, with when the first event came. */
+  const pending = new Map<string, number>();
+  /** Why the next full pass runs (undefined: none asked for). */
+  let rescan: string | undefined = "start";
+  let discovered: Discovered | undefined;
+  const lastRead = new Map<string, number>();
+  let overflows = 0;
+  let lastOverflow: { at: string; queued: number } | undefined;
+
+  const requestRescan = (why: string) => {
+    rescan ??= why;
+    poke();
   };
-  const watchers: FSWatcher[] = [];
-  for (const dirs of runtimeRoots(root, sources).values()) {
-    for (const d of dirs) {
-      if (!existsSync(d)) continue;
-      try {
-        watchers.push(fsWatch(d, { recursive: true, persistent: true }, poke));
-      } catch {
-        watchers.push(fsWatch(d, { persistent: true }, poke));
+  const onEvent = (dir: string, event: string, name: string | Buffer | null) => {
+    if (stopping) return;
+    if (name === null || name === undefined) return requestRescan("an event without a file name");
+    const path = join(dir, name.toString());
+    const sid = discovered?.bySource.get(path);
+    if (sid === undefined || event !== "change") {
+      // A file discovery does not know yet (or one renamed or removed): discovery decides.
+      return requestRescan(sid === undefined ? "a new file" : "a file renamed or removed");
+    }
+    if (rescan !== undefined || pending.has(sid)) return poke();
+    if (pending.size >= queueLimit) {
+      // The queue overflowed: drop it, a full pass finds everything.
+      overflows++;
+      lastOverflow = { at: new Date().toISOString(), queued: pending.size + 1 };
+      pending.clear();
+      return requestRescan("event queue overflow");
+    }
+    pending.set(sid, Date.now());
+    poke();
+  };
+
+  const watches = new Map<string, RootWatch>();
+  const installWatches = () => {
+    for (const dirs of runtimeRoots(root, sources).values()) {
+      for (const d of dirs) {
+        const dir = resolvePath(d);
+        const w = watches.get(dir) ?? { dir, recursive: true };
+        watches.set(dir, w);
+        if (w.watcher || !existsSync(dir)) continue;
+        try {
+          w.watcher = fsWatch(dir, { recursive: true, persistent: true }, (ev, name) => onEvent(dir, ev, name));
+          w.recursive = true;
+          w.failed = undefined;
+        } catch (e) {
+          try {
+            // No recursive watching here: the top level only, and the full pass every --interval.
+            w.watcher = fsWatch(dir, { persistent: true }, (ev, name) => onEvent(dir, ev, name));
+            w.recursive = false;
+            w.failed = `recursive file watching is not available (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): changes below the top level are found by the full pass every ${rescanMs / 1000} s`;
+          } catch (e2) {
+            w.failed = `cannot watch (${(e2 as NodeJS.ErrnoException).code ?? (e2 as Error).message}): changes are found by the full pass every ${rescanMs / 1000} s`;
+            continue;
+          }
+        }
+        w.watcher.on("error", (err) => {
+          w.watcher?.close();
+          w.watcher = undefined;
+          w.failed = `watch failed (${(err as NodeJS.ErrnoException).code ?? err.message}); watched again at the next full pass`;
+          requestRescan("a watch failed");
+        });
       }
     }
-  }
+  };
+
   let signal: NodeJS.Signals | undefined;
   const stop = (sig: NodeJS.Signals) => {
     if (stopping && sig === "SIGINT") process.exit(exitCodeOf(sig)); // a second Ctrl-C: at once
     stopping = true;
     signal = sig;
-    wake?.();
+    poke();
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
@@ -82,7 +176,6 @@ export async function run(args: string[]): Promise<number> {
     try {
       receiver = await startOtlpReceiver(root, otlpListen, (l) => log("otlp", l));
     } catch (e) {
-      for (const w of watchers) w.close();
       lease.release();
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
@@ -90,46 +183,150 @@ export async function run(args: string[]): Promise<number> {
     }
     log("otlp", `listening on http://${receiver.address}/v1/metrics`);
   }
-  const tracker = new LostSessionTracker();
+
+  const cache: PassCache = {};
   let passes = 0;
   let state: "catching-up" | "running" | "degraded" = "catching-up";
-  writeWatchStatus(root, { state, pid: process.pid });
+  let lastPass: Record<string, unknown> | undefined;
+  let lastRescan: { at: string; reason: string } | undefined;
+  let rescans = 0;
+  let passError: string | undefined;
+  /** Sources pending and in conflict per session, as its last pass left them. */
+  const pendingBy = new Map<string, number>();
+  const conflictsBy = new Map<string, number>();
+  const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  const onSession = (sid: string, r: { pending: number; conflicts: number }) => {
+    if (r.pending) pendingBy.set(sid, r.pending);
+    else pendingBy.delete(sid);
+    if (r.conflicts) conflictsBy.set(sid, r.conflicts);
+    else conflictsBy.delete(sid);
+  };
+  let backlog: PushBacklog | undefined;
+  const reasons = (): string[] => {
+    const out: string[] = [];
+    if (passError) out.push(passError);
+    const pendingSources = total(pendingBy);
+    const conflicts = total(conflictsBy);
+    if (pendingSources) out.push(`${pendingSources} sources pending`);
+    if (conflicts) out.push(`${conflicts} sources in conflict (lake-collector conflicts lists them)`);
+    for (const w of watches.values()) if (w.failed) out.push(`${w.dir}: ${w.failed}`);
+    return out;
+  };
+  const status = (s: string) =>
+    writeWatchStatus(root, {
+      state: s,
+      pid: process.pid,
+      started_at: startedAt,
+      passes,
+      ...(s === "degraded" ? { reason: reasons().join("; ") } : {}),
+      watching: [...watches.values()].map((w) => ({ dir: w.dir, recursive: w.recursive, active: w.watcher !== undefined, ...(w.failed ? { problem: w.failed } : {}) })),
+      ...(lastPass ? { last_pass: lastPass } : {}),
+      ...(lastRescan ? { last_full_pass: lastRescan } : {}),
+      full_passes: rescans,
+      overflows,
+      ...(lastOverflow ? { last_overflow: lastOverflow } : {}),
+      queued: pending.size,
+      pending: total(pendingBy),
+      conflicts: total(conflictsBy),
+      ...(conflictsBy.size ? { conflicted_sessions: [...conflictsBy.keys()].sort() } : {}),
+      ...(pendingBy.size ? { pending_sessions: [...pendingBy.keys()].sort() } : {}),
+      ...(backlog ? { push_backlog: backlog } : {}),
+    });
+
+  installWatches();
+  status(state);
+  let nextRescanAt = Date.now() + rescanMs;
+  let lastFullAt = 0;
   try {
     while (!stopping && passes < maxPasses) {
-      if (dirty) {
-        dirty = false;
-        let summary: CollectSummary | undefined;
-        try {
-          summary = await collect({ root, sources, tracker, logger: (l) => log("conflict", l), shouldStop: () => stopping });
-          writeLastPass(root, summary);
-          state = summary.failed ? "degraded" : "running";
-          log("pass", values.json ? summary : formatSummary(summary).trim());
-          if (summary.pending > 0) dirty = true;
-        } catch (e) {
-          state = "degraded";
-          log("error", (e as Error).message);
+      const now = Date.now();
+      if (rescan === undefined && now >= nextRescanAt) rescan = "interval";
+      let due: Set<string> | undefined;
+      let why: string | undefined;
+      // A full pass events asked for waits FULL_GAP_MS after the last one; meanwhile nothing else runs.
+      const fullAt = rescan === undefined || rescan === "start" || rescan === "interval" ? now : lastFullAt + Math.max(readMs, FULL_GAP_MS);
+      if (rescan !== undefined) {
+        if (now >= fullAt) why = rescan;
+      } else {
+        for (const [sid, since] of pending) {
+          if (now - since >= SETTLE_MS && now - (lastRead.get(sid) ?? 0) >= readMs) (due ??= new Set()).add(sid);
         }
-        passes++;
-        writeWatchStatus(root, { state, pid: process.pid, passes, ...(summary ? { conflicts: summary.conflicts, pending: summary.pending } : {}) });
+      }
+      if (why === undefined && !due) {
+        // Sleep until the next session is due, the next full pass, or an event.
+        let until = rescan !== undefined ? fullAt : nextRescanAt;
+        if (rescan === undefined) for (const [sid, since] of pending) until = Math.min(until, Math.max(since + SETTLE_MS, (lastRead.get(sid) ?? 0) + readMs));
+        await new Promise<void>((res) => {
+          const t = setTimeout(res, Math.max(1, until - Date.now()));
+          wake = () => {
+            clearTimeout(t);
+            // Let a burst settle before looking.
+            setTimeout(res, SETTLE_MS);
+          };
+        });
+        wake = undefined;
         continue;
       }
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(() => {
-          dirty = true;
-          resolve();
-        }, intervalMs);
-        wake = () => {
-          clearTimeout(t);
-          // debounce: let a burst of writes settle
-          setTimeout(resolve, 200);
+      const full = why !== undefined;
+      if (full) {
+        lastFullAt = now;
+        rescan = undefined;
+        pending.clear();
+        installWatches(); // roots that appeared since, watches that failed
+      } else for (const sid of due!) pending.delete(sid);
+      const t0 = Date.now();
+      const cpu0 = process.cpuUsage();
+      let summary: CollectSummary | undefined;
+      try {
+        summary = await collect({
+          root, sources, logger: (l) => log("conflict", l), shouldStop: () => stopping, onSession, cache,
+          ...(full ? { onDiscovered: (d: Discovered) => (discovered = d) } : { only: { discovered: discovered!, sessions: due! } }),
+        });
+        writeLastPass(root, summary);
+        passError = undefined;
+        if (summary.failed && summary.problems.length > 0) passError = `the last pass met ${summary.problems.length} problems`;
+      } catch (e) {
+        passError = `the last pass failed: ${(e as Error).message}`;
+        log("error", (e as Error).message);
+      }
+      const read = full ? undefined : due;
+      for (const sid of read ?? discovered?.bySource.values() ?? []) lastRead.set(sid, t0);
+      passes++;
+      if (full) {
+        rescans++;
+        lastRescan = { at: new Date(t0).toISOString(), reason: why! };
+        nextRescanAt = t0 + rescanMs;
+        try {
+          const { pushBacklog } = await import("../backlog.js");
+          backlog = pushBacklog(root);
+        } catch {
+          backlog = undefined; // a damaged push.state: push names it
+        }
+      }
+      if (summary) {
+        const cpu = process.cpuUsage(cpu0);
+        lastPass = {
+          at: new Date(t0).toISOString(), kind: full ? "full" : "events", ...(full ? { reason: why } : {}), ms: Date.now() - t0, cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
+          sessions: summary.sessions, unchanged_sessions: summary.unchanged_sessions, sources: summary.sources, landed_files: summary.landed_files, records: summary.records,
+          bytes_read: summary.bytes_read, rounds: summary.rounds, problems: summary.problems.length, locked: summary.locked.length,
         };
-      });
-      wake = undefined;
+        if (summary.landed_files > 0) backlog = backlog ? { ...backlog, files: backlog.files + summary.landed_files } : undefined;
+        if (values.json || summary.landed_files > 0 || summary.problems.length > 0 || passes === 1) {
+          log("pass", values.json ? { ...summary, kind: full ? "full" : "events" } : `${full ? `full (${why})` : "events"}: ${formatSummary(summary).trim()}`);
+        }
+        // More to read (window limit) or a session locked by another collector: look again.
+        if (summary.pending > 0 || summary.locked.length > 0) {
+          if (full) rescan ??= "sources pending";
+          else for (const sid of [...due!]) pending.set(sid, Date.now());
+        }
+      }
+      state = reasons().length > 0 ? "degraded" : "running";
+      status(state);
     }
   } finally {
-    for (const w of watchers) w.close();
+    for (const w of watches.values()) w.watcher?.close();
     await receiver?.close();
-    writeWatchStatus(root, { state: "stopped", pid: process.pid, passes });
+    status("stopped");
     lease.release();
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);

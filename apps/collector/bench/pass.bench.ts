@@ -1,0 +1,57 @@
+// lake-collector bench: passes that cost what changed. Over 1,000 collected Claude Code sessions
+// (the real tool_heavy sample, fresh ids): a `collect` that finds nothing new, and `collect` +
+// `push` after appending to 10 of them, each against `node -e 0` measured in the same run (the
+// goals: ≤ 3× and ≤ 8×). The built bin runs as a child process each time
+// (`pnpm turbo run build --filter=lake-collector...`).
+import { spawnSync } from "node:child_process";
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { line, measure, report, scale } from "@lake/tooling/bench";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { BIN, claudeSessions, userLine } from "../test/helpers.js";
+
+function collector(args: string[], env: NodeJS.ProcessEnv): string {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`lake-collector ${args[0]} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+try {
+  const dir = tempDir("pass-bench");
+  const n = Math.max(10, Math.round(1000 * scale()));
+  const { projects, files, ids } = claudeSessions(join(dir, "vendor"), n, 11);
+  const root = join(dir, "root");
+  const store = `file://${join(dir, "fleet")}`;
+  const env = { HOME: join(dir, "home") };
+  const flags = ["--root", root, "--sources-only", "--source", `claude-code=${projects}`];
+  line("corpus", `${n} sessions (tool_heavy.jsonl, fresh ids)`);
+  collector(["collect", ...flags, "--json"], env);
+  collector(["push", "--root", root, "--store", store, "--json"], env);
+
+  const node0 = await measure("node -e 0", () => spawnSync(process.execPath, ["-e", "0"]), { runs: 10, warmup: 2 });
+  let noopOut: { unchanged_sessions: number } = { unchanged_sessions: 0 };
+  const noop = await measure("collect, nothing new", () => (noopOut = JSON.parse(collector(["collect", ...flags, "--json"], env))), { runs: 7, warmup: 1 });
+  const noopPush = await measure("push, nothing new", () => collector(["push", "--root", root, "--store", store, "--json"], env), { runs: 5, warmup: 1 });
+  let round = 0;
+  let incOut: { landed_files: number; unchanged_sessions: number } = { landed_files: 0, unchanged_sessions: 0 };
+  const inc = await measure(
+    `collect + push after appending to 10 of ${n}`,
+    () => {
+      round++;
+      for (let i = 0; i < 10; i++) {
+        const k = (i * Math.floor(n / 10) + round) % n;
+        appendFileSync(files[k]!, userLine(ids[k]!, round * 100 + i, `appended in round ${round}`));
+      }
+      incOut = JSON.parse(collector(["collect", ...flags, "--json"], env));
+      collector(["push", "--root", root, "--store", store, "--json"], env);
+    },
+    { runs: 5, warmup: 1 },
+  );
+  report("passes over unchanged sessions (ratio: node -e 0 time / subject time; goals ≥ 0.33x no-op, ≥ 0.125x 10-of-1000)", node0, [noop, noopPush, inc], [
+    `no-op collect: ${noopOut.unchanged_sessions} of ${n} sessions unchanged by their cursors = ${(noop.medianMs / node0.medianMs).toFixed(1)}x node -e 0 (goal ≤ 3x)`,
+    `no-op push = ${(noopPush.medianMs / node0.medianMs).toFixed(1)}x node -e 0 (goal ≤ 3x)`,
+    `10 of ${n}: ${incOut.landed_files} files landed, ${incOut.unchanged_sessions} sessions unchanged; collect + push = ${(inc.medianMs / node0.medianMs).toFixed(1)}x node -e 0 (goal ≤ 8x)`,
+  ]);
+} finally {
+  cleanupTempDirs();
+}
