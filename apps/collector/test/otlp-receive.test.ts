@@ -1,9 +1,11 @@
 // `lake-collector watch --otlp-listen`: the OpenTelemetry JS SDK's own OTLP exporters (protobuf and
 // JSON over HTTP) send to the real collector process; each request is in the root's metrics spool
-// when the 200 arrives, survives a SIGKILL right after it, and numbering goes on after a restart.
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+// when the 200 arrives, survives a SIGKILL right after it, numbering goes on after a restart, and
+// lake-reader's `metrics` table returns the points sent.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -15,6 +17,8 @@ import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { BIN } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
+
+const READER = fileURLToPath(new URL("../../reader/bin/lake-reader.js", import.meta.url));
 
 /** A pull reader: the test decides when the SDK collects, then hands the batch to the exporter. */
 class PullReader extends MetricReader {
@@ -112,6 +116,24 @@ describe("watch --otlp-listen", { timeout: 120_000 }, () => {
     expect(spool.map((e) => e.parsed.seq)).toEqual([1, 2]);
     expect(points(spool[1]!.path)).toEqual(["claude_code.session.count - 1", "claude_code.token.usage input 7", "claude_code.token.usage output 14"]);
     expect(readFileSync(join(root, "_metrics", "spool.state"), "utf8")).toMatch(/^schema +1\nnext_seq +3\n$/);
+
+    // queryable: lake-reader's metrics table over the same root (beside an empty fleet store)
+    mkdirSync(join(root, "fleet"));
+    const sql = "SELECT spool_seq, session_id, metric, attributes->>'type' AS type, value FROM metrics WHERE metric = 'claude_code.token.usage' ORDER BY spool_seq, type";
+    const out = execFileSync(process.execPath, [READER, "sql", "--root", root, "--store", `file://${join(root, "fleet")}`, "--json", sql], { encoding: "utf8" });
+    expect(JSON.parse(out)).toEqual([
+      { spool_seq: 1, session_id: "s-1", metric: "claude_code.token.usage", type: "input", value: 100 },
+      { spool_seq: 1, session_id: "s-1", metric: "claude_code.token.usage", type: "output", value: 200 },
+      { spool_seq: 2, session_id: "s-2", metric: "claude_code.token.usage", type: "input", value: 7 },
+      { spool_seq: 2, session_id: "s-2", metric: "claude_code.token.usage", type: "output", value: 14 },
+    ]);
+    // a damaged spool file is named and left out; the rest is answered (exit 8, partial)
+    const damaged = join(root, "_metrics", "metrics-20260101T000000.000000000Z-000009-otlp.pb");
+    writeFileSync(damaged, Buffer.from([0xff, 0xff, 0xff]));
+    const partial = spawnSync(process.execPath, [READER, "sql", "--root", root, "--store", `file://${join(root, "fleet")}`, "--json", sql], { encoding: "utf8" });
+    expect(partial.status).toBe(8);
+    expect(partial.stderr).toContain(`${damaged}: not an OTLP metrics request`);
+    expect(JSON.parse(partial.stdout)).toHaveLength(4);
   });
 
   it("answers 400 to a body that is not an OTLP request, 404 elsewhere, and spools nothing", async () => {

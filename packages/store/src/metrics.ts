@@ -11,5 +11,7 @@ export {
   decodeMetricsRequest, decodeMetricsRequestJson, encodeMetricsRequest, metricsRequestToJson, metricsResponseBody, ExportMetricsServiceRequestSchema,
 } from "./internal/otlp/codec.js";
 export type { ExportMetricsServiceRequest } from "./internal/otlp/codec.js";
+export { metricPoints, attributesToJs, anyValueToJs } from "./internal/otlp/points.js";
+export type { MetricPoint } from "./internal/otlp/points.js";
 export { StoreError, isStoreError } from "./internal/errors.js";
 export type { StoreErrorCode } from "./internal/errors.js";

@@ -80,7 +80,7 @@ export async function withReadModel<T>(loc: Locations, fn: (rm: ReadModel) => Pr
   if (loc.models) return loc.models.use(files, loc.labelsFile, fn);
   // DuckDB and the views load only for the commands that use them.
   const { ReadModel } = await import("./readmodel.js");
-  const rm = await ReadModel.open(files, { labelsFile: loc.labelsFile, materialize: options.materialize ?? false, views: options.views ?? true });
+  const rm = await ReadModel.open(files, { labelsFile: loc.labelsFile, metricsRoot: loc.root, damaged: loc.damaged, materialize: options.materialize ?? false, views: options.views ?? true });
   try {
     return await fn(rm);
   } finally {

@@ -1,11 +1,11 @@
 // The DuckDB read model over the files resolveFleet found: `fleet_rows` (every followed row),
 // `_sealed`, `_labels_raw`, then the compiled views of sql/views.ts.
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { DuckDBInstance, type DuckDBConnection, type DuckDBMaterializedResult } from "@duckdb/node-api";
 import { COMPACTED_COLUMNS, FLEET_COLUMNS, SEGMENT_COLUMNS, duckdbCreateTable, duckdbType } from "@lake/events";
 import { parquetSource } from "@lake/segments";
 import { ReaderError } from "./errors.js";
-import type { FleetFiles } from "./fleet.js";
+import type { Damage, FleetFiles } from "./fleet.js";
 import { VIEWS } from "./sql/views.js";
 
 import { firstLine, sqlString } from "./sqltext.js";
@@ -44,6 +44,58 @@ export interface ReadModelOptions {
   readonly materialize?: boolean;
   /** Create the public views (default true); `usage` reads `fleet_rows` only. */
   readonly views?: boolean;
+  /** The local root whose metrics spool (`_metrics/`) fills the `metrics` table; absent → an empty one. */
+  readonly metricsRoot?: string | undefined;
+  /** Where a spool file that does not decode is recorded (it is left out, the rest is read). */
+  readonly damaged?: Damage[] | undefined;
+}
+
+/** Columns of the `metrics` table: one row per OTLP data point in the local metrics spool. */
+export const METRICS_COLUMNS = [
+  { name: "source_file", type: "VARCHAR", doc: "the spool file (`metrics-<received-at>-<seq>-otlp.pb` or `metrics-<session-id>-<seq>-local.pb`)" },
+  { name: "origin", type: "VARCHAR", doc: "`otlp` (received) or `local` (derived from a landed file)" },
+  { name: "spool_seq", type: "BIGINT", doc: "the file's sequence number (per root for otlp, the landed file's for local)" },
+  { name: "session_id", type: "VARCHAR", doc: "the local file's session, else the point's or resource's `session.id` attribute" },
+  { name: "metric", type: "VARCHAR", doc: "metric name (`claude_code.token.usage`, `gen_ai.client.token.usage` …)" },
+  { name: "unit", type: "VARCHAR", doc: "unit" },
+  { name: "type", type: "VARCHAR", doc: "sum, gauge, histogram, exponential_histogram or summary" },
+  { name: "temporality", type: "VARCHAR", doc: "cumulative or delta (NULL for gauges and summaries)" },
+  { name: "monotonic", type: "BOOLEAN", doc: "a sum's monotonicity" },
+  { name: "scope", type: "VARCHAR", doc: "instrumentation scope name" },
+  { name: "resource", type: "JSON", doc: "resource attributes" },
+  { name: "attributes", type: "JSON", doc: "point attributes" },
+  { name: "start_time_unix_nano", type: "BIGINT", doc: "start of the point's interval (ns since the epoch)" },
+  { name: "time_unix_nano", type: "BIGINT", doc: "the point's time (ns since the epoch)" },
+  { name: "value", type: "DOUBLE", doc: "value of a sum or gauge point; sum of a histogram or summary" },
+  { name: "count", type: "BIGINT", doc: "count of a histogram or summary point" },
+] as const;
+
+async function loadMetrics(conn: DuckDBConnection, root: string | undefined, damaged: Damage[] | undefined): Promise<void> {
+  await conn.run(`CREATE TABLE metrics (${METRICS_COLUMNS.map((c) => `${q(c.name)} ${c.type}`).join(", ")})`);
+  if (root === undefined) return;
+  // The codec loads only when there is a spool to read.
+  if (!existsSync(`${root}/_metrics`)) return;
+  const { listSpool, decodeMetricsRequest, metricPoints } = await import("@lake/store/metrics");
+  const rows: string[] = [];
+  const lit = (v: unknown) => (v === undefined || v === null ? "NULL" : typeof v === "string" ? sqlString(v) : typeof v === "boolean" ? String(v) : typeof v === "bigint" ? String(v) : Number.isFinite(v) ? String(v) : "NULL");
+  for (const e of listSpool(root)) {
+    let points;
+    try {
+      points = metricPoints(decodeMetricsRequest(readFileSync(e.path), e.path));
+    } catch (err) {
+      damaged?.push({ key: e.path, reason: firstLine((err as Error).message) });
+      continue;
+    }
+    for (const p of points) {
+      const session = e.parsed.kind === "local" ? e.parsed.sessionId : (p.attributes["session.id"] ?? p.resource["session.id"]);
+      rows.push(`(${[
+        lit(e.name), lit(e.parsed.kind), lit(e.parsed.seq), lit(typeof session === "string" ? session : undefined), lit(p.metric), lit(p.unit), lit(p.type),
+        lit(p.temporality), lit(p.monotonic), lit(p.scope), `${sqlString(JSON.stringify(p.resource))}::JSON`, `${sqlString(JSON.stringify(p.attributes))}::JSON`,
+        lit(p.startTimeUnixNano), lit(p.timeUnixNano), lit(p.value), lit(p.count),
+      ].join(", ")})`);
+    }
+  }
+  for (let i = 0; i < rows.length; i += 500) await conn.run(`INSERT INTO metrics VALUES ${rows.slice(i, i + 500).join(", ")}`);
 }
 
 /** A DuckDB connection with the read model's views. */
@@ -79,6 +131,7 @@ export class ReadModel {
       } else {
         await conn.run("CREATE TABLE _labels_raw (ts VARCHAR, session_id VARCHAR, runtime VARCHAR, aspect VARCHAR, value VARCHAR, note VARCHAR, source VARCHAR)");
       }
+      await loadMetrics(conn, options.metricsRoot, options.damaged);
       if (options.views !== false) for (const v of VIEWS) await conn.run(v);
     } catch (e) {
       rm.close();
