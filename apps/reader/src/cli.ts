@@ -9,6 +9,7 @@ Usage: lake-reader <command> [options]    (lake-reader <command> --help for each
 Commands:
   usage daily|weekly|monthly|session|blocks
                                        tokens and cost in USD (prices: @pydantic/genai-prices, offline)
+  usage explain SESSION|--date D       why a total is what it is: rows counted and dropped, by rule
   pricing                              the price dataset's version, and which of the fleet's models are priced
   sessions                             one row per session
   show SESSION                         a session's conversation: turns, tool calls with results, child agents
@@ -21,6 +22,7 @@ Commands:
   wal inspect|addr|find|archive        broca WAL tools
   serve                                the web UI and its JSON API (read-only, loopback by default)
   mcp                                  MCP server over stdio for agents: search, usage, sql, roster, leases
+  statusline                           Claude Code's status line: model, session/today/block cost, context (local root)
 
 Common options: --store URL (default $LAKE_STORE, else ~/.local/share/lake/fleet inside the local root), --cache DIR,
 --root DIR, --json, -h/--help.
@@ -47,6 +49,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   wal: async () => (await import("./internal/commands/wal.js")).walCommand,
   serve: async () => (await import("./internal/serve/command.js")).serveCommand,
   mcp: async () => (await import("./internal/commands/mcp.js")).mcpCommand,
+  statusline: async () => (await import("./internal/commands/statusline.js")).statuslineCommand,
 };
 
 /** Options of {@link main}: where output goes (default: process streams) and the environment. */
@@ -54,6 +57,8 @@ export interface MainOptions {
   readonly out?: (s: string) => void;
   readonly err?: (s: string) => void;
   readonly env?: NodeJS.ProcessEnv;
+  /** Standard input (default: read fd 0 when a command needs it). */
+  readonly stdin?: () => string;
 }
 
 /**
@@ -65,6 +70,7 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     out: options.out ?? ((s) => void process.stdout.write(s)),
     err: options.err ?? ((s) => void process.stderr.write(s)),
     env: options.env ?? process.env,
+    stdin: options.stdin,
     damaged: [],
   };
   const [cmd, ...rest] = argv;

@@ -10,6 +10,8 @@ export interface Io {
   out(s: string): void;
   err(s: string): void;
   readonly env: NodeJS.ProcessEnv;
+  /** Standard input, for the commands that read it (default: fd 0). */
+  readonly stdin?: (() => string) | undefined;
   /** Where the damaged objects a command left out are collected (main reports them, exit 8). */
   readonly damaged?: Damage[];
 }

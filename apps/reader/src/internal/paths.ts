@@ -2,7 +2,7 @@
 // @lake/layout (ARCHITECTURE.md; the collector's clean deletes the cache).
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { defaultLocalRoot, defaultReaderCache, defaultStoreUrl } from "@lake/layout/store";
+import { defaultLocalRoot, defaultReaderCache, defaultStoreUrl } from "@lake/layout/defaults";
 
 /** The local root: `$LAKE_ROOT`, else `$XDG_DATA_HOME/lake`, else `~/.local/share/lake`. */
 export function defaultRoot(env: NodeJS.ProcessEnv = process.env): string {

@@ -125,3 +125,13 @@ export function parseDayArg(flag: string, v: string | undefined, zone: string, n
   }
   return d;
 }
+
+/**
+ * The day (yyyy-mm-dd) of instant `t` (ms) in the process's own zone (`$TZ` at start, else the
+ * OS's), through Date's local fields: no Intl, whose first use costs ~100 ms of start-up (the
+ * statusline's fast path).
+ */
+export function systemDay(t: number): string {
+  const d = new Date(t);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+}

@@ -1,0 +1,110 @@
+// `lake-reader statusline`: the built bin is fed Claude Code's documented status line JSON on stdin
+// (session_id, transcript_path, model.display_name, workspace, cost, context_window) over a local
+// root the real lake-collector collected from a Claude Code transcript running right now (real
+// fixture lines, moved to the last hour). Its costs are the ones `usage` reports on the same
+// records (pushed by the real collector); results are coalesced through its cache.
+import { afterAll, describe, expect, it } from "vitest";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { CLAUDE_FIXTURES, jsonlFiles } from "./support/fixtures.js";
+import { runJson } from "./support/run.js";
+
+afterAll(cleanupTempDirs);
+
+const READER = fileURLToPath(new URL("../bin/lake-reader.js", import.meta.url));
+const COLLECTOR = fileURLToPath(new URL("../../collector/bin/lake-collector.js", import.meta.url));
+const SID = "5a1e1b0c-0000-4000-8000-00000000c0de";
+
+/** Real assistant lines with usage from the fixtures, as a session of their own, 50 to 10 minutes ago. */
+function liveTranscript(now: number): string {
+  const lines: ({ message: Record<string, unknown> } & Record<string, unknown>)[] = [];
+  for (const f of jsonlFiles(CLAUDE_FIXTURES)) {
+    for (const l of readFileSync(f, "utf8").split("\n")) {
+      if (!l.includes('"usage":{') || !l.includes('"type":"assistant"')) continue;
+      const o = JSON.parse(l) as { message: Record<string, unknown> } & Record<string, unknown>;
+      if (typeof o.message?.model !== "string" || !String(o.message.model).startsWith("claude-")) continue;
+      lines.push(o);
+      if (lines.length === 5) break;
+    }
+    if (lines.length === 5) break;
+  }
+  return lines
+    .map((o, i) => JSON.stringify({ ...o, sessionId: SID, uuid: `00000000-0000-4000-8000-00000000000${i}`, parentUuid: i ? `00000000-0000-4000-8000-00000000000${i - 1}` : null, isSidechain: false, timestamp: new Date(now - (50 - i * 10) * 60_000).toISOString(), requestId: `req_live_${i}`, message: { ...o.message, id: `msg_live_${i}` } }))
+    .join("\n") + "\n";
+}
+
+/** Claude Code's status line input (the documented fields). */
+function input(over: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    hook_event_name: "Status",
+    session_id: SID,
+    transcript_path: "/home/dev/.claude/projects/-home-dev-live/x.jsonl",
+    cwd: "/home/dev/live",
+    model: { id: "claude-opus-4-6", display_name: "Opus 4.6" },
+    workspace: { current_dir: "/home/dev/live", project_dir: "/home/dev/live" },
+    version: "2.1.3",
+    output_style: { name: "default" },
+    cost: { total_cost_usd: 9.99, total_duration_ms: 45_000, total_api_duration_ms: 2300, total_lines_added: 156, total_lines_removed: 23 },
+    context_window: { total_input_tokens: 15_234, total_output_tokens: 4521, context_window_size: 200_000, current_usage: { input_tokens: 8500, output_tokens: 1200, cache_creation_input_tokens: 5000, cache_read_input_tokens: 2000 } },
+    ...over,
+  });
+}
+
+describe("lake-reader statusline", () => {
+  const dir = tempDir("reader-statusline");
+  const root = join(dir, "root");
+  const cache = join(dir, "cache");
+  const store = join(dir, "fleet");
+  const env = { PATH: process.env.PATH, HOME: dir, TZ: "UTC", LAKE_ROOT: root, LAKE_READER_CACHE: cache };
+  const statusline = (stdin: string, args: string[] = []) => spawnSync(process.execPath, [READER, "statusline", ...args], { input: stdin, encoding: "utf8", env });
+  const now = Date.now();
+
+  it("prints the model, this session's, today's and the active block's cost, time left and context used", async () => {
+    const src = join(dir, "src");
+    mkdirSync(join(src, "-home-dev-live"), { recursive: true });
+    writeFileSync(join(src, "-home-dev-live", `${SID}.jsonl`), liveTranscript(now));
+    execFileSync(process.execPath, [COLLECTOR, "collect", "--root", root, "--sources-only", "--source", `claude-code=${src}`], { env, stdio: "pipe" });
+    const r = statusline(input());
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe("");
+    // What `usage` says about the same records, pushed to a fleet store by the real collector.
+    execFileSync(process.execPath, [COLLECTOR, "push", "--root", root, "--store", pathToFileURL(store).href, "--agent", "host-t", "--seal-idle", "0", "--fleet-id", "f1"], { env, stdio: "pipe" });
+    const u = { LAKE_READER_CACHE: join(dir, "cache2") };
+    const s = (await runJson<{ sessions: { session_id: string; cost_usd: number }[] }>(["usage", "session", "--json", "--store", store], u)).sessions.find((x) => x.session_id === SID)!;
+    const today = (await runJson<{ daily: { date: string; cost_usd: number }[] }>(["usage", "daily", "--json", "--store", store, "--since", "today"], u)).daily[0]!;
+    const block = (await runJson<{ blocks: { cost_usd: number; remaining_minutes: number }[] }>(["usage", "blocks", "--active", "--json", "--store", store], u)).blocks[0]!;
+    expect(s.cost_usd).toBeGreaterThan(0);
+    const left = block.remaining_minutes;
+    // ctx: (8500 + 5000 + 2000) / 200 000 = 7.75 % → 8 %.
+    const want = `Opus 4.6 · session $${s.cost_usd.toFixed(2)} · today $${today.cost_usd.toFixed(2)} · block $${block.cost_usd.toFixed(2)} (${Math.floor(left / 60)}h`;
+    expect(r.stdout.startsWith(want), `${r.stdout} vs ${want}`).toBe(true);
+    expect(r.stdout).toMatch(/\(\dh\d{2}m left\) · ctx 8%\n$/);
+    expect(r.stdout.split("\n")).toHaveLength(2);
+    // used_percentage, when Claude Code gives it, wins.
+    expect(statusline(input({ context_window: { used_percentage: 42.4, context_window_size: 200_000 } })).stdout).toMatch(/ · ctx 42%\n$/);
+  });
+
+  it("coalesces: within --ttl nothing is read again; a held lock prints the last result", async () => {
+    const first = statusline(input()).stdout;
+    // The root gone: a result younger than the ttl is still printed as it was.
+    rmSync(root, { recursive: true, force: true });
+    expect(statusline(input(), ["--ttl", "600000"]).stdout).toBe(first);
+    // Another process recomputing (its lock held): the last result, not a second computation.
+    writeFileSync(join(cache, "statusline", "lock"), "");
+    expect(statusline(input(), ["--ttl", "0"]).stdout).toBe(first);
+    rmSync(join(cache, "statusline", "lock"));
+    // Recomputed: the session is gone from the root.
+    expect(statusline(input(), ["--ttl", "0"]).stdout).toMatch(/^Opus 4\.6 · session – · today \$0\.00 · no active block · ctx 8%\n$/);
+  });
+
+  it("bad input: one line on stderr, exit 3; bad options exit 2", () => {
+    const r = statusline("not json");
+    expect(r.status).toBe(3);
+    expect(r.stderr).toMatch(/^lake-reader statusline: stdin: not Claude Code's status line JSON \(.*\)\n$/);
+    const t = statusline(input(), ["--ttl", "soon"]);
+    expect(t.status).toBe(2);
+  });
+});
