@@ -1,6 +1,6 @@
 // lake-collector bench: the first collect of a generated Claude Code corpus (1 GB × LAKE_BENCH_SCALE)
 // against reading, parsing and hashing the same bytes in-process; an incremental pass after 1 %
-// new data against a pass with nothing new; and `lake-collector hook` latency against `node -e 0`.
+// new data against a pass with nothing new (hook latency: bench/hook.bench.ts).
 // Every subject runs the built bin as a child process (`pnpm turbo run build --filter=lake-collector...`).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -90,21 +90,6 @@ try {
     "ratio < 1: the incremental pass costs that much more than a pass that finds nothing",
   ]);
 
-  // Hook latency: a typical PostToolUse event, against node starting and doing nothing.
-  const hookRoot = join(dir, "hook-root");
-  const event = JSON.stringify({
-    session_id: "3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b",
-    transcript_path: "/home/dev/.claude/projects/-home-dev-p/3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b.jsonl",
-    cwd: "/home/dev/p",
-    permission_mode: "default",
-    hook_event_name: "PostToolUse",
-    tool_name: "Bash",
-    tool_input: { command: "ls -la src", description: "List the source directory" },
-    tool_response: { stdout: "total 8\ndrwxr-xr-x 2 dev dev 4096 cli.ts\n".repeat(20), stderr: "", interrupted: false, isImage: false },
-  });
-  const node0 = await measure("node -e 0", () => spawnSync(process.execPath, ["-e", "0"]), { runs: 30, warmup: 3 });
-  const hook = await measure("lake-collector hook", () => collector(["hook", "--root", hookRoot], event), { runs: 30, warmup: 3 });
-  report("hook latency (median of 30)", node0, [hook], [`hook costs ${(hook.medianMs - node0.medianMs).toFixed(1)} ms over a bare node start`]);
 } finally {
   cleanupTempDirs();
 }

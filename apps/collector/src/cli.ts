@@ -1,6 +1,7 @@
 // lake-collector: the program that runs on every developer's machine. Commands are loaded lazily
 // so `lake-collector hook`, which runs on every Claude Code hook, starts with little more than
-// node and @lake/wal.
+// node, @lake/wal/writer (the writer alone: no record schemas, no zod), the store lock and
+// @lake/layout/defaults (test/hook.test.ts checks what it loads; bench/hook.bench.ts times it).
 import { CollectorError, EXIT_CODES, ioErrno, ioFailure, isCollectorError } from "./internal/errors.js";
 
 interface Command {

@@ -152,6 +152,26 @@ describe("hook", { timeout: 120_000 }, () => {
     console.log(`hook kill: ${caught} of ${attempts} kills left a torn tail`);
   });
 
+  it("loads no record schema (zod): only node built-ins, the collector's own modules, @lake/wal's frame code, the store lock and the defaults", async () => {
+    const dir = tempDir("hook-imports");
+    // A module resolve hook (node:module register) that names every module the process loads.
+    writeFileSync(join(dir, "hooks.mjs"), "export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write(`resolved ${r.url}\\n`); return r; }\n");
+    writeFileSync(join(dir, "register.mjs"), 'import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n');
+    const root = join(dir, "root");
+    for (const n of [1, 2]) {
+      // The first event creates the spool file, the second appends to it (reading it first).
+      const r = await runCli(["hook", "--root", root], { NODE_OPTIONS: `--import ${join(dir, "register.mjs")}`, XDG_CONFIG_HOME: join(dir, "no-config") }, JSON.stringify(event(n)));
+      expect(r.code, r.stderr).toBe(0);
+      const loaded = r.stderr.split("\n").filter((l) => l.startsWith("resolved ")).map((l) => l.slice(9));
+      expect(loaded.some((u) => u.endsWith("/packages/wal/dist/internal/writer.js"))).toBe(true);
+      expect(loaded.filter((u) => /\/zod\/|\/internal\/records\.js$|\/wal\/dist\/index\.js$/.test(u))).toEqual([]);
+      // Every lake module it loads is one the README names: the collector's, @lake/wal/writer's, the lock's, the defaults'.
+      const packages = new Set(loaded.filter((u) => u.startsWith("file:") && !u.includes("/apps/collector/")).map((u) => /\/packages\/([a-z]+)\/dist\//.exec(u)?.[1] ?? u));
+      expect([...packages].sort()).toEqual(["layout", "store", "wal"]);
+    }
+    expect(events(await readWalFile(spool(root))).map((e) => e.seq)).toEqual([1, 2]);
+  });
+
   it("stdin that is not a JSON object: exit 6, one line naming stdin, nothing written", async () => {
     const root = join(tempDir("hookbad"), "root");
     for (const input of ["not json at all", "[1,2,3]", ""]) {

@@ -22,10 +22,11 @@ export {
 } from "./internal/frame.js";
 export type { RawFrame } from "./internal/frame.js";
 
-export { encodeRecordFrame, prepareRecord } from "./internal/encode.js";
+export { decodeWal, encodeRecordFrame, prepareRecord, readWalFile } from "./internal/codec.js";
 export type { EncodeRecordOptions, PreparedRecord } from "./internal/encode.js";
 
-export { decodeWal, MAX_PASS_BYTES, readWalFile, walFrameExtent, WalScanner } from "./internal/decode.js";
+export { MAX_PASS_BYTES, walFrameExtent } from "./internal/decode.js";
+export { WalScanner } from "./internal/codec.js";
 export type {
   WalScannedFrame,
   WalScanResult,

@@ -7,6 +7,7 @@ import {
   KNOWN_FEATURES,
   parseRecordValue,
   prepareRecord,
+  RECORD_SCHEMAS,
   RECORD_TYPES,
   recordRequirements,
   sumUsage,
@@ -171,5 +172,12 @@ describe("addresses", () => {
         expect(isWalError(e) && e.code).toBe("InvalidArgument");
       }
     }
+  });
+});
+
+describe("the zod-free list of record types", () => {
+  it("names exactly the types RECORD_SCHEMAS validates", async () => {
+    const { KNOWN_RECORD_TYPE_NAMES } = await import("../src/internal/record-types.js");
+    expect([...KNOWN_RECORD_TYPE_NAMES].sort()).toEqual(Object.keys(RECORD_SCHEMAS).sort());
   });
 });

@@ -1,11 +1,13 @@
 // `lake-collector hook`: read one Claude Code hook event (JSON) from stdin and append it to the
 // hook spool: one @lake/wal file per session under <root>/_hooks/spool/. Start-up is kept
-// minimal: this module imports only node builtins, @lake/wal and the store's lock (@lake/store/lock).
+// minimal: this module imports only node builtins, @lake/wal/writer (which loads no record schema,
+// so no zod, for the spool's records) and the store's lock (@lake/store/lock); test/hook.test.ts
+// checks every module the process loads.
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { acquireLock, isStoreError } from "@lake/store/lock";
-import { WalWriter } from "@lake/wal";
+import { WalWriter } from "@lake/wal/writer";
 import { CollectorError } from "./errors.js";
 
 /** The record type of a hook event in the spool. */

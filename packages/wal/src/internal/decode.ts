@@ -12,7 +12,7 @@ import {
   VER_LINEAGE,
   VER_RECORD,
 } from "./frame.js";
-import { parseRecordValue, type WalRecord } from "./records.js";
+import type { RecordParse, WalRecord } from "./records.js";
 
 /** broca's per-pass read limit for one WAL: 1 GiB. */
 export const MAX_PASS_BYTES = 1024 * 1024 * 1024;
@@ -122,7 +122,12 @@ class State {
   readonly collect: boolean;
   readonly framesOnly: boolean;
   onEntry: ((e: WalEntry) => void) | undefined;
-  constructor(readonly file: string, opts: WalDecodeOptions, from?: WalScanState) {
+  constructor(
+    readonly file: string,
+    opts: WalDecodeOptions,
+    private readonly parse: (value: unknown) => RecordParse,
+    from?: WalScanState,
+  ) {
     this.collect = opts.collect ?? true;
     this.framesOnly = opts.framesOnly ?? false;
     this.onEntry = opts.onEntry;
@@ -210,7 +215,7 @@ class State {
       requires = req;
       value = v["record"];
     }
-    const parsed = parseRecordValue(value);
+    const parsed = this.parse(value);
     if (parsed.kind === "invalid") throw this.corrupt(parsed.reason, offset, expect);
     const gated = ver === VER_GATED;
     if (parsed.kind === "record") {
@@ -305,12 +310,12 @@ export function walFrameExtent(bytes: Uint8Array): { readonly complete: number; 
  * A refusal throws the WalError `decodeWal` throws for the same bytes; the scanner then stays
  * where it was. Start one at a saved {@link WalScanState} to go on where a previous pass stopped.
  */
-export class WalScanner {
+export class WalScannerWith {
   private st: State;
   private at: number;
 
-  constructor(options: { readonly file?: string; readonly from?: WalScanState; readonly framesOnly?: boolean } = {}) {
-    this.st = new State(options.file ?? "<memory>", { collect: false, ...(options.framesOnly ? { framesOnly: true } : {}) }, options.from);
+  constructor(options: { readonly file?: string; readonly from?: WalScanState; readonly framesOnly?: boolean }, parse: (value: unknown) => RecordParse) {
+    this.st = new State(options.file ?? "<memory>", { collect: false, ...(options.framesOnly ? { framesOnly: true } : {}) }, parse, options.from);
     this.at = options.from?.offset ?? 0;
   }
 
@@ -363,8 +368,8 @@ export class WalScanner {
  * WalError (Corrupt, Spliced, SequenceError, NewerWriter, TooLarge) for a refusal, naming the
  * label `file` and the byte offset.
  */
-export function decodeWal(bytes: Uint8Array, options: WalDecodeOptions & { readonly file?: string } = {}): WalDecodeResult {
-  const st = new State(options.file ?? "<memory>", options);
+export function decodeWalWith(bytes: Uint8Array, options: WalDecodeOptions & { readonly file?: string }, parse: (value: unknown) => RecordParse): WalDecodeResult {
+  const st = new State(options.file ?? "<memory>", options, parse);
   const limit = options.maxPassBytes ?? MAX_PASS_BYTES;
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = buf.length;
@@ -389,8 +394,8 @@ const CHUNK = 4 * 1024 * 1024;
  * bounded by the largest frame, at most 64 MiB). Opens read-only; never modifies the file. Reads
  * to end-of-file as it is when reached; a torn tail is reported, not an error.
  */
-export async function readWalFile(path: string, options: WalDecodeOptions = {}): Promise<WalDecodeResult> {
-  const st = new State(path, options);
+export async function readWalFileWith(path: string, options: WalDecodeOptions, parse: (value: unknown) => RecordParse): Promise<WalDecodeResult> {
+  const st = new State(path, options, parse);
   const limit = options.maxPassBytes ?? MAX_PASS_BYTES;
   let fh;
   try {

@@ -1,7 +1,15 @@
 import { WalError } from "./errors.js";
 import { checkWritableFeatures, recordRequirements } from "./features.js";
-import { encodeFrame, VER_GATED, VER_RECORD } from "./frame.js";
-import { isKnownRecordType, RECORD_SCHEMAS, type Json } from "./records.js";
+import { VER_GATED, VER_RECORD } from "./frame.js";
+import { KNOWN_RECORD_TYPE_NAMES } from "./record-types.js";
+import type { Json } from "./records.js";
+
+/**
+ * Validates a record of a known type against its schema: its value as written (defaulted members
+ * filled in), or the reason it does not validate. `records.ts` has the zod one; this module, and so
+ * the writer, imports no schema until a known record is written.
+ */
+export type KnownRecordValidator = (record: { readonly type: string } & Record<string, unknown>) => { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
 
 /** Options for encoding one record frame. */
 export interface EncodeRecordOptions {
@@ -29,25 +37,23 @@ export interface PreparedRecord {
 }
 
 /**
- * Validate a record and compute its payload. A known type is validated against its schema (the
- * defaulted members are written); an unknown type is written as given (a newer build's skippable
- * record). The requirements are the record's own (see `recordRequirements`) plus `extra`.
+ * Validate a record and compute its payload: {@link prepareRecord} with the schema check given
+ * (`validate`, required for a record of a known type; a skippable type needs none).
  */
-export function prepareRecord(
+export function prepareRecordWith(
   record: { readonly type: string } & Record<string, unknown>,
-  extra: readonly string[] = [],
+  extra: readonly string[],
+  validate: KnownRecordValidator | undefined,
 ): PreparedRecord {
   if (typeof record !== "object" || record === null || typeof record.type !== "string") {
     throw new WalError("InvalidArgument", "record is not an object with a string type");
   }
   let out: { readonly type: string } & Record<string, unknown> = record;
-  if (isKnownRecordType(record.type)) {
-    const r = RECORD_SCHEMAS[record.type].safeParse(record);
-    if (!r.success) {
-      const i = r.error.issues[0];
-      throw new WalError("InvalidArgument", `${record.type} record does not validate (${i?.path.join(".") || "record"}: ${i?.message ?? "invalid"})`);
-    }
-    out = r.data as typeof out;
+  if (KNOWN_RECORD_TYPE_NAMES.has(record.type)) {
+    if (validate === undefined) throw new WalError("InvalidArgument", `${record.type} record: no schema to validate it with`);
+    const r = validate(record);
+    if (!r.ok) throw new WalError("InvalidArgument", `${record.type} record does not validate (${r.reason})`);
+    out = r.value as typeof out;
   }
   checkWritableFeatures(extra);
   const requires = [...new Set([...recordRequirements(out), ...extra])].sort();
@@ -59,18 +65,4 @@ export function prepareRecord(
     throw new WalError("InvalidArgument", `record is not JSON-serialisable: ${(e as Error).message}`, {}, { cause: e });
   }
   return { record: out, requires, payload: Buffer.from(text, "utf8"), ver: requires.length === 0 ? VER_RECORD : VER_GATED };
-}
-
-/**
- * Encode one record frame: ver 1 when the record requires nothing, ver 3 (`{requires, record}`)
- * otherwise. The encoder adds the record's own requirements itself.
- */
-export function encodeRecordFrame(
-  record: { readonly type: string } & Record<string, unknown>,
-  options: EncodeRecordOptions,
-): Buffer {
-  const seq = BigInt(options.seq);
-  if (seq < 1n) throw new WalError("InvalidArgument", `record seq ${seq} is below 1`);
-  const p = prepareRecord(record, options.requires ?? []);
-  return encodeFrame({ ver: p.ver, seq, fence: options.fence ?? 0n, payload: p.payload });
 }

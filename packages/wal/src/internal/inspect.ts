@@ -1,4 +1,5 @@
-import { readWalFile, type WalDecodeOptions } from "./decode.js";
+import type { WalDecodeOptions } from "./decode.js";
+import { readWalFile } from "./codec.js";
 import { isWalError, type WalErrorCode } from "./errors.js";
 
 /** Status of an inspected WAL. */

@@ -300,3 +300,12 @@ export function parseRecordValue(value: unknown): RecordParse {
   }
   return { kind: "record", record: r.data as WalRecord };
 }
+
+/** Validate a record of a known type (the encoder's {@link KnownRecordValidator}). */
+export function validateKnownRecord(record: { readonly type: string } & Record<string, unknown>): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string } {
+  if (!isKnownRecordType(record.type)) return { ok: true, value: record };
+  const r = RECORD_SCHEMAS[record.type].safeParse(record);
+  if (r.success) return { ok: true, value: r.data };
+  const i = r.error.issues[0];
+  return { ok: false, reason: `${i?.path.join(".") || "record"}: ${i?.message ?? "invalid"}` };
+}

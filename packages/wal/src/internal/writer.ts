@@ -1,7 +1,8 @@
 import { chmod, mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { readWalFile, type WalTornTail } from "./decode.js";
-import { prepareRecord } from "./encode.js";
+import { readWalFileWith, type WalDecodeResult, type WalTornTail } from "./decode.js";
+import { prepareRecordWith, type KnownRecordValidator } from "./encode.js";
+import { KNOWN_RECORD_TYPE_NAMES, NEEDS_SCHEMAS, parseSkippableOnly } from "./record-types.js";
 import { ioError, isWalError, WalError } from "./errors.js";
 import { FEATURE_FLOOR_FILE, fsyncDir, raiseFeatureFloor, readFeatureFloor } from "./floor.js";
 import { encodeFrame, encodeLineageFrame, lineageIdToUuid, mintLineageId, uuidToLineageId } from "./frame.js";
@@ -155,7 +156,7 @@ export class WalWriter {
 
   static async #reopen(path: string, options: WalWriterOptions): Promise<WalWriter> {
     // Decode first: a refused file (corrupt, spliced, newer writer, …) is never opened for writing.
-    const r = await readWalFile(path, { collect: false });
+    const r = await scanForAppend(path);
     let fh: FileHandle;
     try {
       fh = await open(path, "r+");
@@ -204,7 +205,7 @@ export class WalWriter {
 
   async #append(record: { readonly type: string } & Record<string, unknown>, options: WalAppendOptions): Promise<WalAppendResult> {
     const fh = this.#open();
-    const prepared = prepareRecord(record, options.requires ?? []);
+    const prepared = prepareRecordWith(record, options.requires ?? [], KNOWN_RECORD_TYPE_NAMES.has(record.type) ? await knownValidator() : undefined);
     if (prepared.requires.length > 0) this.#raiseFloor(prepared.requires);
     const seq = this.#lastSeq + 1;
     const frame = encodeFrame({ ver: prepared.ver, seq: BigInt(seq), fence: this.#fence, payload: prepared.payload });
@@ -279,4 +280,23 @@ async function writeAll(fh: FileHandle, bytes: Buffer, position: number, path: s
     if (r.bytesWritten <= 0) throw new WalError("Io", "write returned no progress", { file: path });
     done += r.bytesWritten;
   }
+}
+
+/**
+ * Read a WAL to append to it. The schemas (zod) load only when the file holds a record of a known
+ * type, so a writer of skippable records (the collector's hook spool) never loads them.
+ */
+async function scanForAppend(path: string): Promise<WalDecodeResult> {
+  try {
+    return await readWalFileWith(path, { collect: false }, parseSkippableOnly);
+  } catch (e) {
+    if (e !== NEEDS_SCHEMAS) throw e;
+  }
+  const { parseRecordValue } = await import("./records.js");
+  return readWalFileWith(path, { collect: false }, parseRecordValue);
+}
+
+/** The schema check of known records, loaded on first use. */
+async function knownValidator(): Promise<KnownRecordValidator> {
+  return (await import("./records.js")).validateKnownRecord;
 }

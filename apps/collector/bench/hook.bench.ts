@@ -1,0 +1,49 @@
+// lake-collector bench: `lake-collector hook` (one PostToolUse event appended to the spool, fsynced)
+// against `node -e 0`, the floor of any node program, in the same run; and, for scale, node loading
+// the whole @lake/wal (its record schemas are zod) without writing anything. The hook imports
+// @lake/wal/writer, which loads no schema for the spool's records. Goal: hook ≤ 1.5× node -e 0.
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { line, measure, report, type Sample } from "@lake/tooling/bench";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { BIN } from "../test/helpers.js";
+
+const WAL = fileURLToPath(new URL("../../../packages/wal/dist/index.js", import.meta.url));
+
+try {
+  const root = join(tempDir("hook-bench"), "root");
+  const event = JSON.stringify({
+    session_id: "3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b",
+    transcript_path: "/home/dev/.claude/projects/-home-dev-p/3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b.jsonl",
+    cwd: "/home/dev/p",
+    permission_mode: "default",
+    hook_event_name: "PostToolUse",
+    tool_name: "Bash",
+    tool_input: { command: "ls -la src", description: "List the source directory" },
+    tool_response: { stdout: "total 8\ndrwxr-xr-x 2 dev dev 4096 cli.ts\n".repeat(20), stderr: "", interrupted: false, isImage: false },
+  });
+  const hookRun = () => {
+    const r = spawnSync(process.execPath, [BIN, "hook", "--root", root], { input: event });
+    if (r.status !== 0) throw new Error(`lake-collector hook exited ${r.status}: ${String(r.stderr)}`);
+  };
+  const subjects: [string, () => unknown][] = [
+    ["node -e 0", () => spawnSync(process.execPath, ["-e", "0"])],
+    ["lake-collector hook", hookRun],
+    ["node importing all of @lake/wal (zod schemas)", () => spawnSync(process.execPath, ["--input-type=module", "-e", `await import(${JSON.stringify(WAL)})`])],
+  ];
+  // Rounds interleave the subjects, so a change of machine load shifts them alike.
+  const rounds = 31;
+  const times = subjects.map(() => [] as number[]);
+  for (const [, fn] of subjects) fn(); // warm the file cache
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, [name, fn]] of subjects.entries()) times[i]!.push((await measure(name, fn, { runs: 1, warmup: 0 })).medianMs);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const [node0, hook, wal] = subjects.map(([name], i): Sample => ({ name, medianMs: median(times[i]!), runs: rounds }));
+  report(`hook latency (median of ${rounds} interleaved rounds)`, node0!, [hook!, wal!], ["ratio < 1: slower than a bare node start by 1/ratio"]);
+  line("hook / node -e 0", `${(hook!.medianMs / node0!.medianMs).toFixed(2)}x (goal ≤ 1.5x)`);
+  line("hook over a bare node start", `${(hook!.medianMs - node0!.medianMs).toFixed(1)} ms`);
+} finally {
+  cleanupTempDirs();
+}
