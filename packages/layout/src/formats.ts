@@ -57,6 +57,6 @@ export type { ClaimEvent, FleetClaim } from "./internal/formats/claims.js";
 export { SNAPSHOT_CLAIM_COLUMNS, SNAPSHOT_DDL, SNAPSHOT_SCHEMA_VERSION, decodeSnapshotMeta, decodeSnapshotPointer } from "./internal/formats/snapshot.js";
 export type { SnapshotPointer } from "./internal/formats/snapshot.js";
 export { decodeIntentRecord, decodeLease, decodeRosterEntry } from "./internal/formats/live.js";
-export type { IntentObject, LeaseObject, RosterObject } from "./internal/formats/live.js";
+export type { IntentItem, IntentObject, LeaseObject, RosterObject } from "./internal/formats/live.js";
 export { TOMBSTONE_FORMAT, decodeTombstone, encodeTombstone } from "./internal/tombstone.js";
 export type { Tombstone } from "./internal/tombstone.js";

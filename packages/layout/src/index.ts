@@ -24,7 +24,7 @@ export type {
 } from "./internal/lease.js";
 
 export { clearIntent, declareIntent, heartbeat, leaveRoster, listIntents, listRoster } from "./internal/roster.js";
-export type { IntentItem, IntentRecord, RosterEntry } from "./internal/roster.js";
+export type { IntentRecord, RosterEntry } from "./internal/roster.js";
 
 export { initFleet, publishSnapshot, readFleet, readSnapshotPointer, syncSnapshotCache } from "./internal/snapshot.js";
 

@@ -3,26 +3,15 @@ import { casUpdate, readJson, type CasFields, type CasOptions } from "./cas.js";
 import { LayoutError } from "./errors.js";
 import { PREFIXES, leaseKey, resourceKey } from "./keys.js";
 import type { ObjectStore } from "./types.js";
+import type { LeaseObject } from "./formats/live.js";
 
 /** Default bound on the clock difference between any two machines of a fleet (ms). */
 export const DEFAULT_SKEW_MS = 5_000;
 /** Longest TTL a lease (or heartbeat, or intent) may ask for (s). */
 export const MAX_TTL_SECONDS = 86_400;
 
-/** The stored lease object. */
-export interface LeaseRecord extends CasFields {
-  readonly status: "held" | "free";
-  /** Holder (status held) or last holder (status free). */
-  readonly owner: string;
-  /** Fencing token: +1 on every acquisition; kept by renew and release. */
-  readonly epoch: number;
-  /** ISO-8601 UTC, by the writer's clock. For a free lease, when it was released. */
-  readonly expires_at: string;
-  readonly repo: string;
-  readonly resource: string;
-  /** When the current epoch was acquired (writer's clock). */
-  readonly acquired_at: string;
-}
+/** The stored lease object: its fields ({@link LeaseObject}, the format's one definition) and casUpdate's. */
+export type LeaseRecord = LeaseObject & CasFields;
 
 /** Clock and skew settings shared by leases, the roster and intents. */
 export interface ClockOptions {

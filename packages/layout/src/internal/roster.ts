@@ -5,39 +5,15 @@ import { LayoutError } from "./errors.js";
 import { PREFIXES, agentKey, intentKey, resourceKey, validatePartitionValue } from "./keys.js";
 import { DEFAULT_SKEW_MS, MAX_TTL_SECONDS, isLive, type ClockOptions } from "./lease.js";
 import type { ObjectStore } from "./types.js";
+import type { IntentItem, IntentObject, RosterObject } from "./formats/live.js";
 
-/** A roster heartbeat as stored (plus nonce fields). */
-export interface RosterEntry {
-  readonly agent_id: string;
-  readonly runtime: string;
-  readonly repo: string;
-  readonly branch: string;
-  /** The tool the agent is running now ("" when idle). */
-  readonly tool: string;
-  /** "active", or "left" after {@link leaveRoster}. */
-  readonly status: "active" | "left";
-  /** First heartbeat of this run of the agent (writer's clock). */
-  readonly started_at: string;
-  readonly updated_at: string;
-  readonly expires_at: string;
-}
+/** A roster heartbeat as stored (casUpdate adds its nonce fields): {@link RosterObject}, the format's one definition. */
+export type RosterEntry = RosterObject;
 
-/** One declared intent: a resource the agent is about to touch. */
-export interface IntentItem {
-  readonly repo: string;
-  readonly resource: string;
-  /** resourceKey(repo, resource): the same key a lease on it would use. */
-  readonly resource_key: string;
-}
+export type { IntentItem };
 
-/** An agent's intents as stored (plus nonce fields). */
-export interface IntentRecord {
-  readonly agent_id: string;
-  readonly intents: readonly IntentItem[];
-  readonly note: string;
-  readonly declared_at: string;
-  readonly expires_at: string;
-}
+/** An agent's intents as stored (casUpdate adds its nonce fields): {@link IntentObject}, the format's one definition. */
+export type IntentRecord = IntentObject;
 
 function ttl(seconds: number): number {
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_TTL_SECONDS) throw new LayoutError("InvalidKey", `ttl must be between 0 and ${MAX_TTL_SECONDS} seconds, got ${seconds}`, { detail: "ttl" });

@@ -3,14 +3,18 @@
 import { validatePartitionValue } from "../keys.js";
 import { Fields, jsonObject } from "./json.js";
 
-/** A lease as stored at live/leases/<resource_key>.json (without nonce fields). */
+/** A lease as stored at live/leases/<resource_key>.json (without the nonce fields casUpdate adds). */
 export interface LeaseObject {
   readonly status: "held" | "free";
+  /** Holder (status held) or last holder (status free). */
   readonly owner: string;
+  /** Fencing token: +1 on every acquisition; kept by renew and release. */
   readonly epoch: number;
+  /** ISO-8601 UTC, by the writer's clock. For a free lease, when it was released. */
   readonly expires_at: string;
   readonly repo: string;
   readonly resource: string;
+  /** When the current epoch was acquired (writer's clock). */
   readonly acquired_at: string;
 }
 
@@ -39,8 +43,11 @@ export interface RosterObject {
   readonly runtime: string;
   readonly repo: string;
   readonly branch: string;
+  /** The tool the agent is running now ("" when idle). */
   readonly tool: string;
+  /** "active", or "left" after `leaveRoster`. */
   readonly status: "active" | "left";
+  /** First heartbeat of this run of the agent (writer's clock). */
   readonly started_at: string;
   readonly updated_at: string;
   readonly expires_at: string;
@@ -64,10 +71,18 @@ export function decodeRosterEntry(key: string, body: Uint8Array, agentId?: strin
   };
 }
 
+/** One declared intent: a resource the agent is about to touch. */
+export interface IntentItem {
+  readonly repo: string;
+  readonly resource: string;
+  /** resourceKey(repo, resource): the same key a lease on it would use. */
+  readonly resource_key: string;
+}
+
 /** An agent's intents as stored at live/intents/<agent_id>.json (without nonce fields). */
 export interface IntentObject {
   readonly agent_id: string;
-  readonly intents: readonly { readonly repo: string; readonly resource: string; readonly resource_key: string }[];
+  readonly intents: readonly IntentItem[];
   readonly note: string;
   readonly declared_at: string;
   readonly expires_at: string;
