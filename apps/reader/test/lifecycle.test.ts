@@ -6,7 +6,8 @@ import { appendFileSync, cpSync, existsSync, readFileSync, readdirSync } from "n
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { decodeLease, decodeSealed, parseKey } from "@lake/layout";
+import { decodeLease, decodeSealed, openStore, parseKey } from "@lake/layout";
+import { createTestBucket, s3Env } from "@lake/tooling/s3";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { MAINT_BIN } from "./support/fleet.js";
 import { runJson } from "./support/run.js";
@@ -43,23 +44,24 @@ async function ok(bin: string, args: readonly string[], env: NodeJS.ProcessEnv =
   return r.out;
 }
 
-/** One host: a copy of the transcripts, its local root, and the local directory store it pushes to. */
-function host(dir: string) {
+/**
+ * One host: a copy of the transcripts, its local root, and the store it pushes to (a local directory,
+ * or a bucket of the test radosgw with `s3`).
+ */
+function host(dir: string, s3?: string) {
   const projects = join(dir, "claude", "projects");
   cpSync(SAMPLES, projects, { recursive: true });
   const root = join(dir, "root");
-  const fleet = join(dir, "fleet");
-  const store = pathToFileURL(fleet).href;
-  const env = { HOME: join(dir, "home") };
+  const store = s3 ?? pathToFileURL(join(dir, "fleet")).href;
+  const env = { HOME: join(dir, "home"), ...(s3 !== undefined ? s3Env() : {}) };
   return {
     projects,
-    fleet,
     store,
     collect: () => ok(COLLECTOR, ["collect", "--root", root, "--sources-only", "--source", `claude-code=${projects}`], env),
     pushArgs: (sealIdle: number) => ["push", "--root", root, "--store", store, "--agent", "host-a", "--fleet-id", "f1", "--seal-idle", String(sealIdle), "--json"],
     push: async (sealIdle: number) => JSON.parse(await ok(COLLECTOR, ["push", "--root", root, "--store", store, "--agent", "host-a", "--fleet-id", "f1", "--seal-idle", String(sealIdle), "--json"], env)) as Record<string, number>,
     env,
-    maint: (...args: string[]) => ok(MAINT_BIN, [...args, "--store", store]),
+    maint: (...args: string[]) => ok(MAINT_BIN, [...args, "--store", store], env),
   };
 }
 
@@ -99,16 +101,21 @@ async function answers(store: string, marker: string, cache: string) {
 const appended = (marker: string, n: number) => Array.from({ length: n }, (_, i) => [`${marker} question ${i + 1}`, `${marker} answer ${i + 1}`]).flat();
 
 /** Every sealed session directory of the store: its segment numbers and its _SEALED count. */
-function sealedDirs(fleet: string): { dir: string; segs: number[]; sealed: number }[] {
+async function sealedDirs(url: string): Promise<{ dir: string; segs: number[]; sealed: number }[]> {
+  const store = openStore(url);
   const dirs = new Map<string, { segs: number[]; sealed?: number }>();
-  for (const rel of readdirSync(join(fleet, "sessions"), { recursive: true }).map(String)) {
-    const k = parseKey(`sessions/${rel}`);
-    if (k?.kind !== "segment" && k?.kind !== "sealed") continue;
-    const dir = rel.slice(0, rel.lastIndexOf("/"));
-    const d = dirs.get(dir) ?? { segs: [] };
-    dirs.set(dir, d);
-    if (k.kind === "segment") d.segs.push(k.seq);
-    else d.sealed = decodeSealed(rel, readFileSync(join(fleet, "sessions", rel))).segments;
+  try {
+    for await (const o of store.listAll("sessions/")) {
+      const k = parseKey(o.key);
+      if (k?.kind !== "segment" && k?.kind !== "sealed") continue;
+      const dir = o.key.slice(0, o.key.lastIndexOf("/"));
+      const d = dirs.get(dir) ?? { segs: [] };
+      dirs.set(dir, d);
+      if (k.kind === "segment") d.segs.push(k.seq);
+      else d.sealed = decodeSealed(o.key, (await store.get(o.key))!.body).segments;
+    }
+  } finally {
+    store.close();
   }
   return [...dirs].filter(([, d]) => d.sealed !== undefined).map(([dir, d]) => ({ dir, segs: d.segs.sort((a, b) => a - b), sealed: d.sealed! }));
 }
@@ -124,10 +131,10 @@ async function fresh(dir: string, projects: string): Promise<string> {
 }
 
 describe("a session that grows after its seal continues in session=<id>.N and is read whole", () => {
-  for (const sealer of ["lake-maint seal", "push --seal-idle 0"] as const) {
-    it(`sealed by ${sealer}, grown twice: every record visible, totals equal a fresh fleet, compact and verify exit 0`, async () => {
+  for (const [sealer, backend] of [["lake-maint seal", "local"], ["push --seal-idle 0", "local"], ["lake-maint seal", "s3"]] as const) {
+    it(`sealed by ${sealer}, grown twice: every record visible, totals equal a fresh fleet, compact and verify exit 0 (${backend})`, async () => {
       const dir = tempDir("lifecycle");
-      const h = host(join(dir, "a"));
+      const h = host(join(dir, "a"), backend === "s3" ? (await createTestBucket("lifecycle")).url : undefined);
       const byMaint = sealer === "lake-maint seal";
       // push seals by itself only when asked to (--seal-idle 0); otherwise lake-maint seal does.
       const pushAndSeal = async () => {
@@ -153,7 +160,7 @@ describe("a session that grows after its seal continues in session=<id>.N and is
         expect(got.show).toBe(2 * round);
       }
       // Growth went to session=<id>.2 and .3; no sealed directory holds a segment past its _SEALED.
-      const sealed = sealedDirs(h.fleet).filter((d) => d.dir.includes(`session=${SID}`));
+      const sealed = (await sealedDirs(h.store)).filter((d) => d.dir.includes(`session=${SID}`));
       expect(sealed.map((d) => d.dir.replace(/.*session=/, "")).sort()).toEqual([SID, `${SID}.2`, `${SID}.3`]);
       for (const d of sealed) expect(d.segs, d.dir).toEqual(Array.from({ length: d.sealed }, (_, i) => i));
       const want = await answers(await fresh(join(dir, "fresh"), h.projects), "grown-after-seal", join(dir, "cache-fresh"));
@@ -175,12 +182,12 @@ describe("a session that grows after its seal continues in session=<id>.N and is
         // The push lands between the seal's listing and its _SEALED: the seal holds its lease (it has
         // listed the session's one segment) and waits before writing; the push, seeing no _SEALED
         // yet, adds seg-000001 to the same directory. That segment is late, and must not be lost.
-        const sealing = proc(MAINT_BIN, ["seal", "--idle", "0", "--store", h.store], { LAKE_MAINT_TEST_HOOK: "seal:before-write=sleep:6000" });
-        await until(() => leaseHeld(h.fleet));
+        const sealing = proc(MAINT_BIN, ["seal", "--idle", "0", "--store", h.store], { ...h.env, LAKE_MAINT_TEST_HOOK: "seal:before-write=sleep:6000" });
+        await until(() => leaseHeld(fileURLToPath(h.store)));
         p = await proc(COLLECTOR, h.pushArgs(86_400), h.env);
         s = await sealing;
       } else {
-        [p, s] = await Promise.all([proc(COLLECTOR, h.pushArgs(86_400), h.env), proc(MAINT_BIN, ["seal", "--idle", "0", "--store", h.store])]);
+        [p, s] = await Promise.all([proc(COLLECTOR, h.pushArgs(86_400), h.env), proc(MAINT_BIN, ["seal", "--idle", "0", "--store", h.store], h.env)]);
       }
       expect(p.code, p.err).toBe(0);
       expect(s.code, s.err).toBe(0);
