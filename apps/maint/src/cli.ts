@@ -2,7 +2,6 @@
 // operations (DuckDB, SQLite) load when their command runs, so lease/roster/help start fast.
 import { readFileSync } from "node:fs";
 import { processIo, runCli, type App, type Io } from "@lake/cli";
-import { isLayoutError } from "@lake/layout";
 import { compactCommand } from "./internal/commands/compact.js";
 import { digestCommand } from "./internal/commands/digest.js";
 import { forgetCommand } from "./internal/commands/forget.js";
@@ -13,35 +12,22 @@ import { leaseAcquireCommand, leaseListCommand, leaseReleaseCommand } from "./in
 import { promoteCommand } from "./internal/commands/promote.js";
 import { proposeCommand } from "./internal/commands/propose.js";
 import { rosterListCommand } from "./internal/commands/roster.js";
+import { runCommand } from "./internal/commands/run.js";
 import { sealCommand } from "./internal/commands/seal.js";
 import { snapshotCommand } from "./internal/commands/snapshot.js";
 import { verifyCommand } from "./internal/commands/verify.js";
-import { EXIT, exitCodeOf, isMaintError } from "./internal/errors.js";
+import { EXIT, describeError } from "./internal/errors.js";
+
+export { describeError };
+
 
 const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
-
-/** One-line message and exit code of any error. */
-export function describeError(e: unknown): { message: string; code: number } {
-  if (isMaintError(e)) return { message: e.message, code: exitCodeOf(e.code) };
-  if (isLayoutError(e)) {
-    const code =
-      e.code === "InvalidUrl" || e.code === "InvalidConfig" || e.code === "InvalidKey" ? EXIT.usage
-      : e.code === "NotFound" ? EXIT.notFound
-      : e.code === "Corrupt" || e.code === "HashMismatch" ? EXIT.corrupt
-      : e.code === "Conflict" || e.code === "PreconditionFailed" || e.code === "NotHolder" ? EXIT.refused
-      : e.code === "Locked" ? EXIT.held
-      : EXIT.io;
-    return { message: e.message, code };
-  }
-  if (e instanceof Error && e.name === "SegmentError") return { message: e.message, code: EXIT.corrupt };
-  return { message: e instanceof Error ? e.message : String(e), code: EXIT.io };
-}
 
 /** lake-maint's program: its commands, notes and exit codes (the help prints them). */
 export const APP: App = {
   name: "lake-maint",
   version: VERSION,
-  summary: "fleet store maintenance (init, seal, digest, compact, claims, snapshot, verify, gc, leases)",
+  summary: "fleet store maintenance (init, seal, digest, compact, claims, snapshot, verify, gc, run, leases)",
   commands: {
     init: initCommand,
     seal: sealCommand,
@@ -52,6 +38,7 @@ export const APP: App = {
     snapshot: snapshotCommand,
     verify: verifyCommand,
     gc: gcCommand,
+    run: runCommand,
     forget: forgetCommand,
     "lease acquire": leaseAcquireCommand,
     "lease release": leaseReleaseCommand,

@@ -28,7 +28,7 @@ describe.each(BACKENDS)("lake-maint through the built bin (%s)", (backend) => {
     expect(compact.stderr).toBe("");
     const gc = await runBin(["gc", "--store", url], {}, backend);
     expect(gc.code, gc.stderr).toBe(0);
-    expect(gc.stdout).toBe("gc: nothing deleted\n");
+    expect(gc.stdout).toBe("gc: nothing deleted: no old generations (1 partition, each only its live one)\n");
     const verify = await runBin(["verify", "--store", url, "--json"], {}, backend);
     expect(verify.code, verify.stdout).toBe(0);
     expect(JSON.parse(verify.stdout)).toMatchObject({ sessions: 1, segments: 2, compacted_partitions: 1, problems: [] });
@@ -120,7 +120,7 @@ describe("usage errors", () => {
     }
   });
   it("every command answers --help", async () => {
-    for (const c of ["init", "seal", "digest", "compact", "propose", "promote", "snapshot", "verify", "gc", "lease acquire", "lease release", "lease list", "roster list", "intents list"]) {
+    for (const c of ["init", "seal", "digest", "compact", "propose", "promote", "snapshot", "verify", "gc", "run", "lease acquire", "lease release", "lease list", "roster list", "intents list"]) {
       const r = await run([...c.split(" "), "--help"]);
       expect(r.code).toBe(0);
       expect(r.out.join("\n")).toMatch(new RegExp(`^lake-maint ${c}`));

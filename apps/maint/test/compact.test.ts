@@ -150,7 +150,7 @@ it("seal: seals an idle unsealed session with its segment and row counts; compac
   const store = await initStore(url);
   await pushSession(store, P("s-idle"), [[row(rec("s-idle", 0, "a"), "host-a"), row(rec("s-idle", 1, "b"), "host-a")], [row(rec("s-idle", 2, "c"), "host-a")]], { seal: false });
   // Not idle for a day yet: nothing sealed.
-  expect((await run(["seal", "--store", url])).out).toEqual([]);
+  expect((await run(["seal", "--store", url])).out).toEqual(["seal: nothing to seal: 1 session not idle for 24 h yet (--idle to change)"]);
   const r = await run(["seal", "--store", url, "--idle", "0"]);
   expect(r.code).toBe(0);
   expect(r.out).toEqual(["sealed sessions/dt=2026-02-10/fleet=f1/runtime=claude-code/agent=host-a/session=s-idle/_SEALED"]);

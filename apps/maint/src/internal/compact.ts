@@ -23,7 +23,7 @@ import {
 import { copyParquet, readUsageRecords, sha256File, sqlString } from "@lake/segments";
 import { statSync, writeFileSync } from "node:fs";
 import { scratch, testHook, withLease, type MaintContext } from "./context.js";
-import { MaintError, isMaintError } from "./errors.js";
+import { MaintError, isMaintError, reasonOf } from "./errors.js";
 import { decoded, downloadSegments, lateSegments, readSealed, scanSessions, sealedMismatch, type SessionDir } from "./scan.js";
 import { byPartition, parquetRows, type PartitionFilter } from "./sessions.js";
 
@@ -64,6 +64,8 @@ export interface CompactReport {
   readonly epoch?: number;
   readonly held_by?: string;
   readonly skipped: { key: string; reason: string }[];
+  /** With status empty: the partition's session directories not sealed yet (compaction waits for their seal). */
+  readonly unsealed?: number;
   /** Late segments (numbered past their session's `_SEALED` count) this partition's generation includes; absent when none. */
   readonly late?: string[];
 }
@@ -87,7 +89,7 @@ export async function runCompact(ctx: MaintContext, options: CompactOptions = {}
       // A damaged marker affects its partition only; the other partitions are compacted.
       const key = compactedMarkerKey({ dt: g.dt, fleet: g.fleet });
       if (!isMaintError(e, "Corrupt") || e.data.key !== key) throw e;
-      out.push({ dt: g.dt, fleet: g.fleet, status: "skipped", skipped: [{ key, reason: `${e.message}; partition not compacted (fix or delete the marker)` }] });
+      out.push({ dt: g.dt, fleet: g.fleet, status: "skipped", skipped: [{ key, reason: `${reasonOf(e.message, key)}; partition not compacted (fix or delete the marker)` }] });
     }
   }
   return out;
@@ -136,7 +138,8 @@ async function sealedSet(ctx: MaintContext, sessions: readonly SessionDir[]): Pr
 
 async function compactPartition(ctx: MaintContext, dt: string, fleet: string, sessions: readonly SessionDir[], partRows: number, zstdLevel: number | undefined): Promise<CompactReport> {
   const set = await sealedSet(ctx, sessions);
-  const r = await compactSet(ctx, dt, fleet, set, partRows, zstdLevel);
+  let r = await compactSet(ctx, dt, fleet, set, partRows, zstdLevel);
+  if (r.status === "empty") r = { ...r, unsealed: sessions.filter((s) => !s.sealed).length };
   return set.late.length > 0 ? { ...r, late: set.late } : r;
 }
 

@@ -1,3 +1,5 @@
+import { isLayoutError } from "@lake/layout";
+
 /** The codes a {@link MaintError} can carry; each maps to one documented exit code. */
 export type MaintErrorCode =
   /** Bad command line: unknown command or option, missing or malformed value. Exit 2. */
@@ -79,4 +81,27 @@ export function exitCodeOf(code: MaintErrorCode): number {
     case "Io":
       return EXIT.io;
   }
+}
+
+/** One-line message and exit code of any error. */
+export function describeError(e: unknown): { message: string; code: number } {
+  if (isMaintError(e)) return { message: e.message, code: exitCodeOf(e.code) };
+  if (isLayoutError(e)) {
+    const code =
+      e.code === "InvalidUrl" || e.code === "InvalidConfig" || e.code === "InvalidKey" ? EXIT.usage
+      : e.code === "NotFound" ? EXIT.notFound
+      : e.code === "Corrupt" || e.code === "HashMismatch" ? EXIT.corrupt
+      : e.code === "Conflict" || e.code === "PreconditionFailed" || e.code === "NotHolder" ? EXIT.refused
+      : e.code === "Locked" ? EXIT.held
+      : EXIT.io;
+    return { message: e.message, code };
+  }
+  if (e instanceof Error && e.name === "SegmentError") return { message: e.message, code: EXIT.corrupt };
+  return { message: e instanceof Error ? e.message : String(e), code: EXIT.io };
+}
+
+/** An error message as a reason after `<key>: `: one line, without a leading `<key>: ` of its own. */
+export function reasonOf(message: string, key: string): string {
+  const line = message.replace(/\s*\n\s*/g, " ");
+  return line.startsWith(`${key}: `) ? line.slice(key.length + 2) : line;
 }

@@ -2,7 +2,7 @@
 // period. Only keys that parse as compacted parts or usage rollups are ever deleted: never bronze,
 // never the live gen.
 import { PREFIXES, compactedMarkerKey, compactedPrefix, parseKey, type ObjectInfo } from "@lake/layout";
-import { isMaintError } from "./errors.js";
+import { isMaintError, reasonOf } from "./errors.js";
 import { withLease, type MaintContext } from "./context.js";
 import { readMarker } from "./compact.js";
 import type { PartitionFilter } from "./sessions.js";
@@ -43,7 +43,7 @@ export async function runGc(ctx: MaintContext, graceSeconds: number = DEFAULT_GC
     } catch (e) {
       // A damaged marker affects its partition only: nothing of it is deleted, the others go on.
       if (!isMaintError(e, "Corrupt")) throw e;
-      out.push({ dt, fleet, status: "skipped", deleted: [], kept: [], skipped: [{ key: e.data.key || compactedMarkerKey({ dt, fleet }), reason: `${e.message}; nothing deleted in this partition` }] });
+      out.push({ dt, fleet, status: "skipped", deleted: [], kept: [], skipped: [{ key: e.data.key || compactedMarkerKey({ dt, fleet }), reason: `${reasonOf(e.message, e.data.key || compactedMarkerKey({ dt, fleet }))}; nothing deleted in this partition` }] });
       continue;
     }
     const r = await withLease(ctx, `compact/dt=${dt}/fleet=${fleet}`, async (lease) => {

@@ -26,6 +26,28 @@ export interface PartitionReport {
   readonly skipped: { key: string; reason: string }[];
 }
 
+/** What `seal` did, and what it left and why: the counts its "nothing to seal" line gives. */
+export interface SealRun {
+  readonly partitions: PartitionReport[];
+  /** Session directories looked at. */
+  readonly sessions: number;
+  /** Of them, sealed already (by a collector or an earlier seal). */
+  readonly already_sealed: number;
+  /** Unsealed ones whose newest segment is younger than `idle_seconds`: left alone. */
+  readonly not_idle: number;
+  readonly idle_seconds: number;
+}
+
+/** What `digest` did, and the counts its "nothing to write" line gives. */
+export interface DigestRun {
+  readonly partitions: PartitionReport[];
+  readonly sessions: number;
+  /** Sealed sessions that had digest.json already. */
+  readonly with_digest: number;
+  /** Sessions not sealed yet (digest waits for the seal). */
+  readonly unsealed: number;
+}
+
 /** Group session dirs by (dt, fleet). */
 export function byPartition(sessions: readonly SessionDir[]): Map<string, { dt: string; fleet: string; sessions: SessionDir[] }> {
   const m = new Map<string, { dt: string; fleet: string; sessions: SessionDir[] }>();
@@ -56,9 +78,10 @@ export async function readSessionRows(store: ObjectStore, d: SessionDir, dir: st
  * `digest`: write digest.json (create-only) for every sealed session that has none, computed from
  * that session's own sealed segments only.
  */
-export async function runDigest(ctx: MaintContext, filter: PartitionFilter = {}): Promise<PartitionReport[]> {
+export async function runDigest(ctx: MaintContext, filter: PartitionFilter = {}): Promise<DigestRun> {
   const scan = await scanSessions(ctx.store, filter);
   const out: PartitionReport[] = [];
+  const run: DigestRun = { partitions: out, sessions: scan.sessions.length, with_digest: scan.sessions.filter((s) => s.sealed && s.digest).length, unsealed: scan.sessions.filter((s) => !s.sealed).length };
   for (const g of byPartition(scan.sessions).values()) {
     if (ctx.shouldStop()) break;
     const todo = g.sessions.filter((s) => s.sealed && !s.digest);
@@ -99,7 +122,7 @@ export async function runDigest(ctx: MaintContext, filter: PartitionFilter = {})
         : { dt: g.dt, fleet: g.fleet, status: "held", held_by: r.owner, written: [], skipped: [] },
     );
   }
-  return out;
+  return run;
 }
 
 /** Total rows of local Parquet files (from their footers). */
@@ -121,21 +144,23 @@ export async function parquetRows(paths: readonly string[]): Promise<number> {
  * `_SEALED` whose segments are contiguous from seg-000000 and whose newest segment is older than
  * `idleSeconds` gets `_SEALED` (create-only) with the segment and row counts and `"sealed_by": "lake-maint"`.
  */
-export async function runSeal(ctx: MaintContext, idleSeconds: number, filter: PartitionFilter = {}): Promise<PartitionReport[]> {
+export async function runSeal(ctx: MaintContext, idleSeconds: number, filter: PartitionFilter = {}): Promise<SealRun> {
   const scan = await scanSessions(ctx.store, filter);
   const out: PartitionReport[] = [];
   const now = ctx.now();
+  const idle = (s: SessionDir) => now - Math.max(...s.segments.map((x) => x.lastModified?.getTime() ?? Number.POSITIVE_INFINITY)) >= idleSeconds * 1000;
+  const open = scan.sessions.filter((s) => !s.sealed && s.segments.length > 0);
+  const run: SealRun = { partitions: out, sessions: scan.sessions.length, already_sealed: scan.sessions.filter((s) => s.sealed).length, not_idle: open.filter((s) => !idle(s)).length, idle_seconds: idleSeconds };
   for (const g of byPartition(scan.sessions).values()) {
     if (ctx.shouldStop()) break;
-    const todo = g.sessions.filter((s) => !s.sealed && s.segments.length > 0);
+    // A session whose newest segment is younger than idleSeconds may still be appended to.
+    const todo = g.sessions.filter((s) => !s.sealed && s.segments.length > 0 && idle(s));
     if (todo.length === 0) continue;
     const r = await withLease(ctx, `seal/dt=${g.dt}/fleet=${g.fleet}`, async (lease) => {
       const written: string[] = [];
       const skipped: { key: string; reason: string }[] = [];
       for (const s of todo) {
         const key = sealedKey(s.part);
-        const newest = Math.max(...s.segments.map((x) => x.lastModified?.getTime() ?? Number.POSITIVE_INFINITY));
-        if (!(now - newest >= idleSeconds * 1000)) continue; // still possibly appending
         const gap = s.segments.findIndex((x, i) => x.seq !== i);
         if (gap >= 0) {
           skipped.push({ key, reason: `segment seq ${gap} missing` });
@@ -165,5 +190,5 @@ export async function runSeal(ctx: MaintContext, idleSeconds: number, filter: Pa
         : { dt: g.dt, fleet: g.fleet, status: "held", held_by: r.owner, written: [], skipped: [] },
     );
   }
-  return out;
+  return run;
 }

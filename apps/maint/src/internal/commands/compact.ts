@@ -1,6 +1,7 @@
 import { count, defineCommand } from "@lake/cli";
 import { requireFleet } from "../context.js";
-import { COMMON, PARTITION, ctxOf, emit, partitionExit, stoppable, withStore } from "./shared.js";
+import { COMMON, PARTITION, ctxOf, emit, stoppable, withStore } from "./shared.js";
+import { compactStep } from "./steps.js";
 
 /** `lake-maint compact`: each partition's sealed sessions into a new generation. */
 export const compactCommand = defineCommand({
@@ -17,21 +18,10 @@ export const compactCommand = defineCommand({
     stoppable(io, () =>
       withStore(v, io, async (store) => {
         await requireFleet(store);
-        const { runCompact } = await import("../compact.js");
         const level = v["zstd-level"];
-        const r = await runCompact(ctxOf(store, v, io), { dt: v.dt, fleet: v.fleet, partRows: v["part-rows"], ...(level !== undefined ? { zstdLevel: level } : {}) });
-        emit(io, v.json, { partitions: r }, () =>
-          r.flatMap((p) => [
-            p.status === "compacted"
-              ? `compacted dt=${p.dt}/fleet=${p.fleet}: gen ${p.gen} (${p.rows} rows from ${p.source_rows}, ${p.parts} parts, epoch ${p.epoch})`
-              : p.status === "held"
-                ? `held dt=${p.dt}/fleet=${p.fleet}: lease held by ${p.held_by}`
-                : `${p.status} dt=${p.dt}/fleet=${p.fleet}${p.gen ? `: gen ${p.gen}` : ""}`,
-            ...p.skipped.map((s) => `skipped ${s.key}: ${s.reason}`),
-            ...(p.late ?? []).map((k) => `late ${k}: past its session's _SEALED count, compacted with the session`),
-          ]),
-        );
-        return { code: partitionExit(r), done: r.length };
+        const r = await compactStep(ctxOf(store, v, io), { dt: v.dt, fleet: v.fleet, partRows: v["part-rows"], zstdLevel: level });
+        emit(io, v.json, r.value, () => r.lines);
+        return r;
       }),
     ),
 });

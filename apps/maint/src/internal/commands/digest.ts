@@ -1,6 +1,7 @@
 import { defineCommand } from "@lake/cli";
 import { requireFleet } from "../context.js";
-import { COMMON, PARTITION, ctxOf, emit, heldLine, partitionExit, stoppable, withStore } from "./shared.js";
+import { COMMON, PARTITION, ctxOf, emit, stoppable, withStore } from "./shared.js";
+import { digestStep } from "./steps.js";
 
 /** `lake-maint digest`: digest.json for every sealed session without one. */
 export const digestCommand = defineCommand({
@@ -11,10 +12,9 @@ export const digestCommand = defineCommand({
     stoppable(io, () =>
       withStore(v, io, async (store) => {
         await requireFleet(store);
-        const { runDigest } = await import("../sessions.js");
-        const r = await runDigest(ctxOf(store, v, io), { dt: v.dt, fleet: v.fleet });
-        emit(io, v.json, { partitions: r }, () => r.flatMap((p) => [...p.written.map((k) => `wrote ${k}`), ...p.skipped.map((s) => `skipped ${s.key}: ${s.reason}`), ...heldLine(p)]));
-        return { code: partitionExit(r), done: r.length };
+        const r = await digestStep(ctxOf(store, v, io), { dt: v.dt, fleet: v.fleet });
+        emit(io, v.json, r.value, () => r.lines);
+        return r;
       }),
     ),
 });

@@ -1,6 +1,7 @@
 import { defineCommand, seconds } from "@lake/cli";
 import { requireFleet } from "../context.js";
-import { COMMON, DEFAULT_GC_GRACE_SECONDS, PARTITION, ctxOf, emit, heldLine, orNone, partitionExit, stoppable, withStore } from "./shared.js";
+import { COMMON, DEFAULT_GC_GRACE_SECONDS, PARTITION, ctxOf, emit, stoppable, withStore } from "./shared.js";
+import { gcStep } from "./steps.js";
 
 /** `lake-maint gc`: delete generations no marker names, after a grace period. */
 export const gcCommand = defineCommand({
@@ -12,10 +13,9 @@ export const gcCommand = defineCommand({
     stoppable(io, () =>
       withStore(v, io, async (store) => {
         await requireFleet(store);
-        const { runGc } = await import("../gc.js");
-        const r = await runGc(ctxOf(store, v, io), v.grace, { dt: v.dt, fleet: v.fleet });
-        emit(io, v.json, { partitions: r }, () => orNone(r.flatMap((p) => [...p.deleted.map((k) => `deleted ${k}`), ...(p.skipped ?? []).map((s) => `skipped ${s.key}: ${s.reason}`), ...heldLine(p)]), "gc: nothing deleted"));
-        return { code: partitionExit(r), done: r.length };
+        const r = await gcStep(ctxOf(store, v, io), v.grace, { dt: v.dt, fleet: v.fleet });
+        emit(io, v.json, r.value, () => r.lines);
+        return r;
       }),
     ),
 });

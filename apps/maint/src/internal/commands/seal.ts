@@ -1,6 +1,7 @@
 import { defineCommand, seconds } from "@lake/cli";
 import { requireFleet } from "../context.js";
-import { COMMON, PARTITION, ctxOf, emit, heldLine, partitionExit, stoppable, withStore } from "./shared.js";
+import { COMMON, PARTITION, ctxOf, emit, stoppable, withStore } from "./shared.js";
+import { sealStep } from "./steps.js";
 
 /** `lake-maint seal`: the fallback sealer for sessions whose collector never sealed them. */
 export const sealCommand = defineCommand({
@@ -11,10 +12,9 @@ export const sealCommand = defineCommand({
     stoppable(io, () =>
       withStore(v, io, async (store) => {
         await requireFleet(store);
-        const { runSeal } = await import("../sessions.js");
-        const r = await runSeal(ctxOf(store, v, io), v.idle, { dt: v.dt, fleet: v.fleet });
-        emit(io, v.json, { partitions: r }, () => r.flatMap((p) => [...p.written.map((k) => `sealed ${k}`), ...p.skipped.map((s) => `skipped ${s.key}: ${s.reason}`), ...heldLine(p)]));
-        return { code: partitionExit(r), done: r.length };
+        const r = await sealStep(ctxOf(store, v, io), v.idle, { dt: v.dt, fleet: v.fleet });
+        emit(io, v.json, r.value, () => r.lines);
+        return r;
       }),
     ),
 });

@@ -1,7 +1,7 @@
 import { defineCommand } from "@lake/cli";
 import { requireFleet } from "../context.js";
-import { EXIT } from "../errors.js";
 import { COMMON, ctxOf, emit, withStore } from "./shared.js";
+import { snapshotStep } from "./steps.js";
 
 /** `lake-maint snapshot`: fold promoted claims into a SQLite snapshot and swap the pointer. */
 export const snapshotCommand = defineCommand({
@@ -11,9 +11,8 @@ export const snapshotCommand = defineCommand({
   run: ({ values: v, io }) =>
     withStore(v, io, async (store) => {
       await requireFleet(store);
-      const { runSnapshot } = await import("../snapshot.js");
-      const r = await runSnapshot(ctxOf(store, v, io));
-      emit(io, v.json, r, () => [r.status === "held" ? `held snapshot: lease held by ${r.held_by}` : `${r.status} snapshot/${r.content_hash}.sqlite (${r.claims} claims)`]);
-      return r.status === "held" ? EXIT.held : EXIT.ok;
+      const r = await snapshotStep(ctxOf(store, v, io));
+      emit(io, v.json, r.value, () => r.lines);
+      return r.code;
     }),
 });
