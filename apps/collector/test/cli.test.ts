@@ -76,13 +76,13 @@ describe("repack", { timeout: 120_000 }, () => {
     const dest = join(dir, "repacked");
     const r = await runCli(["repack", dest, "--root", root, "--max-delta-bytes", "65536", "--json"], env());
     expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { sessions: number; filesIn: number; filesOut: number; records: number; rounds: number };
-    expect(out).toMatchObject({ sessions: collected.sessions, filesIn: collected.landed_files, records: collected.records, rounds: collected.sessions });
+    const out = JSON.parse(r.stdout) as { sessions: number; files_in: number; files_out: number; records: number; rounds: number };
+    expect(out).toMatchObject({ sessions: collected.sessions, files_in: collected.landed_files, records: collected.records, rounds: collected.sessions });
     // A smaller budget cuts more files.
-    expect(out.filesOut).toBeGreaterThan(out.filesIn);
+    expect(out.files_out).toBeGreaterThan(out.files_in);
     const v = await runCli(["verify", "--root", dest, "--json"], env());
     expect(v.code, v.stdout).toBe(0);
-    expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, sessions: collected.sessions, files: out.filesOut, records: collected.records });
+    expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, sessions: collected.sessions, files: out.files_out, records: collected.records });
     const after = walk(root).filter((f) => !f.endsWith(".lock")).map((f) => [relative(root, f), readFileSync(f).toString("base64")]);
     expect(after).toEqual(before);
     // Collecting into the repacked root finds nothing new: the cursors came along.
@@ -97,12 +97,12 @@ describe("repack", { timeout: 120_000 }, () => {
     writeFileSync(join(dest, "keep"), "x");
     const r = await runCli(["repack", dest, "--root", root], env());
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^lake-collector: .*full.*not empty/);
+    expect(r.stderr).toMatch(/^lake-collector repack: .*full.*not empty/);
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(readFileSync(join(dest, "keep"), "utf8")).toBe("x");
     const none = await runCli(["repack", "--root", root], env());
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/expected one DEST/);
+    expect(none.stderr).toMatch(/^lake-collector repack: expected DEST\n$/);
   });
 });
 
@@ -170,13 +170,13 @@ describe("status and parse", { timeout: 120_000 }, () => {
   it("a --source with an unknown runtime is a usage error naming it", async () => {
     const r = await runCli(["collect", "--root", root, "--sources-only", "--source", "bogus=/tmp"], env());
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^lake-collector: --source bogus=\/tmp: unknown runtime "bogus" \(known: .*claude-code.*\)\n$/);
+    expect(r.stderr).toMatch(/^lake-collector collect: --source "bogus=\/tmp": runtime "bogus": expected one of claude-code, codex, gemini, broca, hook\n$/);
   });
 
   it("an unknown option is a usage error: exit 2, one line", async () => {
     const r = await runCli(["status", "--root", root, "--bogus"], env());
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^lake-collector: .*--bogus/);
+    expect(r.stderr).toMatch(/^lake-collector status: unknown option --bogus \(lake-collector status --help lists the options\)$/m);
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 });

@@ -177,7 +177,7 @@ describe("hook", { timeout: 120_000 }, () => {
     for (const input of ["not json at all", "[1,2,3]", ""]) {
       const r = await runCli(["hook", "--root", root], {}, input);
       expect(r.code).toBe(6);
-      expect(r.stderr).toMatch(/^lake-collector: stdin: hook event is not (valid JSON|a JSON object)/);
+      expect(r.stderr).toMatch(/^lake-collector hook: stdin: hook event is not (valid JSON|a JSON object)/);
       expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
       expect(r.stdout).toBe("");
       expect(existsSync(join(root, "_hooks"))).toBe(false);
@@ -275,7 +275,7 @@ describe("hooks install", { timeout: 60_000 }, () => {
       writeFileSync(file, text);
       const r = await runCli(["hooks", "install", "--settings", file]);
       expect(r.code, text).toBe(6);
-      expect(r.stderr).toMatch(new RegExp(`^lake-collector: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `));
+      expect(r.stderr).toMatch(new RegExp(`^lake-collector hooks install: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `));
       expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
       expect(readFileSync(file, "utf8")).toBe(text);
     }

@@ -212,7 +212,7 @@ describe("collect as an unprivileged user over bad sources", { timeout: 300_000 
   it("verify of a root that does not exist is an error (exit 7), not a clean root", async () => {
     const v = await runCli(["verify", "--root", join(dir, "no-such-root")]);
     expect(v.code).toBe(7);
-    expect(v.stderr.trim()).toBe(`lake-collector: ${join(dir, "no-such-root")}: no such storage root (ENOENT)`);
+    expect(v.stderr.trim()).toBe(`lake-collector verify: ${join(dir, "no-such-root")}: no such storage root (ENOENT)`);
   });
 });
 
@@ -230,10 +230,10 @@ describe("a root the disk refuses: exit 7 naming the path and the errno, nothing
     remount(mnt, "ro");
     const c = await runCli(["collect", "--root", root, ...tree.flags]);
     expect(c.code, c.stderr).toBe(7);
-    expect(c.stderr.trim()).toMatch(new RegExp(`^lake-collector: ${root}/\\S+: .*EROFS \\(read-only file system\\)$`));
+    expect(c.stderr.trim()).toMatch(new RegExp(`^lake-collector collect: ${root}/\\S+: .*EROFS \\(read-only file system\\)$`));
     const p = await runCli(["push", "--root", root, "--store", `file://${join(work, "fleet")}`]);
     expect(p.code, p.stderr).toBe(7);
-    expect(p.stderr.trim()).toBe(`lake-collector: ${root}/_export: mkdir failed: EROFS (read-only file system)`);
+    expect(p.stderr.trim()).toBe(`lake-collector push: ${root}/_export: mkdir failed: EROFS (read-only file system)`);
     const v = await runCli(["verify", "--root", root]);
     expect(v.code, v.stdout).toBe(0);
     expect(landedDigests(root)).toEqual(before);
@@ -257,7 +257,7 @@ describe("a root the disk refuses: exit 7 naming the path and the errno, nothing
     const before = landedDigests(root);
     const p = await runCli(["push", "--root", root, "--store", `file://${join(mnt, "fleet")}`]);
     expect(p.code, p.stderr).toBe(7);
-    expect(p.stderr.trim()).toBe(`lake-collector: ${join(mnt, "fleet")}/.lake-store: mkdir failed: EROFS (read-only file system)`);
+    expect(p.stderr.trim()).toBe(`lake-collector push: ${join(mnt, "fleet")}/.lake-store: mkdir failed: EROFS (read-only file system)`);
     expect(landedDigests(root)).toEqual(before);
     expect((await runCli(["verify", "--root", root])).code).toBe(0);
   });
@@ -276,7 +276,7 @@ describe("a root the disk refuses: exit 7 naming the path and the errno, nothing
     chmodSync(join(root, "redact.key"), 0o600);
     const c = await runAsNobody(["collect", "--root", root, ...tree.flags]);
     expect(c.code, c.stderr).toBe(7);
-    expect(c.stderr.trim()).toMatch(new RegExp(`^lake-collector: ${root}/\\S+: .*EACCES.*permission denied`));
+    expect(c.stderr.trim()).toMatch(new RegExp(`^lake-collector collect: ${root}/\\S+: .*EACCES.*permission denied`));
     expect((await runCli(["verify", "--root", root])).code).toBe(0);
     expect(landedDigests(root)).toEqual(before);
   });
@@ -295,7 +295,7 @@ describe("a root the disk refuses: exit 7 naming the path and the errno, nothing
     expect(before.size).toBe(1);
     const c = await runCli(["collect", "--root", root, ...tree.flags]);
     expect(c.code, c.stderr).toBe(7);
-    expect(c.stderr.trim()).toMatch(new RegExp(`^lake-collector: ${root}/\\S+: .*ENOSPC \\(no space left on device\\)$`));
+    expect(c.stderr.trim()).toMatch(new RegExp(`^lake-collector collect: ${root}/\\S+: .*ENOSPC \\(no space left on device\\)$`));
     const v = await runCli(["verify", "--root", root]);
     expect(v.code, v.stdout).toBe(0);
     for (const [f, d] of before) expect(landedDigests(root).get(f), f).toBe(d);

@@ -4,6 +4,7 @@ export type { CliErrorCode, CliErrorData } from "./internal/errors.js";
 export { COMMON_EXIT_CODES, EXIT, exitTable, formatExitCodes } from "./internal/exit.js";
 export type { ExitCode } from "./internal/exit.js";
 export { formatOptions } from "./internal/help.js";
+export { jsonLine, snakeKey, snakeKeys } from "./internal/json.js";
 export { choice, choices, count, flag, parseChoice, parseCount, parseOptions, parseSeconds, seconds, text, texts, value, values } from "./internal/options.js";
 export type { Option, OptionTable, Parsed, Positionals, ValueOptions, Values } from "./internal/options.js";
 export { appHelp, commandHelp, defineCommand, processIo, runCli } from "./internal/run.js";

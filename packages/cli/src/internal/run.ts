@@ -37,6 +37,11 @@ export interface Command<O extends OptionTable = OptionTable, I extends Io = Io>
   readonly description?: string;
   readonly options: O;
   readonly positionals?: Positionals;
+  /**
+   * The command reads its own arguments (`positionals` is the command line after the command's
+   * name, unparsed) and answers its own --help: for commands that dispatch further themselves.
+   */
+  readonly raw?: boolean;
   /** Run the command; resolves to the exit code. Throw for errors: the app's describeError maps them. */
   readonly run: (ctx: RunContext<O, I>) => Promise<number>;
 }
@@ -156,7 +161,9 @@ export async function runCli<I extends Io>(app: App<I>, argv: readonly string[],
   const [first, ...rest] = argv;
   const fail = (prefix: string, e: unknown): number => {
     const d = isCliError(e) ? { message: e.message, code: EXIT.usage } : app.describeError(e);
-    io.err(`${prefix}: ${oneLine(d.message, prefix.split(" ").slice(1).join(" ") || app.name)}\n`);
+    let line = oneLine(d.message, prefix.split(" ").slice(1).join(" ") || app.name);
+    if (isCliError(e) && /^unknown option \S+$/.test(line) && prefix !== app.name) line += ` (${prefix} --help lists the options)`;
+    io.err(`${prefix}: ${line}\n`);
     if (debug(io.env)) io.err(stackOf(e) + "\n");
     return d.code;
   };
@@ -193,14 +200,8 @@ export async function runCli<I extends Io>(app: App<I>, argv: readonly string[],
   try {
     const entry = app.commands[name]!;
     const cmd = isLazy(entry) ? await entry.load() : entry;
-    const table = { ...(app.common ?? {}), ...cmd.options };
-    let parsed;
-    try {
-      parsed = parseOptions(table, args, cmd.positionals);
-    } catch (e) {
-      if (isCliError(e) && e.message.startsWith("unknown option")) throw usage(`${e.message} (${prefix} --help lists the options)`);
-      throw e;
-    }
+    if (cmd.raw) return await cmd.run({ values: {} as Values<OptionTable>, positionals: [...args], io, command: prefix });
+    const parsed = parseOptions({ ...(app.common ?? {}), ...cmd.options }, args, cmd.positionals);
     if (parsed.help) {
       io.out(commandHelp(app, name, cmd) + "\n");
       return EXIT.ok;

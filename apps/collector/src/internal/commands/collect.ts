@@ -1,16 +1,11 @@
 import { collect, type CollectSummary } from "../collect.js";
-import { parse, parseSources, resolveRoot } from "../options.js";
 import { writeLastPass } from "../state.js";
-import { CollectorError } from "../errors.js";
 import { exitCodeOf, interruptedLine, trapInterrupts } from "../interrupt.js";
+import { defineCommand, jsonLine, count, flag, seconds, texts, type RunContext } from "@lake/cli";
+import { ROOT, JSON_FLAG, resolveRoot } from "../options.js";
+import { SOURCE, SOURCES_ONLY, parseSources } from "../sources.js";
 
-export const help = `lake-collector collect — one pass over every discovered source
-
-Usage: lake-collector collect [--root DIR] [--source RUNTIME=PATH]... [--sources-only]
-                              [--include GLOB]... [--exclude GLOB]... [--wait SECONDS] [--no-parse]
-                              [--max-delta-bytes N] [--json]
-
-Reads Claude Code (~/.claude/projects), Codex (~/.codex), Gemini CLI (~/.gemini/tmp) and broca
+const DESCRIPTION = `Reads Claude Code (~/.claude/projects), Codex (~/.codex), Gemini CLI (~/.gemini/tmp) and broca
 sources whose roots exist, and the hook spool of the root. --source RUNTIME=PATH replaces that
 runtime's roots (repeatable); --sources-only reads only the --source roots. Per session, under its
 lock: read new lines, convert, mask secrets, land, commit cursors, update the index, publish
@@ -28,14 +23,14 @@ again to continue" and exits 130 (143 for SIGTERM); a second Ctrl-C exits at onc
 Exit codes: 0 done · 3 completed with problems (a source unreadable, refused or in conflict, or
 pending after 65 windows: the rest landed) · 4 a session was locked by another collector (after
 --wait) · 7 I/O error on the root (read-only, full, permission denied: nothing landed is changed)
-· 2 usage error · 1 internal error · 130 interrupted.
-`;
+· 2 usage error · 1 internal error · 130 interrupted.`;
 
 function progress(p: { sessions: number; totalSessions: number; bytes: number; totalBytes: number }): void {
   const width = 24;
   const frac = p.totalBytes > 0 ? p.bytes / p.totalBytes : p.totalSessions > 0 ? p.sessions / p.totalSessions : 1;
   const bar = "#".repeat(Math.round(frac * width)).padEnd(width, ".");
   const mb = (n: number) => (n / 1e6).toFixed(1);
+  // The progress bar is drawn only on a terminal (stderr a TTY), so it writes to the terminal itself.
   process.stderr.write(`\r[${bar}] ${p.sessions}/${p.totalSessions} sessions  ${mb(p.bytes)}/${mb(p.totalBytes)} MB`);
 }
 
@@ -51,20 +46,10 @@ export function formatSummary(s: CollectSummary): string {
   return lines.join("\n") + "\n";
 }
 
-export async function run(args: string[]): Promise<number> {
-  const { values } = parse(args, {
-    root: { type: "string" },
-    source: { type: "string", multiple: true },
-    "sources-only": { type: "boolean" },
-    include: { type: "string", multiple: true },
-    exclude: { type: "string", multiple: true },
-    wait: { type: "string" },
-    "no-parse": { type: "boolean" },
-    "max-delta-bytes": { type: "string" },
-    json: { type: "boolean" },
-  });
-  const budget = values["max-delta-bytes"] === undefined ? undefined : Number(values["max-delta-bytes"]);
-  if (budget !== undefined && (!Number.isInteger(budget) || budget <= 0)) throw new CollectorError("Usage", `--max-delta-bytes ${String(values["max-delta-bytes"])}: expected a positive integer`);
+const OPTIONS = { root: ROOT, source: SOURCE, "sources-only": SOURCES_ONLY, include: texts("GLOB", "only sources matching GLOB (repeatable)"), exclude: texts("GLOB", "skip sources matching GLOB (repeatable)"), wait: seconds("wait this long for a session locked by another collector (default 0)", { default: 0 }), "no-parse": flag("land only; publish no rounds"), "max-delta-bytes": count("N", "read budget of each landed file (default 2 MiB)", { min: 1 }), json: JSON_FLAG } as const;
+
+async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> {
+  const budget = values["max-delta-bytes"];
   const root = resolveRoot(values.root);
   const tty = !values.json && process.stderr.isTTY;
   const traps = trapInterrupts();
@@ -73,9 +58,9 @@ export async function run(args: string[]): Promise<number> {
     summary = await collect({
       root,
       sources: { roots: parseSources(values.source), only: Boolean(values["sources-only"]) },
-      ...(values.include ? { include: values.include as string[] } : {}),
-      ...(values.exclude ? { exclude: values.exclude as string[] } : {}),
-      waitMs: values.wait ? Number(values.wait) * 1000 : 0,
+      ...(values.include.length ? { include: values.include } : {}),
+      ...(values.exclude.length ? { exclude: values.exclude } : {}),
+      waitMs: values.wait * 1000,
       parse: !values["no-parse"],
       ...(budget ? { maxDeltaBytes: budget } : {}),
       ...(tty ? { onProgress: progress } : {}),
@@ -84,15 +69,23 @@ export async function run(args: string[]): Promise<number> {
   } finally {
     traps.release();
   }
-  if (tty) process.stderr.write("\n");
+  if (tty) io.err("\n");
   writeLastPass(root, summary);
-  process.stdout.write(values.json ? JSON.stringify(summary) + "\n" : formatSummary(summary));
+  io.out(values.json ? jsonLine(summary) : formatSummary(summary));
   const sig = traps.signal();
   if (summary.interrupted && sig) {
-    process.stderr.write(`lake-collector: ${interruptedLine(summary.sessions, "sessions")}\n`);
+    io.err(`lake-collector: ${interruptedLine(summary.sessions, "sessions")}\n`);
     return exitCodeOf(sig);
   }
   if (summary.failed) return 3;
   if (summary.locked.length > 0) return 4;
   return 0;
 }
+
+/** `lake-collector collect`. */
+export const command = defineCommand({
+  summary: "one pass over every discovered source",
+  description: DESCRIPTION,
+  options: OPTIONS,
+  run,
+});

@@ -2,14 +2,11 @@ import { resolve } from "node:path";
 import { previewRemoval, readForgetRecord, undoForget } from "@lake/store";
 import { CollectorError } from "../errors.js";
 import { applyForget, pushLines, sessionSources, spoolFiles } from "../forget.js";
-import { parse, parseSources, resolveRoot } from "../options.js";
+import { defineCommand, jsonLine, flag, type RunContext } from "@lake/cli";
+import { ROOT, JSON_FLAG, resolveRoot } from "../options.js";
+import { SOURCE, SOURCES_ONLY, parseSources } from "../sources.js";
 
-export const help = `lake-collector forget — remove one session from this root, and keep it out
-
-Usage: lake-collector forget SESSION [--root DIR] [--source-too] [--source R=P]... [--sources-only] [--apply] [--json]
-       lake-collector forget SESSION --undo [--root DIR] [--json]
-
-Without --apply, prints what would be deleted and where; nothing is changed. With --apply, in this
+const DESCRIPTION = `Without --apply, prints what would be deleted and where; nothing is changed. With --apply, in this
 order: the forget record <root>/_forget/SESSION.json is written (state "removing"); the session's
 source files, only with --source-too (the vendor store is otherwise left as it is); the session
 directory, renamed in one step into <root>/_removed/ and deleted there; its round chain, the same
@@ -24,28 +21,15 @@ The fleet store is not touched: "lake-maint forget SESSION --apply" removes it t
 --undo             delete the forget record: the next collect lands the session again from its sources
 
 Exit codes: 0 done · 2 usage · 4 a push or collector holds the root or the session (run again) ·
-6 <root>/_removed is a symbolic link or not a directory (nothing removed).
-`;
+6 <root>/_removed is a symbolic link or not a directory (nothing removed).`;
 
-export async function run(args: string[]): Promise<number> {
-  const { values, positionals } = parse(
-    args,
-    {
-      root: { type: "string" },
-      source: { type: "string", multiple: true },
-      "sources-only": { type: "boolean" },
-      "source-too": { type: "boolean" },
-      apply: { type: "boolean" },
-      undo: { type: "boolean" },
-      json: { type: "boolean" },
-    },
-    true,
-  );
-  const id = positionals[0];
-  if (!id || positionals.length !== 1) throw new CollectorError("Usage", "forget: expected one SESSION id");
+const OPTIONS = { root: ROOT, source: SOURCE, "sources-only": SOURCES_ONLY, "source-too": flag("also delete the session's files in the vendor stores"), apply: flag("remove (without it: list what would go)"), undo: flag("delete the forget record"), json: JSON_FLAG } as const;
+
+async function run({ values, positionals, io }: RunContext<typeof OPTIONS>): Promise<number> {
+  const id = positionals[0]!;
   if (id.startsWith("_") || id.startsWith(".") || id.includes("/")) throw new CollectorError("Usage", `forget: ${JSON.stringify(id)} is not a session id`);
   const root = resolve(resolveRoot(values.root));
-  const out = (json: unknown, text: string) => process.stdout.write(values.json ? JSON.stringify(json) + "\n" : text);
+  const out = (json: unknown, text: string) => io.out(values.json ? jsonLine(json) : text);
 
   if (values.undo) {
     if (values.apply || values["source-too"]) throw new CollectorError("Usage", "forget: --undo takes no --apply or --source-too");
@@ -93,3 +77,12 @@ export async function run(args: string[]): Promise<number> {
   );
   return 0;
 }
+
+/** `lake-collector forget`. */
+export const command = defineCommand({
+  summary: "remove one session from this root, and keep it out",
+  description: DESCRIPTION,
+  options: OPTIONS,
+  positionals: { names: "SESSION", min: 1, max: 1 },
+  run,
+});

@@ -1,21 +1,18 @@
 import { parse as parseChain } from "@lake/chain";
 import { listSessions } from "@lake/store";
-import { parse, resolveRoot } from "../options.js";
 import { finishPending } from "../forget.js";
+import { defineCommand, jsonLine, texts, type RunContext } from "@lake/cli";
+import { ROOT, JSON_FLAG, resolveRoot } from "../options.js";
 
-export const help = `lake-collector parse — publish rounds for every session whose index moved past its chain head
+const DESCRIPTION = `Rounds are derived from the session index only, published under the chain's lock without
+replacing any file. collect ends with the same step. Exit 0, or 4 when a chain was locked.`;
 
-Usage: lake-collector parse [--root DIR] [--session ID]... [--json]
+const OPTIONS = { root: ROOT, session: texts("ID", "only this session (repeatable)"), json: JSON_FLAG } as const;
 
-Rounds are derived from the session index only, published under the chain's lock without
-replacing any file. collect ends with the same step. Exit 0, or 4 when a chain was locked.
-`;
-
-export async function run(args: string[]): Promise<number> {
-  const { values } = parse(args, { root: { type: "string" }, session: { type: "string", multiple: true }, json: { type: "boolean" } });
+async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> {
   const root = resolveRoot(values.root);
   await finishPending(root);
-  const ids = (values.session as string[] | undefined) ?? listSessions(root);
+  const ids = values.session.length > 0 ? values.session : listSessions(root);
   let published = 0;
   const locked: string[] = [];
   for (const id of ids) {
@@ -27,6 +24,14 @@ export async function run(args: string[]): Promise<number> {
       else throw e;
     }
   }
-  process.stdout.write(values.json ? JSON.stringify({ sessions: ids.length, published, locked }) + "\n" : `${root}: ${ids.length} sessions, ${published} rounds published${locked.length ? `, ${locked.length} locked` : ""}\n`);
+  io.out(values.json ? jsonLine({ sessions: ids.length, published, locked }) : `${root}: ${ids.length} sessions, ${published} rounds published${locked.length ? `, ${locked.length} locked` : ""}\n`);
   return locked.length ? 4 : 0;
 }
+
+/** `lake-collector parse`. */
+export const command = defineCommand({
+  summary: "publish rounds for every session whose index moved past its chain head",
+  description: DESCRIPTION,
+  options: OPTIONS,
+  run,
+});

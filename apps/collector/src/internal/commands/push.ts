@@ -7,14 +7,12 @@ import { dirname, join } from "node:path";
 import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { CollectorError } from "../errors.js";
-import { parse, resolveAgent, resolveRoot } from "../options.js";
 import { exitCodeOf, interruptedLine, trapInterrupts } from "../interrupt.js";
+import { defineCommand, jsonLine, seconds, text, type Io, type RunContext } from "@lake/cli";
+import { resolveStore, storeOption } from "@lake/cli/store";
+import { ROOT, JSON_FLAG, resolveRoot, resolveAgent } from "../options.js";
 
-export const help = `lake-collector push — send new landed records to the fleet store
-
-Usage: lake-collector push [--root DIR] [--store URL] [--agent ID] [--seal-idle SECONDS] [--fleet-id ID] [--json]
-
-For every session with landed files the store has not been sent, the new records become one
+const DESCRIPTION = `For every session with landed files the store has not been sent, the new records become one
 Parquet segment (DuckDB, ZSTD) per runtime under the next
 sessions/dt=<day>/fleet=<fleet>/runtime=<runtime>/agent=<agent>/session=<id>/seg-NNNNNN.parquet,
 created only if absent (a segment is never rewritten). push.state in the root records each file's
@@ -40,29 +38,21 @@ exits 130 (143 for SIGTERM); the next push sends the rest, nothing twice.
 
 Exit codes: 0 done · 3 completed with problems: a session whose local data is damaged (a landed
 file or index that does not read or check; named on stderr, one line each) or that the store has a
-tombstone for was not sent, the rest were · 4 another push holds the root · 5 store error (outcome unknown: run again) · 2 usage · 130 interrupted.
-`;
+tombstone for was not sent, the rest were · 4 another push holds the root · 5 store error (outcome unknown: run again) · 2 usage · 130 interrupted.`;
 
-export async function run(args: string[]): Promise<number> {
-  const { values } = parse(args, {
-    root: { type: "string" },
-    store: { type: "string" },
-    agent: { type: "string" },
-    "seal-idle": { type: "string" },
-    "fleet-id": { type: "string" },
-    json: { type: "boolean" },
-  });
+const OPTIONS = { root: ROOT, store: storeOption(), agent: text("ID", "this machine's agent id (default $LAKE_AGENT, else the host name)"), "seal-idle": seconds("seal a session idle this long (default 21600 s, 6 h)", { default: 21_600 }), "fleet-id": text("ID", "the fleet id written to fleet.json when the store has none yet"), json: JSON_FLAG } as const;
+
+async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> {
   const root = resolveRoot(values.root);
-  const sealIdle = values["seal-idle"] === undefined ? 21600 : Number(values["seal-idle"]);
-  if (!Number.isFinite(sealIdle) || sealIdle < 0) throw new CollectorError("Usage", `--seal-idle ${String(values["seal-idle"])}: expected seconds ≥ 0`);
+  const sealIdle = values["seal-idle"];
   // Not `recursive`: on a read-only root Node reports a recursive mkdir's EROFS as ENOENT.
   try {
     mkdirSync(join(root, "_export"));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
   }
-  if (values.store === undefined && !process.env.LAKE_STORE) moveLegacyStore(root);
-  const store = openStore((values.store as string | undefined) ?? defaultStoreUrl());
+  if (values.store === undefined && !process.env.LAKE_STORE) moveLegacyStore(root, io);
+  const store = openStore(resolveStore(values.store, io.env));
   const lock = await acquireLock(join(root, "_export"), { waitMs: 0 }).catch((e: unknown) => {
     if ((e as { code?: unknown }).code !== "Locked") throw e;
     throw new CollectorError("Locked", `${join(root, "_export", ".lock")}: another push holds this root (${(e as Error).message})`);
@@ -73,19 +63,19 @@ export async function run(args: string[]): Promise<number> {
     const s = await push(localRoot(root), store, {
       agent: resolveAgent(values.agent),
       sealIdleSeconds: sealIdle,
-      ...(values["fleet-id"] ? { fleetId: values["fleet-id"] as string } : {}),
+      ...(values["fleet-id"] ? { fleetId: values["fleet-id"] } : {}),
       shouldStop: () => traps.signal() !== undefined,
     });
-    for (const p of s.problems) process.stderr.write(`lake-collector push: ${p.reason}; session ${p.session} not sent (the others were)\n`);
-    for (const id of s.refused) process.stderr.write(`lake-collector: ${s.store}/tombstones/${id}.json: session ${id} was forgotten in this fleet; not sent (lake-collector forget ${id} --apply removes it here too)\n`);
-    process.stdout.write(
+    for (const p of s.problems) io.err(`lake-collector push: ${p.reason}; session ${p.session} not sent (the others were)\n`);
+    for (const id of s.refused) io.err(`lake-collector: ${s.store}/tombstones/${id}.json: session ${id} was forgotten in this fleet; not sent (lake-collector forget ${id} --apply removes it here too)\n`);
+    io.out(
       values.json
-        ? JSON.stringify(s) + "\n"
+        ? jsonLine(s)
         : `${s.store}: ${s.sessions} sessions sent, ${s.segments} segments (${s.rows} rows, ${(s.bytes / 1e6).toFixed(2)} MB), ${s.sealed} sealed, ${s.quarantined} quarantined${s.learned ? `, ${s.learned} continued in a new part (sealed in the store)` : ""}${s.recovered ? `, ${s.recovered} segments recovered from an interrupted push` : ""}\n`,
     );
     const sig = traps.signal();
     if (s.interrupted && sig) {
-      process.stderr.write(`lake-collector: ${interruptedLine(s.sessions, "sessions")}\n`);
+      io.err(`lake-collector: ${interruptedLine(s.sessions, "sessions")}\n`);
       return exitCodeOf(sig);
     }
     return s.refused.length > 0 || s.problems.length > 0 ? 3 : 0;
@@ -100,12 +90,12 @@ export async function run(args: string[]): Promise<number> {
  * The default store moved from fleet/ beside the local root into it: move a store found at the old
  * place (one rename; push.state's record of it follows) when the new place is still free.
  */
-function moveLegacyStore(root: string): void {
+function moveLegacyStore(root: string, io: Io): void {
   const legacy = legacyDefaultStorePath();
   const target = fileURLToPath(defaultStoreUrl());
   if (!existsSync(join(legacy, "fleet.json"))) return;
   if (existsSync(target)) {
-    process.stderr.write(`lake-collector: ${legacy}: a fleet store at the old default place; the default is now ${target} (move it there, or pass --store ${pathToFileURL(legacy).href})\n`);
+    io.err(`lake-collector: ${legacy}: a fleet store at the old default place; the default is now ${target} (move it there, or pass --store ${pathToFileURL(legacy).href})\n`);
     return;
   }
   mkdirSync(dirname(target), { recursive: true });
@@ -122,5 +112,13 @@ function moveLegacyStore(root: string): void {
     delete state.receivers[from];
     writePushState(root, state);
   }
-  process.stderr.write(`lake-collector: moved the fleet store from ${legacy} to ${target} (its new default place)\n`);
+  io.err(`lake-collector: moved the fleet store from ${legacy} to ${target} (its new default place)\n`);
 }
+
+/** `lake-collector push`. */
+export const command = defineCommand({
+  summary: "send new landed records to the fleet store",
+  description: DESCRIPTION,
+  options: OPTIONS,
+  run,
+});

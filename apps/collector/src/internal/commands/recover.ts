@@ -4,18 +4,16 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getAdapter } from "@lake/adapters";
 import { parse as parseChain } from "@lake/chain";
-import { defaultStoreUrl, openStore, parseKey, readFleet } from "@lake/layout";
+import { openStore, parseKey, readFleet } from "@lake/layout";
 import { restoreSession, type RestoredFile } from "@lake/store";
 import type { FleetRow } from "@lake/segments";
 import { CollectorError } from "../errors.js";
-import { parse, resolveAgent } from "../options.js";
 import { writePushState, type PushState, type SessionPushState } from "../push.js";
+import { defineCommand, jsonLine, text, type RunContext } from "@lake/cli";
+import { resolveStore, storeOption } from "@lake/cli/store";
+import { ROOT, JSON_FLAG, resolveAgent } from "../options.js";
 
-export const help = `lake-collector recover — rebuild a root from what the fleet store holds for this agent
-
-Usage: lake-collector recover --into EMPTY_DIR [--store URL] [--agent ID] [--json]
-
-Reads every bronze segment the agent pushed (sessions/…/agent=ID/…), and writes each landed file
+const DESCRIPTION = `Reads every bronze segment the agent pushed (sessions/…/agent=ID/…), and writes each landed file
 again under its own sequence number into EMPTY_DIR (which must be absent or empty: recovery never
 writes into a root that holds anything), then each session's index and its round chain (rebuilt by
 parse). push.state in the new root lists every restored file as sent to the store, so a push from
@@ -23,8 +21,7 @@ it sends only what is collected later. Cursors do not travel: a collect from the
 its sources from byte 0, and re-landed records are marked duplicates (not sent again). A restored
 file's end_offset is the offset of its last record's line (the line's length did not travel).
 
-Exit codes: 0 done · 2 usage, or EMPTY_DIR not empty · 5 store error.
-`;
+Exit codes: 0 done · 2 usage, or EMPTY_DIR not empty · 5 store error.`;
 
 interface FileAcc {
   runtime: string;
@@ -45,13 +42,13 @@ async function describe(runtime: string, rel: string): Promise<{ kind: string; c
   }
 }
 
-export async function run(args: string[]): Promise<number> {
-  const { values } = parse(args, { into: { type: "string" }, store: { type: "string" }, agent: { type: "string" }, root: { type: "string" }, json: { type: "boolean" } });
-  if (typeof values.into !== "string" || values.into === "") throw new CollectorError("Usage", "recover: --into EMPTY_DIR is required");
+const OPTIONS = { into: text("EMPTY_DIR", "the new root (absent or empty)", { required: true }), store: storeOption(), agent: text("ID", "whose records (default $LAKE_AGENT, else the host name)"), root: ROOT, json: JSON_FLAG } as const;
+
+async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> {
   const dest = resolve(values.into);
   if (existsSync(dest) && readdirSync(dest).length > 0) throw new CollectorError("Usage", `${dest}: recovery target is not empty; recovery writes only into an empty directory`);
   const agent = resolveAgent(values.agent);
-  const store = openStore((values.store as string | undefined) ?? defaultStoreUrl());
+  const store = openStore(resolveStore(values.store, io.env));
   const tmp = join(tmpdir(), `lake-recover-${process.pid}-${randomBytes(4).toString("hex")}`);
   mkdirSync(tmp, { recursive: true });
   try {
@@ -130,9 +127,9 @@ export async function run(args: string[]): Promise<number> {
     }
     writePushState(dest, state);
     const summary = { into: dest, store: store.url, agent, fleet_id: fleet.fleet_id, segments, sessions: sessions.size, files, records, rounds, skipped_rows: skipped };
-    process.stdout.write(
+    io.out(
       values.json
-        ? JSON.stringify(summary) + "\n"
+        ? jsonLine(summary)
         : `${dest}: recovered ${sessions.size} sessions of agent ${agent} from ${store.url} (${segments} segments → ${files} landed files, ${records} records), ${rounds} chains rebuilt${skipped ? `, ${skipped} rows without a landed position skipped` : ""}\n`,
     );
     return 0;
@@ -141,3 +138,11 @@ export async function run(args: string[]): Promise<number> {
     store.close();
   }
 }
+
+/** `lake-collector recover`. */
+export const command = defineCommand({
+  summary: "rebuild a root from what the fleet store holds for this agent",
+  description: DESCRIPTION,
+  options: OPTIONS,
+  run,
+});

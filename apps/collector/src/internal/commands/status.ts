@@ -1,24 +1,21 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { status } from "@lake/store";
-import { parse, parseSources, resolveRoot } from "../options.js";
 import { runtimeRoots, sourceResolver } from "../collect.js";
 import { ownerLiveness, rootOwner } from "../root-lease.js";
 import { pushBacklog, type PushBacklog } from "../backlog.js";
+import { defineCommand, jsonLine, type RunContext } from "@lake/cli";
+import { ROOT, JSON_FLAG, resolveRoot } from "../options.js";
+import { SOURCE, SOURCES_ONLY, parseSources } from "../sources.js";
 
-export const help = `lake-collector status — what the root holds, and how its watcher is doing
-
-Usage: lake-collector status [--root DIR] [--source RUNTIME=PATH]... [--sources-only] [--json]
-
-Sessions, streams, landed files, cursors by state (active, conflict, source_gone), pending sources
+const DESCRIPTION = `Sessions, streams, landed files, cursors by state (active, conflict, source_gone), pending sources
 (active cursors whose source has grown past them; sources are found as collect finds them, so pass
 the same --source flags), each named with why (bytes not collected yet, or only a last line
 without its newline), conflicts, locked sessions, the last pass (from collector.state), the
 watcher (from watch.status: running, degraded with the reason, or stopped — a watcher whose
 process is gone is shown stopped —, its last pass and what it read, its last full pass and why,
 event-queue overflows) and the push backlog (landed files not sent yet, per fleet store in
-push.state). --json prints one object, keys in snake_case.
-`;
+push.state). --json prints one object, keys in snake_case.`;
 
 /** Why a source is pending, in words. */
 const PENDING_WHY = {
@@ -56,8 +53,9 @@ function watchLines(w: Record<string, unknown> | null): string {
   return out;
 }
 
-export async function run(args: string[]): Promise<number> {
-  const { values } = parse(args, { root: { type: "string" }, source: { type: "string", multiple: true }, "sources-only": { type: "boolean" }, json: { type: "boolean" } });
+const OPTIONS = { root: ROOT, source: SOURCE, "sources-only": SOURCES_ONLY, json: JSON_FLAG } as const;
+
+async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> {
   const root = resolveRoot(values.root);
   const roots = runtimeRoots(root, { roots: parseSources(values.source), only: Boolean(values["sources-only"]) });
   const s = status(root, { resolve: sourceResolver(roots) });
@@ -73,12 +71,20 @@ export async function run(args: string[]): Promise<number> {
     root, sessions: s.sessions, streams: s.streams, landed_files: s.landedFiles, cursors: s.cursors, pending: s.pending, pending_sources: s.pendingSources,
     conflicts: s.conflicts, locked: s.locked, last_pass: last, watch, push_backlog: backlog,
   };
-  if (values.json) process.stdout.write(JSON.stringify(out) + "\n");
+  if (values.json) io.out(jsonLine(out));
   else {
     const b = "error" in backlog ? `  push backlog: unknown (${backlog.error})\n` : `  push backlog: ${backlog.files} of ${backlog.landed_files} landed files not pushed${backlog.receivers.map((r) => `\n    ${r.store}: ${r.files} files of ${r.sessions} sessions`).join("")}\n`;
-    process.stdout.write(
+    io.out(
       `${root}\n  sessions ${s.sessions}, streams ${s.streams}, landed files ${s.landedFiles}\n  cursors: ${s.cursors.active} active, ${s.cursors.conflict} conflict, ${s.cursors.source_gone} source_gone\n  pending ${s.pending}, conflicts ${s.conflicts}, locked ${s.locked}\n${s.pendingSources.map((p) => `    pending ${p.path}: ${PENDING_WHY[p.reason](p.bytes)}\n`).join("")}  last pass: ${last ? `${String(last.finished_at)} (${String(last.landed_files)} files landed)` : "none"}\n${watchLines(watch)}${b}`,
     );
   }
   return 0;
 }
+
+/** `lake-collector status`. */
+export const command = defineCommand({
+  summary: "what the root holds, and how its watcher is doing",
+  description: DESCRIPTION,
+  options: OPTIONS,
+  run,
+});

@@ -3,20 +3,17 @@ import { join } from "node:path";
 import { verify as verifyChain } from "@lake/chain";
 import { formatProblem, isStoreError, verify as verifyStore } from "@lake/store";
 import { CollectorError } from "../errors.js";
-import { parse, resolveRoot } from "../options.js";
+import { defineCommand, jsonLine, type RunContext } from "@lake/cli";
+import { ROOT, JSON_FLAG, resolveRoot } from "../options.js";
 
-export const help = `lake-collector verify — check a storage root without its sources
-
-Usage: lake-collector verify [--root DIR] [--json]
-
-Every landed file against its digest, gaps in every append stream (first, middle and end gaps),
+const DESCRIPTION = `Every landed file against its digest, gaps in every append stream (first, middle and end gaps),
 and every round of every chain against its commit digest, with each landed sequence a round cites
 that is gone. One line per problem. Exit 0 when clean, 3 when any problem, 7 when the root does not
-exist or cannot be read.
-`;
+exist or cannot be read.`;
 
-export async function run(args: string[]): Promise<number> {
-  const { values } = parse(args, { root: { type: "string" }, json: { type: "boolean" } });
+const OPTIONS = { root: ROOT, json: JSON_FLAG } as const;
+
+async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> {
   const root = resolveRoot(values.root);
   let store;
   try {
@@ -38,10 +35,18 @@ export async function run(args: string[]): Promise<number> {
   }
   const ok = problems.length === 0;
   if (values.json) {
-    process.stdout.write(JSON.stringify({ ok, sessions: store.sessions, files: store.files, records: store.records, relanded: store.relanded, chains, problems }) + "\n");
+    io.out(jsonLine({ ok, sessions: store.sessions, files: store.files, records: store.records, relanded: store.relanded, chains, problems }));
   } else {
-    for (const p of problems) process.stdout.write(p + "\n");
-    process.stdout.write(`${root}: ${store.sessions} sessions, ${store.files} files, ${store.records} records (${store.relanded} re-landed), ${chains} chains: ${ok ? "ok" : `${problems.length} problems`}\n`);
+    for (const p of problems) io.out(p + "\n");
+    io.out(`${root}: ${store.sessions} sessions, ${store.files} files, ${store.records} records (${store.relanded} re-landed), ${chains} chains: ${ok ? "ok" : `${problems.length} problems`}\n`);
   }
   return ok ? 0 : 3;
 }
+
+/** `lake-collector verify`. */
+export const command = defineCommand({
+  summary: "check a storage root without its sources",
+  description: DESCRIPTION,
+  options: OPTIONS,
+  run,
+});

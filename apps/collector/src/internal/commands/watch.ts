@@ -3,20 +3,16 @@ import { join, resolve as resolvePath } from "node:path";
 import { collect, runtimeRoots, type CollectSummary, type Discovered, type PassCache } from "../collect.js";
 import { acquireRootLease } from "../root-lease.js";
 import { writeLastPass, writeWatchStatus } from "../state.js";
-import { parse, parseSources, resolveRoot } from "../options.js";
 import { CollectorError } from "../errors.js";
 import { formatSummary } from "./collect.js";
 import { exitCodeOf, interruptedLine } from "../interrupt.js";
 import type { PushBacklog } from "../backlog.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../otlp-receiver.js";
+import { defineCommand, jsonLine, text, type RunContext } from "@lake/cli";
+import { ROOT, JSON_FLAG, resolveRoot } from "../options.js";
+import { SOURCE, SOURCES_ONLY, parseSources } from "../sources.js";
 
-export const help = `lake-collector watch — collect continuously, costing what changes
-
-Usage: lake-collector watch [--root DIR] [--source RUNTIME=PATH]... [--sources-only]
-                            [--interval SECONDS] [--read-interval SECONDS] [--max-passes N] [--json]
-                            [--otlp-listen HOST:PORT]
-
-Installs native file watches (recursive: inotify on Linux, FSEvents on macOS) on every source root,
+const DESCRIPTION = `Installs native file watches (recursive: inotify on Linux, FSEvents on macOS) on every source root,
 then runs a full pass (discovery + every session; a session unchanged since its last pass costs
 one cursor read per source). After that, the file events name what changed: a pass reads only the
 sessions of the changed files. A new or removed file, an event without a name, a failed watch or
@@ -40,8 +36,7 @@ then prints "interrupted; N passes done, run again to continue" and exits 130.
 --otlp-listen HOST:PORT (e.g. 127.0.0.1:4318) also receives OTLP/HTTP metrics on /v1/metrics
 (application/x-protobuf or application/json, gzip allowed): each request is written to
 <root>/_metrics/metrics-<received-at>-<seq>-otlp.pb, fsynced, before the 200; a request that does not
-decode is answered 400 and kept out. It listens before the first pass.
-`;
+decode is answered 400 and kept out. It listens before the first pass.`;
 
 /** How long a burst of events may keep arriving before its pass starts (ms). */
 const SETTLE_MS = 100;
@@ -65,17 +60,9 @@ interface RootWatch {
   failed?: string | undefined;
 }
 
-export async function run(args: string[]): Promise<number> {
-  const { values } = parse(args, {
-    root: { type: "string" },
-    source: { type: "string", multiple: true },
-    "sources-only": { type: "boolean" },
-    interval: { type: "string" },
-    "read-interval": { type: "string" },
-    "max-passes": { type: "string" },
-    json: { type: "boolean" },
-    "otlp-listen": { type: "string" },
-  });
+const OPTIONS = { root: ROOT, source: SOURCE, "sources-only": SOURCES_ONLY, interval: text("SECONDS", "a full rescan at least this often (default 600)"), "read-interval": text("SECONDS", "read changed files at most this often (default 1)"), "max-passes": text("N", "stop after N passes"), json: JSON_FLAG, "otlp-listen": text("HOST:PORT", "also receive OTLP/HTTP metrics on /v1/metrics (e.g. 127.0.0.1:4318)") } as const;
+
+async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> {
   const root = resolveRoot(values.root);
   mkdirSync(root, { recursive: true });
   const sources = { roots: parseSources(values.source), only: Boolean(values["sources-only"]) };
@@ -167,8 +154,8 @@ export async function run(args: string[]): Promise<number> {
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   const log = (kind: string, detail: unknown) => {
-    if (values.json) process.stdout.write(JSON.stringify({ ts: new Date().toISOString(), kind, detail }) + "\n");
-    else process.stdout.write(`${new Date().toISOString()} watch ${kind} ${typeof detail === "string" ? detail : JSON.stringify(detail)}\n`);
+    if (values.json) io.out(jsonLine({ ts: new Date().toISOString(), kind, detail }));
+    else io.out(`${new Date().toISOString()} watch ${kind} ${typeof detail === "string" ? detail : JSON.stringify(detail)}\n`);
   };
   let receiver: OtlpReceiver | undefined;
   const otlpListen = values["otlp-listen"];
@@ -332,8 +319,16 @@ export async function run(args: string[]): Promise<number> {
     process.off("SIGTERM", stop);
   }
   if (signal === "SIGINT") {
-    process.stderr.write(`lake-collector: ${interruptedLine(passes, "passes")}\n`);
+    io.err(`lake-collector: ${interruptedLine(passes, "passes")}\n`);
     return exitCodeOf(signal);
   }
   return 0;
 }
+
+/** `lake-collector watch`. */
+export const command = defineCommand({
+  summary: "collect continuously, costing what changes",
+  description: DESCRIPTION,
+  options: OPTIONS,
+  run,
+});
