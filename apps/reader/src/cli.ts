@@ -1,55 +1,93 @@
+// lake-reader: answers from a fleet store. The command line is @lake/cli's; each command's module is
+// loaded only when it runs (`usage` never loads better-sqlite3, Arrow or the WAL tools, `wal` never
+// loads DuckDB), and reads its own arguments (its subcommands: usage daily, labels add, wal inspect …).
+import { readFileSync } from "node:fs";
+import { defineCommand, runCli, type App, type LazyCommand } from "@lake/cli";
 import { isLayoutError } from "@lake/layout/defaults";
 import { isReaderError, exitCodeOf, EXIT } from "./internal/errors.js";
 import type { Io } from "./internal/context.js";
 
-const HELP = `lake-reader — answers from a lake fleet store: usage and cost, sessions, transcripts, search, SQL, export
+const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
-Usage: lake-reader <command> [options]    (lake-reader <command> --help for each)
+type Run = (argv: readonly string[], io: Io) => Promise<number>;
 
-Commands:
-  usage daily|weekly|monthly|session|blocks
-                                       tokens and cost in USD (prices: @pydantic/genai-prices, offline)
-  usage explain SESSION|--date D       why a total is what it is: rows counted and dropped, by rule
-  pricing                              the price dataset's version, and which of the fleet's models are priced
-  sessions                             one row per session
-  show SESSION                         a session's conversation: turns, tool calls with results, child agents
-  search TEXT                          full-text search over event text and the snapshot's claims (FTS5)
-  secrets                              the leak report: masked secrets per rule, where and when they were seen
-  sql "SELECT …"                       SQL over the read model (DuckDB views)
-  export --format F --out DIR          events as parquet, ndjson or arrow
-  ddl --engine E                       external table definitions (duckdb, trino, spark, athena)
-  labels add|list                      operator labels (append-only, separate store)
-  wal inspect|addr|find|archive        broca WAL tools
-  serve                                the web UI and its JSON API (read-only, loopback by default)
-  mcp                                  MCP server over stdio for agents: search, usage, sql, roster, leases
-  statusline                           Claude Code's status line: model, session/today/block cost, context (local root)
+/** A command of the reader: its module's run, and the damaged objects it left out reported after it. */
+function command(summary: string, load: () => Promise<Run>): LazyCommand<Io> {
+  return {
+    summary,
+    load: async () => {
+      const run = await load();
+      return defineCommand<Record<never, never>, Io>({
+        summary,
+        options: {},
+        raw: true,
+        run: async ({ positionals, io, command: name }) => {
+          // Damaged objects were left out: one line each (also before an error they may explain, e.g.
+          // a session not found because its only segment is damaged).
+          const reportDamage = (): number => {
+            const seen = new Set<string>();
+            for (const d of io.damaged ?? []) {
+              if (seen.has(d.reason)) continue;
+              seen.add(d.reason);
+              io.err(`${name}: ${d.reason}; left out (partial answer)\n`);
+            }
+            return seen.size;
+          };
+          let code: number;
+          try {
+            code = await run(positionals, io);
+          } catch (e) {
+            reportDamage();
+            throw e;
+          }
+          // …and the partial exit code (unless worse).
+          return reportDamage() > 0 && code === EXIT.ok ? EXIT.partial : code;
+        },
+      });
+    },
+  };
+}
 
-Common options: --store URL (default $LAKE_STORE, else ~/.local/share/lake/fleet inside the local root), --cache DIR,
---root DIR, --json, -h/--help.
+/** The one-line message and exit code of an error a command threw. */
+export function describeError(e: unknown): { message: string; code: number } {
+  if (isReaderError(e)) return { message: e.message, code: exitCodeOf(e.code) };
+  if (isLayoutError(e, "InvalidConfig")) return { message: e.message, code: exitCodeOf("Usage") };
+  return { message: `internal error: ${e instanceof Error ? e.message : String(e)}`, code: EXIT.internal };
+}
 
-Exit codes: 0 ok, 1 internal error, 2 bad arguments, 3 malformed data (or a refused WAL),
-4 WAL of a newer writer, 5 not found, 6 unreadable/unwritable, 7 SQL query failed or refused,
-9 lease not held (mcp tool errors).`;
-
-type Command = (argv: readonly string[], io: Io) => Promise<number>;
-
-// Each command's module is loaded only when it runs: `usage` never loads better-sqlite3, Arrow or
-// the WAL tools, `wal` never loads DuckDB.
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  usage: async () => (await import("./internal/commands/usage.js")).usageCommand,
-  pricing: async () => (await import("./internal/commands/usage.js")).pricingCommand,
-  sessions: async () => (await import("./internal/commands/read.js")).sessionsCommand,
-  show: async () => (await import("./internal/commands/read.js")).showCommand,
-  search: async () => (await import("./internal/commands/search.js")).searchCommand,
-  secrets: async () => (await import("./internal/commands/secrets.js")).secretsCommand,
-  sql: async () => (await import("./internal/commands/read.js")).sqlCommand,
-  export: async () => (await import("./internal/commands/export.js")).exportCommand,
-  ddl: async () => (await import("./internal/commands/export.js")).ddlCommand,
-  labels: async () => (await import("./internal/commands/labels.js")).labelsCommand,
-  wal: async () => (await import("./internal/commands/wal.js")).walCommand,
-  serve: async () => (await import("./internal/serve/command.js")).serveCommand,
-  mcp: async () => (await import("./internal/commands/mcp.js")).mcpCommand,
-  statusline: async () => (await import("./internal/commands/statusline.js")).statuslineCommand,
+/** lake-reader's program: its commands and exit codes (the help prints them). */
+export const APP: App<Io> = {
+  name: "lake-reader",
+  version: VERSION,
+  summary: "answers from a lake fleet store: usage and cost, sessions, transcripts, search, SQL, export",
+  commands: {
+    usage: command("daily|weekly|monthly|session|blocks: tokens and cost in USD (prices: @pydantic/genai-prices, offline); explain SESSION|--date D: why a total is what it is", async () => (await import("./internal/commands/usage.js")).usageCommand),
+    pricing: command("the price dataset's version, and which of the fleet's models are priced", async () => (await import("./internal/commands/usage.js")).pricingCommand),
+    sessions: command("one row per session", async () => (await import("./internal/commands/read.js")).sessionsCommand),
+    show: command("SESSION: a session's conversation: turns, tool calls with results, child agents", async () => (await import("./internal/commands/read.js")).showCommand),
+    search: command("TEXT: full-text search over event text and the snapshot's claims (FTS5)", async () => (await import("./internal/commands/search.js")).searchCommand),
+    secrets: command("the leak report: masked secrets per rule, where and when they were seen", async () => (await import("./internal/commands/secrets.js")).secretsCommand),
+    sql: command('"SELECT …": SQL over the read model (DuckDB views)', async () => (await import("./internal/commands/read.js")).sqlCommand),
+    export: command("--format F --out DIR: events as parquet, ndjson or arrow", async () => (await import("./internal/commands/export.js")).exportCommand),
+    ddl: command("--engine E: external table definitions (duckdb, trino, spark, athena)", async () => (await import("./internal/commands/export.js")).ddlCommand),
+    labels: command("add|list: operator labels (append-only, separate store)", async () => (await import("./internal/commands/labels.js")).labelsCommand),
+    wal: command("inspect|addr|find|archive: broca WAL tools", async () => (await import("./internal/commands/wal.js")).walCommand),
+    serve: command("the web UI and its JSON API (read-only, loopback by default)", async () => (await import("./internal/serve/command.js")).serveCommand),
+    mcp: command("MCP server over stdio for agents: search, usage, sql, roster, leases", async () => (await import("./internal/commands/mcp.js")).mcpCommand),
+    statusline: command("Claude Code's status line: model, session/today/block cost, context (local root)", async () => (await import("./internal/commands/statusline.js")).statuslineCommand),
+  },
+  notes: `Common options: --store URL (file:///dir, /abs/dir or s3://bucket/prefix; default $LAKE_STORE, else
+~/.local/share/lake/fleet inside the local root), --cache DIR, --root DIR, --json, -h/--help.`,
+  exitCodes: [
+    { code: EXIT.corrupt, meaning: "malformed data (or a refused WAL)" },
+    { code: EXIT.newerWriter, meaning: "WAL of a newer writer" },
+    { code: EXIT.notFound, meaning: "not found" },
+    { code: EXIT.io, meaning: "unreadable/unwritable" },
+    { code: EXIT.query, meaning: "SQL query failed or refused" },
+    { code: EXIT.partial, meaning: "partial answer: damaged objects left out (each named on stderr)" },
+    { code: EXIT.refused, meaning: "lease not held (mcp tool errors)" },
+  ],
+  describeError,
 };
 
 /** Options of {@link main}: where output goes (default: process streams) and the environment. */
@@ -65,7 +103,7 @@ export interface MainOptions {
  * Run the CLI with the given arguments; resolves to the process exit code (README, "Exit codes").
  * Errors are printed as one line naming the file and the reason.
  */
-export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
+export function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
   const io: Io = {
     out: options.out ?? ((s) => void process.stdout.write(s)),
     err: options.err ?? ((s) => void process.stderr.write(s)),
@@ -73,43 +111,5 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     stdin: options.stdin,
     damaged: [],
   };
-  const [cmd, ...rest] = argv;
-  if (cmd === undefined || cmd === "--help" || cmd === "-h" || cmd === "help") {
-    io.out(HELP + "\n");
-    return cmd === undefined ? EXIT.usage : EXIT.ok;
-  }
-  const load = Object.hasOwn(COMMANDS, cmd) ? COMMANDS[cmd] : undefined;
-  if (!load) {
-    io.err(`lake-reader: unknown command ${JSON.stringify(cmd)} (lake-reader --help lists them)\n`);
-    return EXIT.usage;
-  }
-  // Damaged objects were left out: one line each (also before an error they may explain, e.g. a
-  // session not found because its only segment is damaged).
-  const reportDamage = (): number => {
-    const seen = new Set<string>();
-    for (const d of io.damaged ?? []) {
-      if (seen.has(d.reason)) continue;
-      seen.add(d.reason);
-      io.err(`lake-reader ${cmd}: ${d.reason}; left out (partial answer)\n`);
-    }
-    return seen.size;
-  };
-  try {
-    const run = await load();
-    const code = await run(rest, io);
-    // …and the partial exit code (unless worse).
-    return reportDamage() > 0 && code === EXIT.ok ? EXIT.partial : code;
-  } catch (e) {
-    reportDamage();
-    if (isReaderError(e)) {
-      io.err(`lake-reader ${cmd}: ${e.message}\n`);
-      return exitCodeOf(e.code);
-    }
-    if (isLayoutError(e, "InvalidConfig")) {
-      io.err(`lake-reader ${cmd}: ${e.message}\n`);
-      return exitCodeOf("Usage");
-    }
-    io.err(`lake-reader ${cmd}: internal error: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}\n`);
-    return EXIT.internal;
-  }
+  return runCli(APP, argv, io);
 }

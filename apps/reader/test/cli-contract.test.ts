@@ -1,15 +1,19 @@
 // The three apps' command lines behave alike (@lake/cli): one table of cases runs against each app's
 // real bin, expecting the same exit code and the same message shape from every one.
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 
 interface AppUnderTest {
   readonly name: string;
   readonly bin: string;
   /** A command that takes --store (and reads it before anything else fails). */
   readonly storeCommand: readonly string[];
+  /** The app's exit code for a fleet store that cannot be reached (its README's table). */
+  readonly storeFailure: number;
   /** A command line ending in an option that takes a runtime id, or undefined when the app has none. */
   readonly runtimeOption?: (runtime: string) => readonly string[];
 }
@@ -19,13 +23,19 @@ const version = (app: string) => (JSON.parse(readFileSync(path(`../../${app}/pac
 
 const APPS: readonly AppUnderTest[] = [
   // lake-maint's commands are partitioned by date and fleet, none by runtime.
-  { name: "lake-maint", bin: path("../../maint/bin/lake-maint.js"), storeCommand: ["verify"] },
+  { name: "lake-collector", bin: path("../../collector/bin/lake-collector.js"), storeCommand: ["push"], storeFailure: 5, runtimeOption: (rt) => ["collect", "--source", `${rt}=/tmp`] },
+  { name: "lake-maint", bin: path("../../maint/bin/lake-maint.js"), storeCommand: ["verify"], storeFailure: 7 },
+  { name: "lake-reader", bin: path("../bin/lake-reader.js"), storeCommand: ["sessions"], storeFailure: 6, runtimeOption: (rt) => ["usage", "daily", "--runtime", rt] },
 ];
 
-function run(bin: string, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(bin: string, args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, LAKE_STORE: "", LAKE_DEBUG: "" };
+    // A case that were not refused would run on an empty home, never the user's.
+    const home = tempDir("cli-contract");
+    mkdirSync(join(home, "root"));
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, LAKE_ROOT: join(home, "root"), XDG_DATA_HOME: "", XDG_CACHE_HOME: "", CLAUDE_CONFIG_DIR: "", LAKE_STORE: "", LAKE_DEBUG: "", ...extraEnv };
     delete env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
+    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
     execFile(process.execPath, [bin, ...args], { env }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : null) : 0;
       resolve({ code, stdout, stderr });
@@ -62,9 +72,10 @@ const CASES: readonly Case[] = [
   },
 ];
 
+afterAll(cleanupTempDirs);
+
 describe("every app's command line", () => {
-  // A case no app takes (no app under test has a runtime option yet) is not a test.
-  for (const c of CASES.filter((c) => APPS.some((a) => c.args(a) !== undefined))) {
+  for (const c of CASES) {
     it(c.name, async () => {
       const results = [];
       for (const a of APPS) {
@@ -74,8 +85,18 @@ describe("every app's command line", () => {
         expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }, `${a.name} ${args.join(" ")}`).toEqual({ code: c.code, ...c.expect(a) });
         results.push(r);
       }
+      // Every case runs on at least two of the three apps.
+      expect(results.length).toBeGreaterThanOrEqual(2);
       // The AWS SDK's Node version warning is never printed.
       for (const r of results) expect(r.stderr).not.toContain("NodeVersionSupportWarning");
     });
   }
+
+  it("an s3:// store without a region: one line naming the store, no AWS SDK notice, the app's store-failure code", async () => {
+    for (const a of APPS) {
+      const noAws = { AWS_REGION: undefined, AWS_DEFAULT_REGION: undefined, AWS_CONFIG_FILE: "/nonexistent", AWS_SHARED_CREDENTIALS_FILE: "/nonexistent", AWS_ENDPOINT_URL_S3: undefined, AWS_PROFILE: undefined };
+      const r = await run(a.bin, [...a.storeCommand, "--store", "s3://lake-no-region/p"], noAws);
+      expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }, a.name).toEqual({ code: a.storeFailure, ...oneErrorLine(a.name, a.storeCommand.join(" "), /.*s3:\/\/lake-no-region\/p.*Region is missing/) });
+    }
+  });
 });

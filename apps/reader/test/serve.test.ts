@@ -293,7 +293,7 @@ describe("lake-reader serve refuses what it must", () => {
   it("a non-loopback bind without a token is refused (exit 2)", () => {
     const r = spawnSync(process.execPath, [READER, "serve", "--host", "0.0.0.0", "--port", "0", ...fleet.args], { encoding: "utf8", env: { PATH: process.env.PATH, ...fleet.env }, timeout: 30_000 });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^lake-reader serve: serve: --host 0\.0\.0\.0 is not a loopback address: .*--token/);
+    expect(r.stderr).toMatch(/^lake-reader serve: --host 0\.0\.0\.0 is not a loopback address: .*--token/);
   });
 
   it("a wrong Host header gets 403 (DNS rebinding); writes get 405", async () => {

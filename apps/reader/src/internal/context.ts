@@ -2,7 +2,8 @@
 import { join } from "node:path";
 import { ReaderError } from "./errors.js";
 import { openReadableStore, resolveFleet, type Damage, type FleetFiles } from "./fleet.js";
-import { defaultCache, defaultRoot, defaultStore, normalizeStoreArg } from "./paths.js";
+import { parseStoreArg } from "@lake/cli/store";
+import { defaultCache, defaultRoot, defaultStore } from "./paths.js";
 import type { ReadModel } from "./readmodel.js";
 
 /** Where a command writes, and its environment. */
@@ -55,9 +56,23 @@ export interface ReadModelSource {
   use<T>(files: FleetFiles, labelsFile: string, fn: (rm: ReadModel) => Promise<T>): Promise<T>;
 }
 
+/**
+ * The store URL of --store (else $LAKE_STORE, else the default) in normal form, checked by
+ * @lake/layout's parser: `file:///abs/dir`, an absolute path, `s3://bucket/prefix`; anything else
+ * (`ftp://x`, `relative/dir`) is a usage error naming it.
+ */
+export function storeArg(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const [what, url] = flag !== undefined ? ["--store", flag] : ["$LAKE_STORE", defaultStore(env)];
+  try {
+    return parseStoreArg(url);
+  } catch (e) {
+    throw new ReaderError("Usage", `${what} ${JSON.stringify(url)}: ${(e as Error).message}`, { data: { file: url }, cause: e });
+  }
+}
+
 /** Resolve the store URL, cache and root from options and environment. */
 export function locations(v: CommonValues, env: NodeJS.ProcessEnv, damaged: Damage[] = []): Locations {
-  const store = normalizeStoreArg(v.store ?? defaultStore(env));
+  const store = storeArg(v.store, env);
   const cache = v.cache ?? defaultCache(env);
   const root = v.root ?? defaultRoot(env);
   return { store, cache, root, labelsFile: join(root, "labels", "labels.ndjson"), damaged };

@@ -9,7 +9,7 @@ import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type
 import { ReaderError } from "../errors.js";
 import { toJson } from "../format.js";
 import { firstLine, sqlString } from "../readmodel.js";
-import { normalizeStoreArg, defaultStore } from "../paths.js";
+import { storeArg } from "../context.js";
 import { help } from "./read.js";
 import { parse } from "./parse.js";
 
@@ -200,6 +200,6 @@ export async function ddlCommand(argv: readonly string[], io: Io): Promise<numbe
   if (e !== "duckdb" && e !== "trino" && e !== "spark" && e !== "athena") throw usageError(`ddl: --engine must be duckdb, trino, spark or athena${e ? `, got ${JSON.stringify(e)}` : ""}`);
   const schema = values.schema ?? "lake";
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw usageError(`ddl: --schema ${JSON.stringify(schema)}: expected an identifier`);
-  io.out(ddl(e, normalizeStoreArg(values.store ?? defaultStore(io.env)), schema));
+  io.out(ddl(e, storeArg(values.store, io.env), schema));
   return 0;
 }
