@@ -165,9 +165,11 @@ describe("hook", { timeout: 120_000 }, () => {
       const loaded = r.stderr.split("\n").filter((l) => l.startsWith("resolved ")).map((l) => l.slice(9));
       expect(loaded.some((u) => u.endsWith("/packages/wal/dist/internal/writer.js"))).toBe(true);
       expect(loaded.filter((u) => /\/zod\/|\/internal\/records\.js$|\/wal\/dist\/index\.js$/.test(u))).toEqual([]);
-      // Every lake module it loads is one the README names: the collector's, @lake/wal/writer's, the lock's, the defaults'.
+      // Every lake module it loads is one the README names: the collector's, @lake/cli's (not its --store
+      // option), @lake/wal/writer's, the lock's, the defaults'.
+      expect(loaded.filter((u) => u.endsWith("/packages/cli/dist/store.js"))).toEqual([]);
       const packages = new Set(loaded.filter((u) => u.startsWith("file:") && !u.includes("/apps/collector/")).map((u) => /\/packages\/([a-z]+)\/dist\//.exec(u)?.[1] ?? u));
-      expect([...packages].sort()).toEqual(["layout", "store", "wal"]);
+      expect([...packages].sort()).toEqual(["cli", "layout", "store", "wal"]);
     }
     expect(events(await readWalFile(spool(root))).map((e) => e.seq)).toEqual([1, 2]);
   });
