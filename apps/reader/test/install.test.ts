@@ -101,8 +101,12 @@ describe("npm pack + npm install -g, then the README's quick start from PATH", (
       const packedManifest = JSON.parse(must(sh("tar", ["xzf", file, "-O", "package/package.json"]), "tar xzf")) as Record<string, unknown>;
       packed.push({ name: manifest.name, version: manifest.version, file, manifest: packedManifest, entries });
     }
+    // --prefix moves npm's global config to <prefix>/etc/npmrc: keep the machine's (a cafile, a
+    // registry mirror), as a user's `npm install -g` would use it.
+    const globalconfig = must(sh("npm", ["config", "get", "globalconfig"]), "npm config get globalconfig").trim();
     const npmEnv: NodeJS.ProcessEnv = {
       ...process.env,
+      npm_config_globalconfig: process.env.npm_config_globalconfig ?? globalconfig,
       npm_config_nodedir: process.env.npm_config_nodedir ?? "/usr",
       npm_config_better_sqlite3_local_prebuilds: localPrebuild(join(dir, "prebuilds")),
       npm_config_update_notifier: "false",
