@@ -214,6 +214,15 @@ describe("collect as an unprivileged user over bad sources", { timeout: 300_000 
     expect(v.code).toBe(7);
     expect(v.stderr.trim()).toBe(`lake-collector verify: ${join(dir, "no-such-root")}: no such storage root (ENOENT)`);
   });
+
+  it("push from a root that does not exist: one line naming it, exit 7, nothing created", async () => {
+    const missing = join(dir, "no-such-root-push");
+    const p = await runCli(["push", "--root", missing, "--store", `file://${join(dir, "no-such-fleet")}`]);
+    expect(p.code).toBe(7);
+    expect(p.stderr).toBe(`lake-collector push: ${missing}: no such storage root (ENOENT)\n`);
+    expect(existsSync(missing)).toBe(false);
+    expect(existsSync(join(dir, "no-such-fleet"))).toBe(false);
+  });
 });
 
 describe("a root the disk refuses: exit 7 naming the path and the errno, nothing landed changed", { timeout: 300_000 }, () => {

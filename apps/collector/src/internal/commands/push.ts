@@ -10,7 +10,7 @@ import { CollectorError } from "../errors.js";
 import { exitCodeOf, interruptedLine, trapInterrupts } from "../interrupt.js";
 import { defineCommand, jsonLine, seconds, text, type Io, type RunContext } from "@lake/cli";
 import { resolveStore, storeOption } from "@lake/cli/store";
-import { ROOT, JSON_FLAG, resolveRoot, resolveAgent } from "../options.js";
+import { ROOT, JSON_FLAG, requireRoot, resolveRoot, resolveAgent } from "../options.js";
 
 const DESCRIPTION = `For every session with landed files the store has not been sent, the new records become one
 Parquet segment (DuckDB, ZSTD) per runtime under the next
@@ -38,13 +38,16 @@ exits 130 (143 for SIGTERM); the next push sends the rest, nothing twice.
 
 Exit codes: 0 done · 3 completed with problems: a session whose local data is damaged (a landed
 file or index that does not read or check; named on stderr, one line each) or that the store has a
-tombstone for was not sent, the rest were · 4 another push holds the root · 5 store error (outcome unknown: run again) · 2 usage · 130 interrupted.`;
+tombstone for was not sent, the rest were · 4 another push holds the root · 5 store error (outcome unknown: run again) · 7 the root does not
+exist (nothing is created) or the disk refused · 2 usage · 130 interrupted.`;
 
 const OPTIONS = { root: ROOT, store: storeOption(), agent: text("ID", "this machine's agent id (default $LAKE_AGENT, else the host name)"), "seal-idle": seconds("seal a session idle this long (default 21600 s, 6 h)", { default: 21_600 }), "fleet-id": text("ID", "the fleet id written to fleet.json when the store has none yet"), json: JSON_FLAG } as const;
 
 async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> {
   const root = resolveRoot(values.root);
   const sealIdle = values["seal-idle"];
+  // Nothing was ever collected there: say so (a typo in --root is the usual cause), create nothing.
+  requireRoot(root);
   // Not `recursive`: on a read-only root Node reports a recursive mkdir's EROFS as ENOENT.
   try {
     mkdirSync(join(root, "_export"));

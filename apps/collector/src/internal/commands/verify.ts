@@ -2,9 +2,8 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { verify as verifyChain } from "@lake/chain";
 import { formatProblem, isStoreError, verify as verifyStore } from "@lake/store";
-import { CollectorError } from "../errors.js";
 import { defineCommand, jsonLine, type RunContext } from "@lake/cli";
-import { ROOT, JSON_FLAG, resolveRoot } from "../options.js";
+import { ROOT, JSON_FLAG, noSuchRoot, resolveRoot } from "../options.js";
 
 const DESCRIPTION = `Every landed file against its digest, gaps in every append stream (first, middle and end gaps),
 and every round of every chain against its commit digest, with each landed sequence a round cites
@@ -19,7 +18,7 @@ async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> 
   try {
     store = verifyStore(root);
   } catch (e) {
-    if (isStoreError(e) && e.code === "NotFound" && e.data.file === root) throw new CollectorError("Io", `${root}: no such storage root (ENOENT)`, { cause: e });
+    if (isStoreError(e) && e.code === "NotFound" && e.data.file === root) throw noSuchRoot(root, e);
     throw e;
   }
   const problems = store.problems.map(formatProblem);
