@@ -1,6 +1,6 @@
-// Ctrl-C during a real collect and a real push (the built bin, SIGINT from outside): each stops at
-// its next safe point, releases its locks, says how far it got and exits 130; the rerun finishes
-// the work, and nothing is lost or sent twice.
+// Ctrl-C during a real collect, a real push and a real watch (the built bin, SIGINT from outside):
+// each stops at its next safe point, releases its locks, says how far it got and exits 130; the
+// rerun finishes the work, and nothing is lost or sent twice.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -43,22 +43,38 @@ function held(root: string): Map<string, string[]> {
 
 const locks = (root: string) => walk(root).filter((f) => f.endsWith(".lock") || f.includes(".lock/"));
 
-describe("Ctrl-C", { timeout: 600_000 }, () => {
-  it("collect and push stop at a safe point, release their locks, say so, exit 130; the rerun completes", async () => {
+/** A vendor tree of a few dozen generated Claude Code sessions, and the root one uninterrupted collect makes of it. */
+interface Corpus {
+  readonly dir: string;
+  readonly tree: ReturnType<typeof vendorTree>;
+  readonly env: NodeJS.ProcessEnv;
+  readonly ref: string;
+  readonly total: { sessions: number; records: number };
+}
+let corpus: Promise<Corpus> | undefined;
+function sharedCorpus(): Promise<Corpus> {
+  corpus ??= (async () => {
     const dir = tempDir("sigint");
     const tree = vendorTree(join(dir, "vendor"));
     const gen = join(dir, "gen");
     await generateClaudeCorpus({ dir: gen, bytes: 1_200_000, sessionBytes: 30_000, seed: 27 });
     addClaudeSessions(gen, tree.claude);
     const env = { HOME: join(dir, "home") };
-    const root = join(dir, "root");
-
     // The reference: the same sources collected in one go.
     const ref = join(dir, "ref");
     const whole = await runCli(["collect", "--root", ref, ...tree.flags, "--json"], env);
     expect(whole.code, whole.stderr).toBe(0);
     const total = JSON.parse(whole.stdout) as { sessions: number; records: number };
     expect(total.sessions).toBeGreaterThan(20);
+    return { dir, tree, env, ref, total };
+  })();
+  return corpus;
+}
+
+describe("Ctrl-C", { timeout: 600_000 }, () => {
+  it("collect and push stop at a safe point, release their locks, say so, exit 130; the rerun completes", async () => {
+    const { dir, tree, env, ref, total } = await sharedCorpus();
+    const root = join(dir, "root");
 
     // Interrupt a collect once a few sessions have published their rounds.
     const c = await interruptWhen(["collect", "--root", root, ...tree.flags], env, join(dir, "collect.steps"), (l) => l.filter((x) => x.endsWith(" chain:unlocked")).length >= 3);
@@ -103,5 +119,27 @@ describe("Ctrl-C", { timeout: 600_000 }, () => {
     expect(new Map([...sent].sort(([a], [b]) => (a < b ? -1 : 1)))).toEqual(held(root));
     const after = await runCli([...pushArgs, "--json"], env);
     expect(JSON.parse(after.stdout)).toMatchObject({ sessions: 0, rows: 0 });
+  });
+
+  it("watch stops its pass at a safe point, releases watch.lock and the session locks, says so, exits 130; the rerun completes", async () => {
+    const { dir, tree, env, ref, total } = await sharedCorpus();
+    const root = join(dir, "watch-root");
+    // Interrupt the first (full) pass once a few sessions have published their rounds.
+    const w = await interruptWhen(["watch", "--root", root, ...tree.flags, "--interval", "600"], env, join(dir, "watch.steps"), (l) => l.filter((x) => x.endsWith(" chain:unlocked")).length >= 3);
+    expect(w.code, w.stderr).toBe(130);
+    expect(w.stderr).toMatch(/^lake-collector: interrupted; 1 passes done, run again to continue\n$/);
+    expect(existsSync(join(root, "watch.lock"))).toBe(false);
+    expect(locks(root)).toEqual([]);
+    expect(JSON.parse(readFileSync(join(root, "watch.status"), "utf8"))).toMatchObject({ state: "stopped", passes: 1 });
+    const st = JSON.parse((await runCli(["status", "--root", root, ...tree.flags, "--json"], env)).stdout) as { locked: number; sessions: number; last_pass: { interrupted?: boolean }; watch: { state: string } };
+    expect(st).toMatchObject({ locked: 0, last_pass: { interrupted: true }, watch: { state: "stopped" } });
+    // Stopped part way: some sessions are in, not all.
+    expect(st.sessions).toBeGreaterThanOrEqual(3);
+    expect(st.sessions).toBeLessThan(total.sessions);
+    // The rerun (one more pass) completes: the root holds exactly what the one-go collect holds.
+    const again = await runCli(["watch", "--root", root, ...tree.flags, "--max-passes", "1"], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(held(root)).toEqual(held(ref));
+    expect((await runCli(["verify", "--root", root], env)).code).toBe(0);
   });
 });
