@@ -5,7 +5,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { defaultStoreUrl, legacyDefaultStorePath } from "@lake/layout";
+import { documentedStorePlaces } from "@lake/cli/testing";
 import { BIN, SAMPLES, walk } from "./helpers.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
@@ -32,10 +32,7 @@ describe("docs agree with the code", () => {
   });
 
   it("push --help and the README state the default fleet store @lake/layout resolves, and the old place it moves from", () => {
-    const home = "/home/u";
-    const tilde = (p: string) => p.replace(home, "~");
-    const dflt = tilde(fileURLToPath(defaultStoreUrl({}, home)));
-    const legacy = tilde(legacyDefaultStorePath({}, home));
+    const { store: dflt, legacy } = documentedStorePlaces();
     expect(dflt).toBe("~/.local/share/lake/fleet");
     const help = execFileSync(process.execPath, [BIN, "push", "--help"], { encoding: "utf8" }).replace(/\s+/g, " ");
     expect(help).toContain(dflt);

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { defaultStoreUrl, legacyDefaultStorePath } from "@lake/layout";
+import { documentedStorePlaces } from "@lake/cli/testing";
 import { describe, expect, it } from "vitest";
 
 const bin = fileURLToPath(new URL("../bin/lake-maint.js", import.meta.url));
@@ -13,10 +13,7 @@ describe("lake-maint bin", () => {
   });
 
   it("its help and README state the default fleet store @lake/layout resolves (and the old one it moved from)", () => {
-    const home = "/home/u";
-    const tilde = (p: string) => p.replace(home, "~");
-    const dflt = tilde(fileURLToPath(defaultStoreUrl({}, home)));
-    const legacy = tilde(legacyDefaultStorePath({}, home));
+    const { store: dflt, legacy } = documentedStorePlaces();
     expect(dflt).toBe("~/.local/share/lake/fleet");
     const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
     expect(readme).toContain(dflt);

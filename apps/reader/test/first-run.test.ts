@@ -3,34 +3,25 @@
 // one of its records holds a private key, so it is quarantined): thinking blocks and withheld records
 // as one-line placeholders, an ambiguous prefix listing its matches, labels resolving prefixes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { cleanupTempDirs } from "@lake/tooling/tmp";
+import { collectedSamples, collector, SAMPLE_PROJECTS } from "./support/collected.js";
 import { run, runJson } from "./support/run.js";
 
 afterAll(cleanupTempDirs);
 
-const COLLECTOR = fileURLToPath(new URL("../../collector/bin/lake-collector.js", import.meta.url));
-const SAMPLES = fileURLToPath(new URL("../../../samples/claude/projects", import.meta.url));
 const SID = "258c7280-ae70-4798-800f-63464d01a85d";
 const TOOL = "d6e0bada-1959-4eec-a9d2-0bfade768d8f";
 const TWIN = "d6e0bada-0000-4000-8000-000000000001";
-
-function collector(args: string[]): string {
-  const r = spawnSync(process.execPath, [COLLECTOR, ...args], { encoding: "utf8", env: { PATH: process.env.PATH, HOME: process.env.HOME } });
-  if (r.status !== 0) throw new Error(`lake-collector ${args[0]} exited ${r.status}: ${r.stderr}`);
-  return r.stdout;
-}
 
 type Item = { kind: string; text?: string; thinking?: true; quarantined?: { rules: string[] }; tool?: { child?: { items: Item[] } } };
 const flat = (items: readonly Item[]): Item[] => items.flatMap((i) => [i, ...flat(i.tool?.child?.items ?? [])]);
 
 /** The thinking blocks of the sample transcript, as Claude Code wrote them (one per line). */
 function sampleThinking(): string[] {
-  const file = join(SAMPLES, "-home-marco-projects-spotter", `${SID}.jsonl`);
+  const file = join(SAMPLE_PROJECTS, "-home-marco-projects-spotter", `${SID}.jsonl`);
   const out: string[] = [];
   for (const line of readFileSync(file, "utf8").split("\n")) {
     if (!line.includes('"thinking"')) continue;
@@ -41,16 +32,10 @@ function sampleThinking(): string[] {
 }
 
 describe("show and labels on a first run", () => {
-  const dir = tempDir("reader-first-run");
-  const root = join(dir, "root");
-  const store = pathToFileURL(join(dir, "fleet")).href;
-  const env = { LAKE_READER_CACHE: join(dir, "cache") };
-  const args = ["--root", root, "--store", store];
+  const samples = collectedSamples("reader-first-run");
+  const { root, store, env, args, projects } = samples;
 
   beforeAll(() => {
-    const projects = join(dir, "claude", "projects");
-    mkdirSync(projects, { recursive: true });
-    cpSync(SAMPLES, projects, { recursive: true });
     // The twin: tool_heavy under another id sharing its first 8 characters; its first user line holds a key.
     const lines = readFileSync(join(projects, "-home-marco-projects-spotter", "tool_heavy.jsonl"), "utf8").trimEnd().split("\n");
     const pem = `-----BEGIN RSA PRIVATE KEY-----\n${Array.from({ length: 12 }, () => randomBytes(48).toString("base64")).join("\n")}\n-----END RSA PRIVATE KEY-----`;
@@ -66,8 +51,7 @@ describe("show and labels on a first run", () => {
     expect(planted).toBe(true);
     mkdirSync(join(projects, "-tmp-twin"), { recursive: true });
     writeFileSync(join(projects, "-tmp-twin", `${TWIN}.jsonl`), twin.join("\n") + "\n");
-    collector(["collect", "--root", root, "--sources-only", "--source", `claude-code=${projects}`]);
-    collector(["push", "--root", root, "--store", store, "--agent", "host-t"]);
+    samples.collectAndPush();
   }, 180_000);
 
   for (const from of ["chain", "events"] as const) {

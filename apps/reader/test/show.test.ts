@@ -2,27 +2,15 @@
 // lake-collector bin (land, index, publish rounds), then pushed to a local fleet store. The same
 // session is shown from the round chain and from the fleet's events.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { cleanupTempDirs } from "@lake/tooling/tmp";
+import { collectedSamples } from "./support/collected.js";
 import { run, runJson } from "./support/run.js";
 
 afterAll(cleanupTempDirs);
 
-const COLLECTOR = fileURLToPath(new URL("../../collector/bin/lake-collector.js", import.meta.url));
-const SAMPLES = fileURLToPath(new URL("../../../samples/claude/projects", import.meta.url));
 const SID = "258c7280-ae70-4798-800f-63464d01a85d";
-
-function collector(args: string[]): string {
-  if (!existsSync(fileURLToPath(new URL("../../collector/dist/cli.js", import.meta.url)))) {
-    throw new Error("lake-collector is not built: run `pnpm turbo run build --filter=lake-collector...` first");
-  }
-  const r = spawnSync(process.execPath, [COLLECTOR, ...args], { encoding: "utf8", env: { PATH: process.env.PATH, HOME: process.env.HOME } });
-  if (r.status !== 0) throw new Error(`lake-collector ${args[0]} exited ${r.status}: ${r.stderr}`);
-  return r.stdout;
-}
 
 type Item = { kind: string; turn: number; stream: string; text?: string; compaction?: true; gone?: { seq: number; row: number }; tool?: { call_id: string | null; result: { text: string | null } | null; child?: { stream: string; items: Item[] } } };
 type Conv = { session_id: string; source: string; agent: string | null; chain?: { rounds: number; through_seq: number }; items: Item[]; other_streams: { stream: string; items: Item[] }[] };
@@ -42,18 +30,11 @@ function shape(items: readonly Item[], out = { children: new Map<string, string>
 }
 
 describe("show from the round chain of a collected root, else from events", () => {
-  const dir = tempDir("reader-show");
-  const root = join(dir, "root");
-  const store = pathToFileURL(join(dir, "fleet")).href;
-  const env = { LAKE_READER_CACHE: join(dir, "cache") };
-  const args = ["--root", root, "--store", store];
+  const samples = collectedSamples("reader-show");
+  const { dir, root, store, env, args } = samples;
 
   beforeAll(() => {
-    const projects = join(dir, "claude", "projects");
-    mkdirSync(projects, { recursive: true });
-    cpSync(SAMPLES, projects, { recursive: true });
-    collector(["collect", "--root", root, "--sources-only", "--source", `claude-code=${projects}`]);
-    collector(["push", "--root", root, "--store", store, "--agent", "host-t"]);
+    samples.collectAndPush();
   }, 120_000);
 
   it("reads the chain's fold: turns, calls beside results, the child agent under its call, compactions", async () => {
