@@ -97,6 +97,8 @@ export interface MainOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Standard input (default: read fd 0 when a command needs it). */
   readonly stdin?: () => string;
+  /** What `out` is: a TTY and its width (default: process.stdout's when `out` is not given, else not a TTY). */
+  readonly stdout?: { readonly isTTY?: boolean; readonly columns?: number };
 }
 
 /**
@@ -110,6 +112,7 @@ export function main(argv: readonly string[], options: MainOptions = {}): Promis
     env: options.env ?? process.env,
     stdin: options.stdin,
     damaged: [],
+    stdout: options.stdout ?? (options.out ? { isTTY: false } : process.stdout),
   };
   return runCli(APP, argv, io);
 }

@@ -15,6 +15,8 @@ export interface Io {
   readonly stdin?: (() => string) | undefined;
   /** Where the damaged objects a command left out are collected (main reports them, exit 8). */
   readonly damaged?: Damage[];
+  /** What `out` writes to: a TTY (colour) and its width; tables fit it (format.ts `terminalOf`). */
+  readonly stdout?: { readonly isTTY?: boolean | undefined; readonly columns?: number | undefined } | undefined;
 }
 
 /** The options every store-reading command takes. */

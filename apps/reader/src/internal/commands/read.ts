@@ -1,7 +1,7 @@
 // sessions, show, sql.
 import { ReaderError } from "../errors.js";
 import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io, type Locations } from "../context.js";
-import { cellText, clip, fmtDuration, fmtInt, renderTable, toCsv, toJson } from "../format.js";
+import { cellText, clip, fmtDuration, fmtInt, renderTable, shortModel, strWidth, terminalOf, toCsv, toJson } from "../format.js";
 import type { ReadModel } from "../readmodel.js";
 import { sqlString } from "../sqltext.js";
 import { callItem, chainConversation, localSession, pickSession, plainItem, renderConversation, type SessionMatch, type ShowConversation, type ShowItem } from "../show.js";
@@ -11,7 +11,9 @@ const EXITS = "Exit codes: 0 ok, 2 bad arguments, 3 malformed store data, 5 not 
 
 export const SESSIONS_HELP = `lake-reader sessions [options]
 
-One row per session of the fleet store (the \`sessions\` view), oldest activity first.
+One row per session of the fleet store (the \`sessions\` view), oldest activity first: its runtime,
+agent, project (the repo, else the working directory), first and last activity, turns, tool calls,
+models. The table fits the terminal ($COLUMNS, else the TTY's width): long text is clipped with ….
 
 Options:
   --json         print a JSON array of rows (the sessions view's columns)
@@ -29,18 +31,35 @@ export async function sessionsCommand(argv: readonly string[], io: Io): Promise<
     io.out(toJson(rows) + "\n");
     return 0;
   }
+  const when = (v: unknown) => (v instanceof Date ? v.toISOString().slice(0, 16).replace("T", " ") : "-");
   const table = rows.map((r) => [
     String(r.session_id),
     String(r.runtime),
     String(r.agent),
-    r.first_ts instanceof Date ? r.first_ts.toISOString().slice(0, 16).replace("T", " ") : "-",
+    r.project === null || r.project === undefined ? "-" : String(r.project),
+    when(r.first_ts),
+    when(r.last_ts),
     r.duration_s === null ? "-" : fmtDuration(Number(r.duration_s)),
     fmtInt(r.user_turns as number),
     fmtInt(r.tool_calls as number),
     ((r.models as string[] | null) ?? []).join(", "),
     r.sealed ? "yes" : "no",
   ]);
-  io.out(renderTable(["Session", "Runtime", "Agent", "Started (UTC)", "Duration", "Turns", "Tools", "Models", "Sealed"], table, [false, false, false, false, true, true, true, false, false]) + `\n${rows.length} session(s)\n`);
+  const head = ["Session", "Runtime", "Agent", "Project", "Started (UTC)", "Last activity (UTC)", "Duration", "Turns", "Tools", "Models", "Sealed"];
+  const t = terminalOf(io.env, io.stdout ?? {});
+  // On a narrow terminal the ids, agent, project and models are clipped (the project at its start:
+  // a path's end says most); if that is not enough, Agent, Started, Duration, Tools and Sealed are left out
+  // and models are named short.
+  const render = (keep: (h: string) => boolean, short: boolean) => {
+    const cols = head.map((h, i) => [h, i] as const).filter(([h]) => keep(h));
+    const rowsOf = table.map((r) => cols.map(([h, i]) => (short && h === "Models" ? r[i]!.split(", ").map(shortModel).join(", ") : r[i]!)));
+    const floors: Record<string, number> = { Session: 8, Runtime: 6, Agent: 6, Project: 10, Models: 8 };
+    const shrink = new Map(cols.flatMap(([h], j) => (floors[h] ? [[j, floors[h]] as const] : [])));
+    return renderTable(cols.map(([h]) => h), rowsOf, cols.map(([h]) => h === "Duration" || h === "Turns" || h === "Tools"), undefined, { terminal: t, shrink, clipStart: new Set([cols.findIndex(([h]) => h === "Project")]) });
+  };
+  let out = render(() => true, false);
+  if (t.columns !== undefined && strWidth(out.slice(0, out.indexOf("\n"))) > t.columns) out = render((h) => !["Agent", "Started (UTC)", "Duration", "Tools", "Sealed"].includes(h), true);
+  io.out(out + `\n${rows.length} session(s)\n`);
   return 0;
 }
 

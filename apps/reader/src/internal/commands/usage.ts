@@ -1,6 +1,6 @@
 import { RUNTIMES } from "@lake/events/usage";
 import { COMMON_HELP, COMMON_OPTIONS, fleetFiles, locations, oneOf, usageError, type CommonValues, type Io } from "../context.js";
-import { fmtInt, fmtUsd, renderTable, toJson } from "../format.js";
+import { STYLE, fmtInt, fmtUsd, paint, renderTable, shortModel, strWidth, terminalOf, toJson, type Terminal } from "../format.js";
 import { COST_MODES, DATASET, loadPricing, rollupPriceable, type CostMode } from "../pricing.js";
 import { fleetUsage } from "../usage-scan.js";
 import { WEEK_DAYS, isUtcZone, localDay, localMinute, parseDayArg, resolveTimeZone, type WeekDay } from "../time.js";
@@ -43,8 +43,12 @@ Options:
   --cost-mode M  calculate (from tokens, the default), recorded (the runtime's own cost, e.g. Claude
                  Code's costUSD; unpriced without one), auto (recorded where there is one, else calculated)
 ${PRICING_OPTIONS_HELP}
+  --compact      the narrow table (Input, Output, Total, Cost) even on a wide terminal
   --json         print JSON (documented in the README)
 ${COMMON_HELP}
+
+Tables fit the terminal ($COLUMNS, else the TTY's width): the full table when it fits (long text
+clipped with …), else the compact one. Colour on a TTY only; NO_COLOR turns it off, FORCE_COLOR on.
 
 Exit codes: 0 ok, 2 bad arguments, 3 malformed store data or pricing file, 5 store or pricing file not found, 6 store unreadable.`;
 
@@ -64,6 +68,7 @@ const OPTIONS = {
   date: { type: "string" },
   "cost-mode": { type: "string" },
   pricing: { type: "string" },
+  compact: { type: "boolean" },
   json: { type: "boolean" },
 } as const;
 
@@ -82,9 +87,49 @@ export function costCell(n: Pick<UsageNumbers, "cost_usd" | "unpriced_tokens">):
 }
 
 const HEAD = ["Input", "Cached", "Cache write (1h)", "Output", "Reasoning", "Total", "Cost (USD)"];
-function cells(n: UsageNumbers): string[] {
+/** The compact table's numbers: cache reads, writes and reasoning are in Total. */
+const COMPACT_HEAD = ["Input", "Output", "Total", "Cost (USD)"];
+function cells(n: UsageNumbers, compact = false): string[] {
+  if (compact) return [fmtInt(n.input_tokens), fmtInt(n.output_tokens), fmtInt(n.total_tokens), costCell(n)];
   const write = n.cache_write_1h_tokens === null ? fmtInt(n.cache_write_tokens) : `${fmtInt(n.cache_write_tokens)} (${fmtInt(n.cache_write_1h_tokens)})`;
   return [fmtInt(n.input_tokens), fmtInt(n.cached_input_tokens), write, fmtInt(n.output_tokens), fmtInt(n.reasoning_tokens), fmtInt(n.total_tokens), costCell(n)];
+}
+
+/** A row of a usage table: its leading text cells, its numbers, and a style. */
+interface Line {
+  readonly lead: readonly string[];
+  /** The compact table's leading cells (shorter model names), when they differ. */
+  readonly short?: readonly string[] | undefined;
+  readonly n?: UsageNumbers | undefined;
+  readonly style?: string | undefined;
+}
+
+/**
+ * A usage table that fits the terminal, the first of: the full numbers with full model names
+ * (nothing clipped), the full numbers with short names (text columns clipped to no less than `floor`), the compact numbers
+ * (also with --compact) clipped to `floor`, the compact numbers with the text columns after the
+ * first clipped as far as their headers, without the `drop` column, and headed `Cost`.
+ */
+function usageTable(t: Terminal, lead: readonly string[], lines: readonly Line[], totals: UsageNumbers, floor: readonly number[], forceCompact: boolean, drop?: number): { table: string; compact: boolean } {
+  const render = (compact: boolean, short: boolean, tight: boolean | undefined) => {
+    // The tightest table leaves out the `drop` column (a block's end, a session's runtime).
+    const keep = (_x: unknown, i: number) => !(tight && i === drop);
+    const lh = lead.filter(keep);
+    const head = [...lh, ...(compact ? COMPACT_HEAD : HEAD)].map((h) => (tight && h === "Cost (USD)" ? "Cost" : h));
+    const nums = (n: UsageNumbers | undefined) => (n ? cells(n, compact) : (compact ? COMPACT_HEAD : HEAD).map(() => ""));
+    const rows = lines.map((l) => [...((short && l.short) || l.lead).filter(keep), ...nums(l.n)]);
+    const right = head.map((_h, i) => i >= lh.length);
+    const floors = floor.filter(keep);
+    const shrink = tight === undefined ? undefined : new Map(lh.map((h, i) => [i, tight && i > 0 ? strWidth(h) : Math.max(floors[i] ?? 8, strWidth(h))]));
+    return renderTable(head, rows, right, ["Total", ...lh.slice(1).map(() => ""), ...nums(totals)], { terminal: t, shrink, rowStyle: lines.map((l) => l.style) });
+  };
+  const fits = (table: string) => t.columns === undefined || strWidth(table.slice(0, table.indexOf("\n"))) <= t.columns;
+  const tries: [boolean, boolean][] = forceCompact ? [[true, true]] : [[false, false], [false, true], [true, true]];
+  for (const [compact, short] of tries) {
+    const table = render(compact, short, short ? false : undefined);
+    if (fits(table)) return { table, compact };
+  }
+  return { table: render(true, true, true), compact: true };
 }
 
 function note(p: PricingInfo, totals: UsageNumbers): string {
@@ -256,12 +301,14 @@ export function usageJson(u: UsageResult): Record<string, unknown> {
   };
 }
 
-/** Table rows of a report row: the row, then its --breakdown parts indented under it. */
-function withParts(first: string[], x: UsageNumbers & GroupFields, blanks: number): string[][] {
-  const out = [[...first, ...cells(x)]];
-  for (const b of x.breakdown ?? []) out.push([`  └ ${b.model ?? "unknown"}`, ...Array<string>(blanks).fill(""), ...cells(b)]);
+/** Table lines of a report row: the row, then its --breakdown parts indented under it. */
+function withParts(first: string[], models: readonly string[], x: UsageNumbers & GroupFields): Line[] {
+  const out: Line[] = [{ lead: [...first, models.join(", ")], short: [...first, models.map(shortModel).join(", ")], n: x }];
+  const blank = Array<string>(first.length).fill("");
+  for (const b of x.breakdown ?? []) out.push({ lead: [`  └ ${b.model ?? "unknown"}`, ...blank], short: [`  └ ${b.model ? shortModel(b.model) : "unknown"}`, ...blank], n: b, style: STYLE.dim });
   return out;
 }
+
 
 function machinesNote(u: UsageResult): string {
   if (!u.machines) return "";
@@ -308,36 +355,40 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
     io.out(toJson(usageJson(u)) + "\n");
     return 0;
   }
+  const t = terminalOf(io.env, io.stdout ?? {});
   const byHead = u.by !== undefined ? [u.by[0]!.toUpperCase() + u.by.slice(1)] : [];
   const byCell = (x: GroupFields) => (u.by !== undefined ? [x.group ?? "-"] : []);
-  const right = (n: number) => [...Array<boolean>(n).fill(false), ...Array<boolean>(HEAD.length).fill(true)];
+  const compactNote = (compact: boolean) => (compact ? `\n${paint(t, STYLE.dim, "compact: Total includes cache reads and writes; see them wider or with --json")}` : "");
+  const title = (s: string) => paint(t, "1", s);
   if (u.report === "session") {
     const r = u.r;
-    const head = ["Session", ...byHead, "Runtime", "Models", ...HEAD];
-    const rows = r.sessions.flatMap((s) => withParts([s.session_id, ...byCell(s), s.runtime, s.models.join(", ")], s, head.length - HEAD.length - 1));
-    io.out(`Token usage by session\n${renderTable(head, rows, right(head.length - HEAD.length), ["Total", ...byHead.map(() => ""), "", "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}${machinesNote(u)}\n`);
+    const lead = ["Session", ...byHead, "Runtime", "Models"];
+    const lines = r.sessions.flatMap((s) => withParts([s.session_id, ...byCell(s), s.runtime], s.models, s));
+    const { table, compact } = usageTable(t, lead, lines, r.totals, [8, ...byHead.map(() => 12), 11, 20], values.compact ?? false, 1 + byHead.length);
+    io.out(`${title("Token usage by session")}\n${table}\n${note(r.pricing, r.totals)}${compactNote(compact)}${machinesNote(u)}\n`);
     return 0;
   }
   if (u.report === "blocks") {
     const r = u.r;
-    const head = ["Block start", "End", ...byHead, "Models", ...HEAD];
+    const lead = ["Block start", "End", ...byHead, "Models"];
     const gapAt = new Map(r.gaps.map((g) => [u.r.blocks.findIndex((b) => (values.order === "desc" ? b.start < g.start : b.start >= g.end)), g]));
-    const rows: string[][] = [];
+    const lines: Line[] = [];
     r.blocks.forEach((b, i) => {
       const gap = gapAt.get(i);
-      if (gap && i > 0) rows.push([`(gap ${Math.floor(gap.minutes / 60)}h${String(gap.minutes % 60).padStart(2, "0")}m)`, "", ...byHead.map(() => ""), "", ...HEAD.map(() => "")]);
+      if (gap && i > 0) lines.push({ lead: [`(gap ${Math.floor(gap.minutes / 60)}h${String(gap.minutes % 60).padStart(2, "0")}m)`, "", ...byHead.map(() => ""), ""], style: STYLE.dim });
       const end = b.active ? `${localMinute(b.end, u.timezone).slice(11)} (${b.remaining_minutes}m left)` : localMinute(b.last_ts, u.timezone).slice(11);
-      rows.push(...withParts([`${localMinute(b.start, u.timezone)}${b.active ? " (active)" : ""}`, end, ...byCell(b), b.models.join(", ")], b, head.length - HEAD.length - 1));
+      const parts = withParts([`${localMinute(b.start, u.timezone)}${b.active ? " (active)" : ""}`, end, ...byCell(b)], b.models, b);
+      lines.push(...(b.active ? [{ ...parts[0]!, style: STYLE.good }, ...parts.slice(1)] : parts));
     });
-    io.out(`Token usage by 5-hour block (${u.timezone})\n${renderTable(head, rows, right(head.length - HEAD.length), ["Total", "", ...byHead.map(() => ""), "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}${blocksNote(u)}${machinesNote(u)}\n`);
+    const { table, compact } = usageTable(t, lead, lines, r.totals, [16, 5, ...byHead.map(() => 12), 20], values.compact ?? false, 1);
+    io.out(`${title(`Token usage by 5-hour block (${u.timezone})`)}\n${table}\n${note(r.pricing, r.totals)}${blocksNote(u)}${compactNote(compact)}${machinesNote(u)}\n`);
     return 0;
   }
   const r = u.r;
-  const head = [u.report === "daily" ? "Date" : u.report === "weekly" ? "Week" : "Month", ...byHead, "Models", ...HEAD];
-  const rows = r.rows.flatMap((x) => withParts([x.key, ...byCell(x), x.models.join(", ")], x, head.length - HEAD.length - 1));
-  io.out(
-    `Token usage by ${u.report === "daily" ? "day" : u.report === "weekly" ? `week (from ${u.startOfWeek})` : "month"} (${u.timezone})\n${renderTable(head, rows, right(head.length - HEAD.length), ["Total", ...byHead.map(() => ""), "", ...cells(r.totals)])}\n${note(r.pricing, r.totals)}${machinesNote(u)}\n`,
-  );
+  const lead = [u.report === "daily" ? "Date" : u.report === "weekly" ? "Week" : "Month", ...byHead, "Models"];
+  const lines = r.rows.flatMap((x) => withParts([x.key, ...byCell(x)], x.models, x));
+  const { table, compact } = usageTable(t, lead, lines, r.totals, [10, ...byHead.map(() => 12), 20], values.compact ?? false);
+  io.out(`${title(`Token usage by ${u.report === "daily" ? "day" : u.report === "weekly" ? `week (from ${u.startOfWeek})` : "month"} (${u.timezone})`)}\n${table}\n${note(r.pricing, r.totals)}${compactNote(compact)}${machinesNote(u)}\n`);
   return 0;
 }
 export const PRICING_HELP = `lake-reader pricing [options]

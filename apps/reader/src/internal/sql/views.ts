@@ -46,6 +46,11 @@ SELECT
   arg_min(cwd, coalesce(ts, TIMESTAMP '9999-12-31')) FILTER (WHERE cwd IS NOT NULL) AS cwd,
   arg_min(repo, coalesce(ts, TIMESTAMP '9999-12-31')) FILTER (WHERE repo IS NOT NULL) AS repo,
   arg_min(branch, coalesce(ts, TIMESTAMP '9999-12-31')) FILTER (WHERE branch IS NOT NULL) AS branch,
+  coalesce(
+    arg_min(repo, coalesce(ts, TIMESTAMP '9999-12-31')) FILTER (WHERE repo IS NOT NULL),
+    arg_min(cwd, coalesce(ts, TIMESTAMP '9999-12-31')) FILTER (WHERE cwd IS NOT NULL),
+    'gemini:' || left(nullif(any_value(regexp_extract(source_path, '([0-9a-f]{64})/chats/', 1)) FILTER (WHERE runtime = 'gemini'), ''), 12)
+  ) AS project,
   session_id IN (SELECT session_id FROM _sealed) AS sealed
 FROM events
 GROUP BY session_id`;
