@@ -3,7 +3,8 @@
 # lake needs, builds, and then:
 #   run.sh demo   runs lake's main job on the sample corpus bundled in the repo
 #   run.sh test   starts the S3 test server (Ceph radosgw, installed from Debian's packages when
-#                 missing; Chromium too, for lake-reader's browser tests), runs lint and every test of every package and app, stops the server,
+#                 missing; Chromium too, for lake-reader's browser tests, and Prometheus for the
+#                 collector's metrics scrape test), runs lint and every test of every package and app, stops the server,
 #                 and prints "N passed, N failed" as its last line
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -71,6 +72,21 @@ if ! command -v chromium >/dev/null 2>&1; then
     ) 9>/tmp/lake-chromium-install.lock || echo "run.sh: apt-get install chromium failed: lake-reader's browser tests will fail" >&2
   else
     echo "run.sh: chromium is not installed and this is not root: apt-get install -y chromium (lake-reader's browser tests need it)" >&2
+  fi
+fi
+
+# lake-collector's metrics test starts Debian's Prometheus on loopback to scrape watch --metrics-port.
+if [ ! -x /usr/bin/prometheus ]; then
+  if [ "$(id -u)" = 0 ]; then
+    step "installing prometheus from Debian's packages (the metrics scrape test)"
+    (
+      flock 9
+      if [ ! -x /usr/bin/prometheus ]; then
+        apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >&2
+      fi
+    ) 9>/tmp/lake-prometheus-install.lock || echo "run.sh: apt-get install prometheus failed: lake-collector's Prometheus test will fail" >&2
+  else
+    echo "run.sh: prometheus is not installed and this is not root: apt-get install -y prometheus (lake-collector's metrics test needs it)" >&2
   fi
 fi
 

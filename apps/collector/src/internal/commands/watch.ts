@@ -8,6 +8,7 @@ import { formatSummary } from "./collect.js";
 import { exitCodeOf, interruptedLine } from "../interrupt.js";
 import type { PushBacklog } from "../backlog.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../otlp-receiver.js";
+import type { WatchMetrics } from "../metrics-endpoint.js";
 import { defineCommand, jsonLine, text, type RunContext } from "@lake/cli";
 import { ROOT, JSON_FLAG, resolveRoot } from "../options.js";
 import { SOURCE, SOURCES_ONLY, parseSources } from "../sources.js";
@@ -36,7 +37,14 @@ then prints "interrupted; N passes done, run again to continue" and exits 130.
 --otlp-listen HOST:PORT (e.g. 127.0.0.1:4318) also receives OTLP/HTTP metrics on /v1/metrics
 (application/x-protobuf or application/json, gzip allowed): each request is written to
 <root>/_metrics/metrics-<received-at>-<seq>-otlp.pb, fsynced, before the 200; a request that does not
-decode is answered 400 and kept out. It listens before the first pass.`;
+decode is answered 400 and kept out. It listens before the first pass.
+
+--metrics-port PORT (on 127.0.0.1) or HOST:PORT serves the metrics lake derives from the landed
+files in the Prometheus text format on /metrics: after every pass each newly landed file is
+derived (a receipt under <root>/<session>/metrics/, then _metrics/metrics-<session>-<seq>-local.pb)
+and the scrape returns every session's counters — lake_usage_tokens_total{session_id, runtime,
+gen_ai_response_model, gen_ai_token_type}, lake_usage_cost_usd_total (cost the runtime recorded),
+lake_usage_responses_total, lake_session_count_total, lake_tool_calls_total, lake_tool_failures_total.`;
 
 /** How long a burst of events may keep arriving before its pass starts (ms). */
 const SETTLE_MS = 100;
@@ -60,7 +68,7 @@ interface RootWatch {
   failed?: string | undefined;
 }
 
-const OPTIONS = { root: ROOT, source: SOURCE, "sources-only": SOURCES_ONLY, interval: text("SECONDS", "a full rescan at least this often (default 600)"), "read-interval": text("SECONDS", "read changed files at most this often (default 1)"), "max-passes": text("N", "stop after N passes"), json: JSON_FLAG, "otlp-listen": text("HOST:PORT", "also receive OTLP/HTTP metrics on /v1/metrics (e.g. 127.0.0.1:4318)") } as const;
+const OPTIONS = { root: ROOT, source: SOURCE, "sources-only": SOURCES_ONLY, interval: text("SECONDS", "a full rescan at least this often (default 600)"), "read-interval": text("SECONDS", "read changed files at most this often (default 1)"), "max-passes": text("N", "stop after N passes"), json: JSON_FLAG, "otlp-listen": text("HOST:PORT", "also receive OTLP/HTTP metrics on /v1/metrics (e.g. 127.0.0.1:4318)"), "metrics-port": text("PORT", "serve the derived metrics for Prometheus on /metrics (PORT on 127.0.0.1, or HOST:PORT)") } as const;
 
 async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> {
   const root = resolveRoot(values.root);
@@ -170,6 +178,20 @@ async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> 
     }
     log("otlp", `listening on http://${receiver.address}/v1/metrics`);
   }
+  let metrics: WatchMetrics | undefined;
+  if (typeof values["metrics-port"] === "string") {
+    try {
+      const { startWatchMetrics } = await import("../metrics-endpoint.js");
+      metrics = await startWatchMetrics(root, values["metrics-port"], (l) => log("metrics", l));
+    } catch (e) {
+      await receiver?.close();
+      lease.release();
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      throw e;
+    }
+    log("metrics", `serving http://${metrics.address}/metrics`);
+  }
 
   const cache: PassCache = {};
   let passes = 0;
@@ -277,6 +299,7 @@ async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> 
         log("error", (e as Error).message);
       }
       const read = full ? undefined : due;
+      await metrics?.afterPass(read);
       for (const sid of read ?? discovered?.bySource.values() ?? []) lastRead.set(sid, t0);
       passes++;
       if (full) {
@@ -313,6 +336,7 @@ async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> 
   } finally {
     for (const w of watches.values()) w.watcher?.close();
     await receiver?.close();
+    await metrics?.close();
     status("stopped");
     lease.release();
     process.off("SIGINT", stop);
