@@ -1,9 +1,10 @@
 // `compact`: per (dt, fleet) partition, the sealed sessions' bronze segments → one deduplicated
 // generation of compacted parts under gen=<hash of the sealed-session set>/, then _COMPACTED swapped
 // by compare-and-swap to name it. Bronze is only read; a live generation's files are never written.
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { COMPACTED_COLUMNS, buildUsageRollup, duckdbCreateTable, encodeUsageRollup } from "@lake/events";
+import { COMPACTED_COLUMNS, buildUsageRollup, duckdbType, encodeUsageRollup } from "@lake/events";
 import {
   COMPACTED_FORMAT,
   casUpdate,
@@ -20,7 +21,7 @@ import {
   type CompactedUsage,
   type ObjectStore,
 } from "@lake/layout";
-import { copyParquet, readUsageRecords, sha256File, sqlString } from "@lake/segments";
+import { copyParquet, parquetSource, readUsageRecords, sha256File, sqlString } from "@lake/segments";
 import { statSync, writeFileSync } from "node:fs";
 import { scratch, testHook, withLease, type MaintContext } from "./context.js";
 import { MaintError, isMaintError, reasonOf } from "./errors.js";
@@ -71,7 +72,7 @@ export interface CompactReport {
 }
 
 /** Options of {@link runCompact}. */
-export interface CompactOptions extends PartitionFilter {
+export interface CompactOptions extends PartitionFilter, CompactResources {
   readonly partRows?: number;
   /** zstd level of the part files (1-22; default: DuckDB's, 3). Higher is smaller and much slower. */
   readonly zstdLevel?: number;
@@ -84,7 +85,7 @@ export async function runCompact(ctx: MaintContext, options: CompactOptions = {}
   for (const g of byPartition(scan.sessions).values()) {
     if (ctx.shouldStop()) break;
     try {
-      out.push(await compactPartition(ctx, g.dt, g.fleet, g.sessions, options.partRows ?? DEFAULT_PART_ROWS, options.zstdLevel));
+      out.push(await compactPartition(ctx, g.dt, g.fleet, g.sessions, options.partRows ?? DEFAULT_PART_ROWS, options.zstdLevel, options));
     } catch (e) {
       // A damaged marker affects its partition only; the other partitions are compacted.
       const key = compactedMarkerKey({ dt: g.dt, fleet: g.fleet });
@@ -136,14 +137,14 @@ async function sealedSet(ctx: MaintContext, sessions: readonly SessionDir[]): Pr
   return { sessions: ok, skipped, late };
 }
 
-async function compactPartition(ctx: MaintContext, dt: string, fleet: string, sessions: readonly SessionDir[], partRows: number, zstdLevel: number | undefined): Promise<CompactReport> {
+async function compactPartition(ctx: MaintContext, dt: string, fleet: string, sessions: readonly SessionDir[], partRows: number, zstdLevel: number | undefined, resources: CompactResources): Promise<CompactReport> {
   const set = await sealedSet(ctx, sessions);
-  let r = await compactSet(ctx, dt, fleet, set, partRows, zstdLevel);
+  let r = await compactSet(ctx, dt, fleet, set, partRows, zstdLevel, resources);
   if (r.status === "empty") r = { ...r, unsealed: sessions.filter((s) => !s.sealed).length };
   return set.late.length > 0 ? { ...r, late: set.late } : r;
 }
 
-async function compactSet(ctx: MaintContext, dt: string, fleet: string, set: Awaited<ReturnType<typeof sealedSet>>, partRows: number, zstdLevel: number | undefined): Promise<CompactReport> {
+async function compactSet(ctx: MaintContext, dt: string, fleet: string, set: Awaited<ReturnType<typeof sealedSet>>, partRows: number, zstdLevel: number | undefined, resources: CompactResources): Promise<CompactReport> {
   if (set.sessions.length === 0) return { dt, fleet, status: "empty", skipped: set.skipped };
   let gen = generationOf(dt, fleet, set.sessions.map((s) => s.meta));
   const before = await readMarker(ctx.store, dt, fleet);
@@ -173,7 +174,7 @@ async function compactSet(ctx: MaintContext, dt: string, fleet: string, set: Awa
         gen = generationOf(dt, fleet, ok.map((s) => s.meta));
         if (cur?.value.gen === gen) return { dt, fleet, status: "unchanged", gen, skipped };
       }
-      const built = await buildGeneration(dt, fleet, gen, ok, tmp.dir, partRows, zstdLevel);
+      const built = await buildGeneration(dt, fleet, gen, ok, tmp.dir, partRows, zstdLevel, resources);
       const parts: CompactedPart[] = [];
       for (const p of built.parts) {
         // gen != the live generation (checked above, under the lease): these keys are not live.
@@ -225,13 +226,34 @@ async function compactSet(ctx: MaintContext, dt: string, fleet: string, set: Awa
   return r.value;
 }
 
-const COLS = COMPACTED_COLUMNS.map((c) => `"${c.name}"`).join(", ");
+/** Casts every column to its COMPACTED_COLUMNS type, in that order. */
+const COLS = COMPACTED_COLUMNS.map((c) => `CAST("${c.name}" AS ${duckdbType(c)}) AS "${c.name}"`).join(", ");
+
+/** Default DuckDB memory limit of a compaction (MiB): peak RSS stays under 1 GiB on a small machine. */
+export const DEFAULT_MEMORY_LIMIT_MB = 384;
+
+/** Default DuckDB threads of a compaction: the machine's cores, at most 2. */
+export function defaultThreads(): number {
+  return Math.max(1, Math.min(2, availableParallelism()));
+}
+
+/** DuckDB settings of one compaction (what runs it, not what it writes). */
+export interface CompactResources {
+  /** DuckDB `memory_limit` in MiB (default DEFAULT_MEMORY_LIMIT_MB); past it DuckDB spills to the scratch directory. */
+  readonly memoryLimitMb?: number | undefined;
+  /** DuckDB `threads` (default defaultThreads()). */
+  readonly threads?: number | undefined;
+}
 
 /**
  * Build a generation's part files locally from the sessions' downloaded, checked segments
  * (downloadSegments; runtime and agent from their paths become columns), keep the first row per (session_id, content_hash) in segment order — rows
  * whose content_hash is "" (no content) are all kept — and write parts of `partRows` rows in that order,
  * then the usage rollup of those parts (countUsage over their rows, read as a reader reads them).
+ *
+ * Memory is bounded whatever the partition's size: DuckDB runs under `memory_limit` with its
+ * database and spill files in `dir`; the dedupe reads only (file, row, session_id, content_hash),
+ * and each part is copied straight from the segments that hold its rows.
  */
 export async function buildGeneration(
   dt: string,
@@ -241,51 +263,66 @@ export async function buildGeneration(
   dir: string,
   partRows: number,
   zstdLevel?: number,
+  resources: CompactResources = {},
 ): Promise<{
   rows: number;
   parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[];
   usage: { key: string; path: string; bytes: number; sha256: string; rows: number; keys: { key: string; path: string; bytes: number; sha256: string; count: number } };
 }> {
-  const files: { path: string; ord: number; runtime: string; agent: string; key: string }[] = [];
-  let ord = 0;
-  for (let i = 0; i < sessions.length; i++) {
-    const { dir: s, paths } = sessions[i]!;
-    paths.forEach((p, j) => files.push({ path: p, ord: ord++, runtime: s.part.runtime, agent: s.part.agent, key: s.segments[j]!.key }));
-  }
-  const db = await DuckDBInstance.create(":memory:", { temp_directory: join(dir, "duckdb.tmp") });
+  const files: { path: string; runtime: string; agent: string }[] = [];
+  for (const { dir: s, paths } of sessions) for (const p of paths) files.push({ path: p, runtime: s.part.runtime, agent: s.part.agent });
+  const mem = resources.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB;
+  const db = await DuckDBInstance.create(join(dir, "compact.duckdb"), {
+    temp_directory: join(dir, "duckdb.tmp"),
+    memory_limit: `${mem}MiB`,
+    threads: String(resources.threads ?? defaultThreads()),
+    preserve_insertion_order: "false",
+  });
   const conn = await db.connect();
+  const label = `sessions/dt=${dt}/fleet=${fleet}`;
+  const read = async (sql: string): Promise<Record<string, unknown>[]> => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
   let built: { total: number; parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[] };
   try {
-    await conn.run(`CREATE TABLE files (path VARCHAR, ord INTEGER, runtime VARCHAR, agent VARCHAR)`);
-    for (let i = 0; i < files.length; i += 500) {
-      const chunk = files.slice(i, i + 500);
-      await conn.run(`INSERT INTO files VALUES ${chunk.map((f) => `(${sqlString(f.path)}, ${f.ord}, ${sqlString(f.runtime)}, ${sqlString(f.agent)})`).join(", ")}`);
-    }
-    const list = files.map((f) => sqlString(f.path)).join(", ");
+    // A file's order is its index in `files` (segment order); runtime and agent come from its path.
+    const opts = "file_row_number = true, hive_partitioning = false, union_by_name = true";
+    // Every row's rank in its (session_id, content_hash) group, from the narrow columns only; the
+    // rows kept (rank 1) get their place in the generation (_o). Rows dropped are few (copies).
     try {
       await conn.run(
-        `CREATE TABLE src AS SELECT s.* EXCLUDE (filename), f.ord AS _ord, f.runtime AS runtime, f.agent AS agent ` +
-          `FROM read_parquet([${list}], filename = true, file_row_number = true, hive_partitioning = false, union_by_name = true) s JOIN files f ON s.filename = f.path`,
+        `CREATE TABLE ranked AS SELECT CAST(file_index AS INTEGER) AS _ord, file_row_number AS rn, row_number() OVER (PARTITION BY session_id, CASE WHEN content_hash = '' THEN '#' || file_index || ':' || file_row_number ELSE content_hash END ORDER BY file_index, file_row_number) AS _rn ` +
+          `FROM read_parquet([${files.map((f) => sqlString(f.path)).join(", ")}], ${opts})`,
       );
     } catch (e) {
-      throw new MaintError("Corrupt", `sessions/dt=${dt}/fleet=${fleet}: unreadable segment (${e instanceof Error ? e.message : String(e)})`, {}, { cause: e });
+      throw new MaintError("Corrupt", `${label}: unreadable segment (${e instanceof Error ? e.message : String(e)})`, {}, { cause: e });
     }
-    await conn.run(duckdbCreateTable("out", [{ name: "_o", type: "BIGINT" }], COMPACTED_COLUMNS));
-    await conn.run(
-      `INSERT INTO out SELECT ${COLS}, row_number() OVER (ORDER BY _ord, file_row_number) - 1 FROM (` +
-        `SELECT *, row_number() OVER (PARTITION BY session_id, CASE WHEN content_hash = '' THEN '#' || _ord || ':' || file_row_number ELSE content_hash END ORDER BY _ord, file_row_number) AS _rn FROM src` +
-        `) WHERE _rn = 1`,
-    );
-    await conn.run(`DROP TABLE src`);
-    const total = Number((await conn.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM out`)).getRowObjectsJS()[0]!.n);
+    await conn.run(`CREATE TABLE keep AS SELECT _ord, rn, row_number() OVER (ORDER BY _ord, rn) - 1 AS _o FROM ranked WHERE _rn = 1`);
+    await conn.run(`CREATE TABLE dropped AS SELECT _ord, rn FROM ranked WHERE _rn > 1`);
+    await conn.run(`DROP TABLE ranked`);
+    const anyDropped = Number((await read(`SELECT count(*)::BIGINT AS n FROM dropped`))[0]!.n) > 0;
+    const total = Number((await read(`SELECT count(*)::BIGINT AS n FROM keep`))[0]!.n);
     const parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[] = [];
     const nParts = Math.max(1, Math.ceil(total / partRows));
+    const cases = (col: "runtime" | "agent", a: number, b: number) => `CASE CAST(file_index AS INTEGER) ${files.slice(a, b + 1).map((f, i) => `WHEN ${i} THEN ${sqlString(f[col])}`).join(" ")} END`;
     for (let p = 0; p < nParts; p++) {
       const path = join(dir, `part-${String(p).padStart(6, "0")}.parquet`);
       const lo = p * partRows;
       const hi = Math.min(total, lo + partRows);
+      // A part is a run of rows in (file, row) order: from its first kept row to its last, less
+      // the dropped ones. Only the files it spans are read, with no join on the wide rows.
+      const ends = await read(`SELECT _o, _ord, rn FROM keep WHERE _o IN (${lo}, ${Math.max(lo, hi - 1)}) ORDER BY _o`);
+      const [a, rnA, b, rnB] = ends.length === 0 ? [0, 0, -1, -1] : [Number(ends[0]!._ord), Number(ends[0]!.rn), Number(ends.at(-1)!._ord), Number(ends.at(-1)!.rn)];
+      let select: string;
+      if (b < a) select = `SELECT ${COLS} FROM (${parquetSource([files[0]!.path], opts)} LIMIT 0) CROSS JOIN (SELECT '' AS runtime, '' AS agent)`;
+      else {
+        const src =
+          `SELECT s.* EXCLUDE (file_index, file_row_number), ${cases("runtime", a, b)} AS runtime, ${cases("agent", a, b)} AS agent, CAST(file_index AS INTEGER) + ${a} AS _ord, file_row_number AS rn ` +
+          `FROM ${parquetSource(files.slice(a, b + 1).map((f) => f.path), opts, ["file_index"])} s`;
+        const range = `(_ord > ${a} OR rn >= ${rnA}) AND (_ord < ${b} OR rn <= ${rnB})`;
+        const kept = anyDropped ? ` AND NOT EXISTS (SELECT 1 FROM dropped d WHERE d._ord = x._ord AND d.rn = x.rn)` : "";
+        select = `SELECT ${COLS} FROM (${src}) x WHERE ${range}${kept} ORDER BY _ord, rn`;
+      }
       // copyParquet records the part's content hash in its footer, as push's segments do.
-      const info = await copyParquet(conn, `SELECT ${COLS} FROM out WHERE _o >= ${lo} AND _o < ${hi} ORDER BY _o`, path, { zstdLevel });
+      const info = await copyParquet(conn, select, path, { zstdLevel });
       parts.push({ key: compactedPartKey({ dt, fleet }, gen, p), path, rows: hi - lo, bytes: info.bytes, sha256: info.sha256 });
     }
     built = { total, parts };

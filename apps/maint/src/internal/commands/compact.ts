@@ -12,6 +12,8 @@ export const compactCommand = defineCommand({
     ...PARTITION,
     "part-rows": count("N", "rows per part file (default 1000000)", { default: 1_000_000, min: 1 }),
     "zstd-level": count("N", "zstd level of the parts, 1-22 (default 3; 16+ is ~15% smaller and 10-20x slower)", { min: 1, max: 22 }),
+    "memory-limit": count("MIB", "DuckDB memory limit in MiB; past it DuckDB spills to the temp directory (default 384)", { default: 384, min: 16 }),
+    threads: count("N", "DuckDB threads (default: the cores, at most 2)", { min: 1 }),
     ...COMMON,
   },
   run: ({ values: v, io }) =>
@@ -19,7 +21,7 @@ export const compactCommand = defineCommand({
       withStore(v, io, async (store) => {
         await requireFleet(store);
         const level = v["zstd-level"];
-        const r = await compactStep(ctxOf(store, v, io), { dt: v.dt, fleet: v.fleet, partRows: v["part-rows"], zstdLevel: level });
+        const r = await compactStep(ctxOf(store, v, io), { dt: v.dt, fleet: v.fleet, partRows: v["part-rows"], zstdLevel: level, memoryLimitMb: v["memory-limit"], threads: v.threads });
         emit(io, v.json, r.value, () => r.lines);
         return r;
       }),

@@ -45,6 +45,8 @@ export const runCommand = defineCommand({
     idle: seconds("seal: how long a session must be idle (default 86400 s)", { default: 86_400 }),
     "part-rows": count("N", "compact: rows per part file (default 1000000)", { default: 1_000_000, min: 1 }),
     "zstd-level": count("N", "compact: zstd level of the parts, 1-22 (default 3)", { min: 1, max: 22 }),
+    "memory-limit": count("MIB", "compact: DuckDB memory limit in MiB; past it DuckDB spills to the temp directory (default 384)", { default: 384, min: 16 }),
+    threads: count("N", "compact: DuckDB threads (default: the cores, at most 2)", { min: 1 }),
     grace: seconds(`gc: how old an unnamed generation must be (default ${DEFAULT_GC_GRACE_SECONDS} s)`, { default: DEFAULT_GC_GRACE_SECONDS }),
     ...PARTITION,
     ...COMMON,
@@ -58,7 +60,7 @@ export const runCommand = defineCommand({
         const steps: Record<StepName, () => Promise<StepResult>> = {
           seal: () => sealStep(ctx, v.idle, filter),
           digest: () => digestStep(ctx, filter),
-          compact: () => compactStep(ctx, { ...filter, partRows: v["part-rows"], zstdLevel: v["zstd-level"] }),
+          compact: () => compactStep(ctx, { ...filter, partRows: v["part-rows"], zstdLevel: v["zstd-level"], memoryLimitMb: v["memory-limit"], threads: v.threads }),
           promote: () => promoteStep(ctx),
           snapshot: () => snapshotStep(ctx),
           gc: () => gcStep(ctx, v.grace, filter),

@@ -73,9 +73,9 @@ function digestWhy(r: DigestRun, filter: StepFilter): string {
 }
 
 /** `compact`: one line per partition, and why nothing was compacted. */
-export async function compactStep(ctx: MaintContext, options: StepFilter & { partRows: number; zstdLevel?: number | undefined }): Promise<StepResult> {
+export async function compactStep(ctx: MaintContext, options: StepFilter & { partRows: number; zstdLevel?: number | undefined; memoryLimitMb?: number | undefined; threads?: number | undefined }): Promise<StepResult> {
   const { runCompact } = await import("../compact.js");
-  const r = await runCompact(ctx, { dt: options.dt, fleet: options.fleet, partRows: options.partRows, ...(options.zstdLevel !== undefined ? { zstdLevel: options.zstdLevel } : {}) });
+  const r = await runCompact(ctx, { dt: options.dt, fleet: options.fleet, partRows: options.partRows, ...(options.zstdLevel !== undefined ? { zstdLevel: options.zstdLevel } : {}), memoryLimitMb: options.memoryLimitMb, threads: options.threads });
   const lines = r.flatMap((p) => [
     // skipped (a damaged marker): its `skipped` line says why.
     ...(p.status === "skipped" ? [] : [statusLine(p)]),
