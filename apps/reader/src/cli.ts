@@ -1,27 +1,27 @@
-// lake-reader: answers from a fleet store. The command line is @lake/cli's; each command's module is
-// loaded only when it runs (`usage` never loads better-sqlite3, Arrow or the WAL tools, `wal` never
-// loads DuckDB), and reads its own arguments (its subcommands: usage daily, labels add, wal inspect …).
+// lake-reader: answers from a fleet store. The command line is @lake/cli's: each command's option
+// table drives its parsing, validation and --help; its module is loaded only when it runs (`usage`
+// never loads better-sqlite3, Arrow or the WAL tools, `wal` never loads DuckDB). A first positional
+// picks a command's report or action (usage daily, labels add, wal inspect …).
 import { readFileSync } from "node:fs";
-import { defineCommand, runCli, type App, type LazyCommand } from "@lake/cli";
+import { defineCommand, runCli, type App, type LazyCommand, type OptionTable } from "@lake/cli";
 import { isLayoutError } from "@lake/layout/defaults";
 import { isReaderError, exitCodeOf, EXIT } from "./internal/errors.js";
 import type { Io } from "./internal/context.js";
+import type { ReaderCommand } from "./internal/commands/parse.js";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
-type Run = (argv: readonly string[], io: Io) => Promise<number>;
-
-/** A command of the reader: its module's run, and the damaged objects it left out reported after it. */
-function command(summary: string, load: () => Promise<Run>): LazyCommand<Io> {
+/** A command of the reader, loaded when it runs; the damaged objects it left out reported after it. */
+function command(summary: string, load: () => Promise<ReaderCommand<any>>): LazyCommand<Io> {
   return {
     summary,
     load: async () => {
-      const run = await load();
-      return defineCommand<Record<never, never>, Io>({
+      const cmd = await load();
+      return defineCommand<OptionTable, Io>({
+        ...cmd,
         summary,
-        options: {},
-        raw: true,
-        run: async ({ positionals, io, command: name }) => {
+        run: async (ctx) => {
+          const { io, command: name } = ctx;
           // Damaged objects were left out: one line each (also before an error they may explain, e.g.
           // a session not found because its only segment is damaged).
           const reportDamage = (): number => {
@@ -35,7 +35,7 @@ function command(summary: string, load: () => Promise<Run>): LazyCommand<Io> {
           };
           let code: number;
           try {
-            code = await run(positionals, io);
+            code = await cmd.run(ctx);
           } catch (e) {
             reportDamage();
             throw e;
@@ -77,7 +77,8 @@ export const APP: App<Io> = {
     statusline: command("Claude Code's status line: model, session/today/block cost, context (local root)", async () => (await import("./internal/commands/statusline.js")).statuslineCommand),
   },
   notes: `Common options: --store URL (file:///dir, /abs/dir or s3://bucket/prefix; default $LAKE_STORE, else
-~/.local/share/lake/fleet inside the local root), --cache DIR, --root DIR, --json, -h/--help.`,
+~/.local/share/lake/fleet inside the local root), --cache DIR, --root DIR, --json, -h/--help
+(each command's --help lists the options it takes).`,
   exitCodes: [
     { code: EXIT.corrupt, meaning: "malformed data (or a refused WAL)" },
     { code: EXIT.newerWriter, meaning: "WAL of a newer writer" },

@@ -240,12 +240,23 @@ describe("commands against a local fleet store", () => {
     expect((JSON.parse(r.out) as { totals: Row }).totals).toEqual(good.totals);
   });
 
-  it("every command answers --help", async () => {
-    for (const cmd of ["usage", "sessions", "show", "search", "sql", "export", "ddl", "labels", "wal"]) {
+  it("every command answers --help, from the table its options are parsed with", async () => {
+    const all = (await run(["--help"], env)).out;
+    const commands = all.slice(all.indexOf("Commands:\n") + 10, all.indexOf("\n\n", all.indexOf("Commands:\n"))).split("\n").map((l) => l.trim().split(" ")[0]!);
+    expect(commands).toEqual(["usage", "pricing", "sessions", "show", "search", "secrets", "sql", "export", "ddl", "labels", "wal", "serve", "mcp", "statusline"]);
+    for (const cmd of commands) {
       const r = await run([cmd, "--help"], env);
       expect(r.code, cmd).toBe(0);
       expect(r.out).toMatch(new RegExp(`^lake-reader ${cmd}`));
-      expect(r.out).toMatch(/Exit codes/);
+      expect(r.out).toMatch(/\nExit codes:\n    0  ok\n/);
+      const options = r.out.slice(r.out.indexOf("\nOptions:\n"), r.out.indexOf("\nExit codes:"));
+      const listed = [...options.matchAll(/^ {2}(?:-\w, )?--([a-z][a-z-]*)/gm)].map((m) => m[1]!);
+      expect(listed, cmd).toContain("help");
+      // Each option the help lists is one the parser takes: the first option it refuses is the unlisted one after it.
+      for (const o of listed.filter((o) => o !== "help")) {
+        const t = await run([cmd, `--${o}`, "x", "--not-listed"], env);
+        expect({ o, code: t.code, err: t.err }).toEqual({ o, code: 2, err: `lake-reader ${cmd}: unknown option --not-listed (lake-reader ${cmd} --help lists the options)\n` });
+      }
     }
     expect((await run(["frobnicate"], env)).code).toBe(2);
   });

@@ -122,30 +122,3 @@ describe("jsonLine", () => {
   });
 });
 
-describe("a raw command", () => {
-  it("gets its arguments unparsed; a usage error it throws gets the same shape", async () => {
-    const { parseOptions, flag } = await import("../src/index.js");
-    const app: App = {
-      ...APP,
-      commands: {
-        wal: defineCommand({
-          summary: "dispatches itself",
-          options: {},
-          raw: true,
-          run: async ({ positionals, io }) => {
-            const r = parseOptions({ json: flag("json") }, positionals.slice(1), { names: "FILE", min: 1, max: 1 });
-            io.out(`${positionals[0]} ${r.positionals[0]} ${r.values.json}\n`);
-            return 0;
-          },
-        }),
-      },
-    };
-    let out = "";
-    let err = "";
-    const io: Io = { out: (s) => void (out += s), err: (s) => void (err += s), env: {} };
-    expect(await runCli(app, ["wal", "inspect", "f.wal", "--json"], io)).toBe(0);
-    expect(out).toBe("inspect f.wal true\n");
-    expect(await runCli(app, ["wal", "inspect", "f.wal", "--bogus"], io)).toBe(2);
-    expect(err).toBe("lake-test wal: unknown option --bogus (lake-test wal --help lists the options)\n");
-  });
-});

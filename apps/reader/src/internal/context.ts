@@ -2,7 +2,8 @@
 import { join } from "node:path";
 import { ReaderError } from "./errors.js";
 import { openReadableStore, resolveFleet, type Damage, type FleetFiles } from "./fleet.js";
-import { parseStoreArg } from "@lake/cli/store";
+import { text } from "@lake/cli";
+import { parseStoreArg, storeOption } from "@lake/cli/store";
 import { defaultCache, defaultRoot, defaultStore } from "./paths.js";
 import type { ReadModel } from "./readmodel.js";
 
@@ -26,19 +27,12 @@ export interface CommonValues {
   root?: string | undefined;
 }
 
-/** Option definitions of the common options (node:util parseArgs). */
-export const COMMON_OPTIONS = {
-  store: { type: "string" },
-  cache: { type: "string" },
-  root: { type: "string" },
-  help: { type: "boolean", short: "h" },
+/** The options every store-reading command takes (their values are {@link CommonValues}). */
+export const COMMON = {
+  store: storeOption(),
+  cache: text("DIR", "reader cache: S3 mirror, search index (default $LAKE_READER_CACHE,\nelse $XDG_CACHE_HOME/lake/reader, else ~/.cache/lake/reader)"),
+  root: text("DIR", "local root, for labels and the round chain (default $LAKE_ROOT,\nelse $XDG_DATA_HOME/lake, else ~/.local/share/lake)"),
 } as const;
-
-/** Help text of the common options. */
-export const COMMON_HELP = `  --store URL    fleet store: file:///dir or s3://bucket/prefix (default $LAKE_STORE, else ~/.local/share/lake/fleet inside the local root)
-  --cache DIR    reader cache: S3 mirror, search index (default $LAKE_READER_CACHE, $XDG_CACHE_HOME/lake/reader, ~/.cache/lake/reader)
-  --root DIR     local root, for labels and the round chain (default $LAKE_ROOT, $XDG_DATA_HOME/lake, ~/.local/share/lake)
-  -h, --help     this help`;
 
 /** Resolved locations. */
 export interface Locations {

@@ -37,11 +37,6 @@ export interface Command<O extends OptionTable = OptionTable, I extends Io = Io>
   readonly description?: string;
   readonly options: O;
   readonly positionals?: Positionals;
-  /**
-   * The command reads its own arguments (`positionals` is the command line after the command's
-   * name, unparsed) and answers its own --help: for commands that dispatch further themselves.
-   */
-  readonly raw?: boolean;
   /** Run the command; resolves to the exit code. Throw for errors: the app's describeError maps them. */
   readonly run: (ctx: RunContext<O, I>) => Promise<number>;
 }
@@ -200,7 +195,6 @@ export async function runCli<I extends Io>(app: App<I>, argv: readonly string[],
   try {
     const entry = app.commands[name]!;
     const cmd = isLazy(entry) ? await entry.load() : entry;
-    if (cmd.raw) return await cmd.run({ values: {} as Values<OptionTable>, positionals: [...args], io, command: prefix });
     const parsed = parseOptions({ ...(app.common ?? {}), ...cmd.options }, args, cmd.positionals);
     if (parsed.help) {
       io.out(commandHelp(app, name, cmd) + "\n");

@@ -5,39 +5,25 @@ import { fileURLToPath } from "node:url";
 import { FLEET_COLUMNS, SEGMENT_COLUMNS, COMPACTED_COLUMNS, type Column } from "@lake/events";
 import { arrowSchema } from "@lake/events/arrow";
 import { RecordBatch, Struct, Table, makeData, tableToIPC, vectorFromArray, type Data } from "apache-arrow";
-import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io } from "../context.js";
+import { choice, text, flag, type RunContext } from "@lake/cli";
+import { COMMON, locations, usageError, withReadModel, type Io } from "../context.js";
 import { ReaderError } from "../errors.js";
 import { toJson } from "../format.js";
 import { firstLine, sqlString } from "../readmodel.js";
 import { storeArg } from "../context.js";
-import { help } from "./read.js";
-import { parse } from "./parse.js";
-
-export const EXPORT_HELP = `lake-reader export --format parquet|ndjson|arrow --out DIR [options]
-
-Write the deduplicated events (the \`events\` view, in the fleet table's columns: every canonical
-record column, then agent, landed_seq, landed_row) to DIR/events.parquet (zstd), DIR/events.ndjson
-(one JSON object per line) or DIR/events.arrow (Arrow IPC file, schema from @lake/events
-arrowSchema). An existing file is never replaced.
-
-Options:
-  --format F     parquet, ndjson or arrow
-  --out DIR      output directory (created when missing)
-  --json         print {"file", "format", "rows", "bytes"}
-${COMMON_HELP}
-
-Exit codes: 0 ok, 2 bad arguments or the output file exists, 3 malformed store data, 5 store not found, 6 unreadable or unwritable.`;
+import { readerCommand } from "./parse.js";
 
 const EXT = { parquet: "parquet", ndjson: "ndjson", arrow: "arrow" } as const;
 
-/** `lake-reader export`. */
-export async function exportCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, { ...COMMON_OPTIONS, format: { type: "string" }, out: { type: "string" }, json: { type: "boolean" } } as const);
-  if (values.help) return help(io, EXPORT_HELP);
-  if (positionals.length) throw usageError(`export: unexpected argument ${JSON.stringify(positionals[0])}`);
+const EXPORT_OPTIONS = {
+  ...COMMON,
+  format: choice("F", ["parquet", "ndjson", "arrow"], "parquet, ndjson or arrow", { required: true }),
+  out: text("DIR", "output directory (created when missing)", { required: true }),
+  json: flag('print {"file", "format", "rows", "bytes"}'),
+} as const;
+
+async function exportEvents({ values, io }: RunContext<typeof EXPORT_OPTIONS, Io>): Promise<number> {
   const format = values.format;
-  if (format !== "parquet" && format !== "ndjson" && format !== "arrow") throw usageError(`export: --format must be parquet, ndjson or arrow${format ? `, got ${JSON.stringify(format)}` : ""}`);
-  if (!values.out) throw usageError("export: --out DIR is required");
   const file = join(values.out, `events.${EXT[format]}`);
   if (existsSync(file)) throw new ReaderError("Usage", `${file}: already exists; not replaced`, { data: { file } });
   try {
@@ -77,6 +63,17 @@ export async function exportCommand(argv: readonly string[], io: Io): Promise<nu
   return 0;
 }
 
+/** `lake-reader export`. */
+export const exportCommand = readerCommand({
+  usage: "--format parquet|ndjson|arrow --out DIR [options]",
+  description: `Write the deduplicated events (the \`events\` view, in the fleet table's columns: every canonical
+record column, then agent, landed_seq, landed_row) to DIR/events.parquet (zstd), DIR/events.ndjson
+(one JSON object per line) or DIR/events.arrow (Arrow IPC file, schema from @lake/events
+arrowSchema). An existing file is never replaced (a usage error naming it).`,
+  options: EXPORT_OPTIONS,
+  run: exportEvents,
+});
+
 /** An Arrow table of columns of DuckDB JS values, typed by arrowSchema(columns). */
 export function arrowTable(columns: readonly Column[], data: readonly unknown[][]): Table {
   const schema = arrowSchema(columns);
@@ -111,22 +108,6 @@ export function arrowTable(columns: readonly Column[], data: readonly unknown[][
   const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length, nullCount: 0, children }));
   return new Table(schema, [batch]);
 }
-
-export const DDL_HELP = `lake-reader ddl --engine duckdb|trino|spark|athena [options]
-
-Print external table definitions over the store's Parquet: \`lake_sessions_bronze\`
-(sessions/dt=/fleet=/runtime=/agent=/session=/seg-*.parquet) and \`lake_sessions_compacted\`
-(sessions/compacted/dt=/fleet=/gen=/part-*.parquet), partition columns per the fleet layout.
-(DuckDB refuses a glob that matches no file: create the compacted view once maint has compacted.)
-Another engine does not follow _COMPACTED: query the compacted table for partitions that have a
-marker (and only its current gen), the bronze table otherwise — or use lake-reader, which does.
-
-Options:
-  --engine E     duckdb, trino, spark or athena
-  --schema S     schema/database name for trino, spark and athena (default lake)
-${COMMON_HELP}
-
-Exit codes: 0 ok, 2 bad arguments.`;
 
 const TYPES: Record<string, Record<Column["type"], string>> = {
   trino: { varchar: "varchar", timestamp: "timestamp(6)", boolean: "boolean", integer: "integer", bigint: "bigint", double: "double", "varchar[]": "array(varchar)" },
@@ -191,15 +172,29 @@ export function ddl(engine: "duckdb" | "trino" | "spark" | "athena", storeUrl: s
   return [head, table("lake_sessions_bronze", SEGMENT_COLUMNS, bronzeParts, "sessions"), table("lake_sessions_compacted", COMPACTED_COLUMNS, compParts, "sessions/compacted"), ""].join("\n");
 }
 
-/** `lake-reader ddl`. */
-export async function ddlCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, { ...COMMON_OPTIONS, engine: { type: "string" }, schema: { type: "string" } } as const);
-  if (values.help) return help(io, DDL_HELP);
-  if (positionals.length) throw usageError(`ddl: unexpected argument ${JSON.stringify(positionals[0])}`);
+const DDL_OPTIONS = {
+  ...COMMON,
+  engine: choice("E", ["duckdb", "trino", "spark", "athena"], "duckdb, trino, spark or athena", { required: true }),
+  schema: text("S", "schema/database name for trino, spark and athena (default lake)"),
+} as const;
+
+async function ddlText({ values, io }: RunContext<typeof DDL_OPTIONS, Io>): Promise<number> {
   const e = values.engine;
-  if (e !== "duckdb" && e !== "trino" && e !== "spark" && e !== "athena") throw usageError(`ddl: --engine must be duckdb, trino, spark or athena${e ? `, got ${JSON.stringify(e)}` : ""}`);
   const schema = values.schema ?? "lake";
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw usageError(`ddl: --schema ${JSON.stringify(schema)}: expected an identifier`);
   io.out(ddl(e, storeArg(values.store, io.env), schema));
   return 0;
 }
+
+/** `lake-reader ddl`. */
+export const ddlCommand = readerCommand({
+  usage: "--engine duckdb|trino|spark|athena [options]",
+  description: `Print external table definitions over the store's Parquet: \`lake_sessions_bronze\`
+(sessions/dt=/fleet=/runtime=/agent=/session=/seg-*.parquet) and \`lake_sessions_compacted\`
+(sessions/compacted/dt=/fleet=/gen=/part-*.parquet), partition columns per the fleet layout.
+(DuckDB refuses a glob that matches no file: create the compacted view once maint has compacted.)
+Another engine does not follow _COMPACTED: query the compacted table for partitions that have a
+marker (and only its current gen), the bronze table otherwise — or use lake-reader, which does.`,
+  options: DDL_OPTIONS,
+  run: ddlText,
+});

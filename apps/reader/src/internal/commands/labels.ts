@@ -1,28 +1,12 @@
 // labels add|list: operator labels, append-only, in their own store (<root>/labels/labels.ndjson).
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, type Io } from "../context.js";
+import { flag, text, type RunContext } from "@lake/cli";
+import { COMMON, locations, usageError, type Io } from "../context.js";
 import { ReaderError } from "../errors.js";
 import { clip, renderTable, toJson } from "../format.js";
-import { help, resolveSession } from "./read.js";
-import { parse } from "./parse.js";
-
-export const LABELS_HELP = `lake-reader labels add --session ID --aspect A --value V [--note N] [--runtime RT] [--source S] [--force]
-lake-reader labels list [--session ID] [--aspect A] [--json]
-
-Operator labels: an append-only annotation store at <root>/labels/labels.ndjson, one JSON object
-per line {ts, session_id, runtime, aspect, value, note, source}. Labels are not transcript
-evidence and are NOT MASKED: they are stored exactly as typed (an operator's own annotations), so
-do not put secrets in them. They never touch the fleet store. The \`labels\` view reads them.
-add resolves --session as show does (the local root, else the fleet; a unique prefix is enough)
-and stores the full id (and its runtime, unless --runtime); a session neither has is refused
-(exit 5) unless --force, which stores the id as typed.
-
-Options:
-${COMMON_HELP}
-
-Exit codes: 0 ok, 2 bad arguments (an ambiguous prefix lists its matches), 3 a malformed line in the
-labels file, 5 no such session (add without --force), 6 unreadable or unwritable.`;
+import { resolveSession } from "./read.js";
+import { readerCommand } from "./parse.js";
 
 /** One operator label. */
 export interface Label {
@@ -79,20 +63,19 @@ export function readLabels(file: string): Label[] {
   return out;
 }
 
-/** `lake-reader labels`. */
-export async function labelsCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    ...COMMON_OPTIONS,
-    session: { type: "string" },
-    aspect: { type: "string" },
-    value: { type: "string" },
-    note: { type: "string" },
-    runtime: { type: "string" },
-    source: { type: "string" },
-    force: { type: "boolean" },
-    json: { type: "boolean" },
-  } as const);
-  if (values.help) return help(io, LABELS_HELP);
+const LABELS_OPTIONS = {
+  ...COMMON,
+  session: text("ID", "add: the session (a unique prefix is enough); list: only this session's labels"),
+  aspect: text("A", "add: what the label is about; list: only this aspect"),
+  value: text("V", "add: the label's value"),
+  note: text("N", "add: a free-text note"),
+  runtime: text("RT", "add: the session's runtime (default: the one the session was found with)"),
+  source: text("S", "add: who labelled it (default operator:$USER)"),
+  force: flag("add: label a session neither the local root nor the fleet has, its id as typed"),
+  json: flag("print JSON: the label added, or the labels listed"),
+} as const;
+
+async function labels({ values, positionals, io }: RunContext<typeof LABELS_OPTIONS, Io>): Promise<number> {
   const sub = positionals[0];
   const loc = locations(values, io.env, io.damaged);
   if (sub === "add") {
@@ -128,3 +111,21 @@ export async function labelsCommand(argv: readonly string[], io: Io): Promise<nu
   }
   throw usageError(`labels: expected add or list${sub === undefined ? "" : `, got ${JSON.stringify(sub)}`}`);
 }
+
+/** `lake-reader labels`. */
+export const labelsCommand = readerCommand({
+  usage: "add|list [options]",
+  description: `Operator labels: an append-only annotation store at <root>/labels/labels.ndjson, one JSON object
+per line {ts, session_id, runtime, aspect, value, note, source}. Labels are not transcript
+evidence and are NOT MASKED: they are stored exactly as typed (an operator's own annotations), so
+do not put secrets in them. They never touch the fleet store. The \`labels\` view reads them.
+  lake-reader labels add --session ID --aspect A --value V [--note N] [--runtime RT] [--source S] [--force]
+  lake-reader labels list [--session ID] [--aspect A] [--json]
+add resolves --session as show does (the local root, else the fleet; a unique prefix is enough;
+an ambiguous one is a usage error listing its matches) and stores the full id (and its runtime,
+unless --runtime); a session neither has is refused (not found) unless --force, which stores the
+id as typed. A malformed line in the labels file is named with its line number.`,
+  options: LABELS_OPTIONS,
+  positionals: { names: "add|list", min: 0, max: Number.MAX_SAFE_INTEGER },
+  run: labels,
+});

@@ -1,25 +1,9 @@
 // `lake-reader mcp`: the MCP server over stdio, until the client closes stdin.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, type Io } from "../context.js";
-import { help } from "./read.js";
-import { parse } from "./parse.js";
-
-export const MCP_HELP = `lake-reader mcp [options]
-
-A Model Context Protocol server on stdin/stdout (JSON-RPC), for agents: search, list_sessions,
-show_session, usage, sql (read-only), propose_claim, roster, heartbeat, declare_intent,
-lease_acquire, lease_renew, lease_release; resources lake://claims and
-lake://sessions/{session}/transcript. Logs go to stderr. Tool errors carry the CLI's one-line
-message and exit code. Register it with an MCP client, e.g.
-  claude mcp add lake -- lake-reader mcp --store s3://bucket/fleet
-
-Options:
-  --agent ID     this agent's id: its claims, roster entry, intents, and the default lease owner
-                 (default $LAKE_AGENT, else the host name)
-${COMMON_HELP}
-
-Exit codes: 0 when the client closes the connection, 2 bad arguments.`;
+import { text, type RunContext } from "@lake/cli";
+import { COMMON, locations, usageError, type Io } from "../context.js";
+import { readerCommand } from "./parse.js";
 
 /** The agent id: --agent, else $LAKE_AGENT, else the host name — lower-cased, unsafe characters as "-". */
 export function agentId(flag: string | undefined, env: NodeJS.ProcessEnv): string {
@@ -29,11 +13,12 @@ export function agentId(flag: string | undefined, env: NodeJS.ProcessEnv): strin
   return id;
 }
 
-/** `lake-reader mcp`. */
-export async function mcpCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, { ...COMMON_OPTIONS, agent: { type: "string" } });
-  if (values.help) return help(io, MCP_HELP);
-  if (positionals.length) throw usageError(`mcp: unexpected argument ${JSON.stringify(positionals[0])}`);
+const MCP_OPTIONS = {
+  ...COMMON,
+  agent: text("ID", "this agent's id: its claims, roster entry, intents, and the default lease owner\n(default $LAKE_AGENT, else the host name)"),
+} as const;
+
+async function mcp({ values, io }: RunContext<typeof MCP_OPTIONS, Io>): Promise<number> {
   const loc = locations(values, io.env);
   const agent = agentId(values.agent, io.env);
   const version = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -50,3 +35,16 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<numbe
   await closed;
   return 0;
 }
+
+/** `lake-reader mcp`. */
+export const mcpCommand = readerCommand({
+  description: `A Model Context Protocol server on stdin/stdout (JSON-RPC), for agents: search, list_sessions,
+show_session, usage, sql (read-only), propose_claim, roster, heartbeat, declare_intent,
+lease_acquire, lease_renew, lease_release; resources lake://claims and
+lake://sessions/{session}/transcript. Logs go to stderr. Tool errors carry the CLI's one-line
+message and exit code. It exits 0 when the client closes the connection. Register it with an MCP
+client, e.g.
+  claude mcp add lake -- lake-reader mcp --store s3://bucket/fleet`,
+  options: MCP_OPTIONS,
+  run: mcp,
+});

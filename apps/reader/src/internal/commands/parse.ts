@@ -1,27 +1,21 @@
-import type { parseArgs, ParseArgsConfig } from "node:util";
-import { flag, parseOptions, value, values, type Option } from "@lake/cli";
-
-type Options = NonNullable<ParseArgsConfig["options"]>;
-type Config<O extends Options> = { args: string[]; options: O; allowPositionals: true; strict: true };
+import type { OptionTable, Positionals, RunContext } from "@lake/cli";
+import type { Io } from "../context.js";
 
 /**
- * A command's arguments against its option table, read by @lake/cli's parser (its rules and its
- * usage errors, exit 2), in node:util parseArgs's shape: an absent option is undefined, `-h`/`--help`
- * sets `help` and skips every other check. Positionals are the command's to check.
+ * A command of lake-reader: its option table drives parsing, validation and its --help (@lake/cli's
+ * runCli); the summary is the app's (cli.ts lists it without loading the module).
  */
-export function parse<const O extends Options>(argv: readonly string[], options: O): ReturnType<typeof parseArgs<Config<O>>> {
-  const table: Record<string, Option<unknown>> = {};
-  for (const [name, o] of Object.entries(options)) {
-    if (name === "help") continue;
-    const common = o.short !== undefined ? { short: o.short } : {};
-    table[name] = o.type === "boolean" ? flag("", common) : o.multiple ? values("VALUE", "", (raw) => raw, common) : value("VALUE", "", (raw) => raw, common);
-  }
-  const r = parseOptions(table, argv, { names: "", min: 0, max: Number.MAX_SAFE_INTEGER });
-  const out: Record<string, unknown> = {};
-  if (r.help) out.help = true;
-  for (const [name, o] of Object.entries(options)) {
-    const v = (r.values as Record<string, unknown>)[name];
-    if (o.type === "boolean" ? v === true : Array.isArray(v) ? v.length > 0 : v !== undefined) out[name] = v;
-  }
-  return { values: out, positionals: r.positionals } as unknown as ReturnType<typeof parseArgs<Config<O>>>;
+export interface ReaderCommand<O extends OptionTable = OptionTable> {
+  /** What follows the command on the help's usage line (default: the positionals, then `[options]`). */
+  readonly usage?: string;
+  /** The paragraphs of the help between the usage line and the options. */
+  readonly description?: string;
+  readonly options: O;
+  readonly positionals?: Positionals;
+  readonly run: (ctx: RunContext<O, Io>) => Promise<number>;
+}
+
+/** Build a reader command, inferring its values' types from its table. */
+export function readerCommand<const O extends OptionTable>(c: ReaderCommand<O>): ReaderCommand<O> {
+  return c;
 }

@@ -1,31 +1,16 @@
 // sessions, show, sql.
 import { ReaderError } from "../errors.js";
-import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io, type Locations } from "../context.js";
+import { choice, flag, type RunContext } from "@lake/cli";
+import { COMMON, locations, usageError, withReadModel, type Io, type Locations } from "../context.js";
 import { cellText, clip, fmtDuration, fmtInt, renderTable, shortModel, strWidth, terminalOf, toCsv, toJson } from "../format.js";
 import type { ReadModel } from "../readmodel.js";
 import { sqlString } from "../sqltext.js";
 import { callItem, chainConversation, localSession, pickSession, plainItem, renderConversation, type SessionMatch, type ShowConversation, type ShowItem } from "../show.js";
-import { parse } from "./parse.js";
+import { readerCommand } from "./parse.js";
 
-const EXITS = "Exit codes: 0 ok, 2 bad arguments, 3 malformed store data, 5 not found, 6 store unreadable, 7 query failed.";
+const SESSIONS_OPTIONS = { ...COMMON, json: flag("print a JSON array of rows (the sessions view's columns)") } as const;
 
-export const SESSIONS_HELP = `lake-reader sessions [options]
-
-One row per session of the fleet store (the \`sessions\` view), oldest activity first: its runtime,
-agent, project (the repo, else the working directory), first and last activity, turns, tool calls,
-models. The table fits the terminal ($COLUMNS, else the TTY's width): long text is clipped with ….
-
-Options:
-  --json         print a JSON array of rows (the sessions view's columns)
-${COMMON_HELP}
-
-${EXITS}`;
-
-/** `lake-reader sessions`. */
-export async function sessionsCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, { ...COMMON_OPTIONS, json: { type: "boolean" } } as const);
-  if (values.help) return help(io, SESSIONS_HELP);
-  if (positionals.length) throw usageError(`sessions: unexpected argument ${JSON.stringify(positionals[0])}`);
+async function sessions({ values, io }: RunContext<typeof SESSIONS_OPTIONS, Io>): Promise<number> {
   const rows = await sessionRows(locations(values, io.env, io.damaged));
   if (values.json) {
     io.out(toJson(rows) + "\n");
@@ -63,40 +48,49 @@ export async function sessionsCommand(argv: readonly string[], io: Io): Promise<
   return 0;
 }
 
+/** `lake-reader sessions`. */
+export const sessionsCommand = readerCommand({
+  description: `One row per session of the fleet store (the \`sessions\` view), oldest activity first: its runtime,
+agent, project (the repo, else the working directory), first and last activity, turns, tool calls,
+models. The table fits the terminal ($COLUMNS, else the TTY's width): long text is clipped with ….`,
+  options: SESSIONS_OPTIONS,
+  run: sessions,
+});
+
 /** The rows `sessions --json` prints: the sessions view, oldest activity first. */
 export async function sessionRows(loc: Locations): Promise<Record<string, unknown>[]> {
   const { rows } = await withReadModel(loc, (rm) => rm.query("SELECT * FROM sessions ORDER BY last_ts NULLS FIRST, session_id"));
   return rows;
 }
 
-export const SHOW_HELP = `lake-reader show SESSION [options]
+const SHOW_OPTIONS = {
+  ...COMMON,
+  from: choice("SRC", ["chain", "events"], "where the conversation comes from (default: chain when the local root\nhas one for the session, else events)"),
+  json: flag("print the conversation as JSON (documented in the README)"),
+  full: flag("do not shorten long texts; thinking blocks expanded"),
+} as const;
 
-The conversation of one session (a unique prefix of its id is enough): from the round chain's fold
+async function show({ values, positionals, io }: RunContext<typeof SHOW_OPTIONS, Io>): Promise<number> {
+  const want = positionals[0];
+  if (want === undefined || positionals.length > 1) throw usageError("show: expected exactly one SESSION");
+  const conv = await showConversation(locations(values, io.env, io.damaged), want, values.from);
+  io.out(values.json ? toJson(conv) + "\n" : renderConversation(conv, values.full));
+  return 0;
+}
+
+/** `lake-reader show`. */
+export const showCommand = readerCommand({
+  usage: "SESSION [options]",
+  description: `The conversation of one session (a unique prefix of its id is enough): from the round chain's fold
 when the local root (--root) has a chain for the session — record text read from its landed files —
 else from the fleet's events. Turns in order, each tool call beside its result, child agents nested
 under the call that launched them, masked text shown as its masks with the rules that fired, and
 (chain) compactions, steering messages and records of landed files that are gone. The header says
-which source it came from.
-
-Options:
-  --from SRC     chain or events (default: chain when the local root has one, else events)
-  --json         print the conversation as JSON (documented in the README)
-  --full         do not shorten long texts
-${COMMON_HELP}
-
-${EXITS}`;
-
-/** \`lake-reader show\`. */
-export async function showCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, { ...COMMON_OPTIONS, json: { type: "boolean" }, full: { type: "boolean" }, from: { type: "string" } });
-  if (values.help) return help(io, SHOW_HELP);
-  const want = positionals[0];
-  if (want === undefined || positionals.length > 1) throw usageError("show: expected exactly one SESSION");
-  if (values.from !== undefined && values.from !== "chain" && values.from !== "events") throw usageError(`show: --from expects chain or events, got ${JSON.stringify(values.from)}`);
-  const conv = await showConversation(locations(values, io.env, io.damaged), want, values.from);
-  io.out(values.json ? toJson(conv) + "\n" : renderConversation(conv, values.full === true));
-  return 0;
-}
+which source it came from. A prefix that matches several sessions is a usage error listing them.`,
+  options: SHOW_OPTIONS,
+  positionals: { names: "SESSION", min: 0, max: Number.MAX_SAFE_INTEGER },
+  run: show,
+});
 
 /** The conversation `show SESSION --json` prints: from the chain (unless `from` is "events"), else from events. */
 export async function showConversation(loc: Locations, want: string, from?: "chain" | "events" | undefined): Promise<ShowConversation> {
@@ -204,22 +198,9 @@ export async function conversation(rm: ReadModel, want: string): Promise<ShowCon
   };
 }
 
-export const SQL_HELP = `lake-reader sql "SELECT …" [options]
+const SQL_OPTIONS = { ...COMMON, json: flag("print a JSON array of row objects"), csv: flag("print CSV with a header line") } as const;
 
-Run SQL against the read model (DuckDB). Views: events, sessions, interrupted_sessions, tools_daily,
-tokens_daily, usage_counted, hook_decisions, blocks_by_hook, labels (columns in the README).
-
-Options:
-  --json         print a JSON array of row objects
-  --csv          print CSV with a header line
-${COMMON_HELP}
-
-${EXITS}`;
-
-/** `lake-reader sql`. */
-export async function sqlCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, { ...COMMON_OPTIONS, json: { type: "boolean" }, csv: { type: "boolean" } });
-  if (values.help) return help(io, SQL_HELP);
+async function sql({ values, positionals, io }: RunContext<typeof SQL_OPTIONS, Io>): Promise<number> {
   if (positionals.length !== 1) throw usageError('sql: expected exactly one query argument (quote it: sql "SELECT …")');
   if (values.json && values.csv) throw usageError("sql: --json and --csv exclude each other");
   const res = await withReadModel(locations(values, io.env, io.damaged), (rm) => rm.query(positionals[0]!));
@@ -229,8 +210,12 @@ export async function sqlCommand(argv: readonly string[], io: Io): Promise<numbe
   return 0;
 }
 
-/** Print a help text. */
-export function help(io: Io, text: string): number {
-  io.out(text + "\n");
-  return 0;
-}
+/** `lake-reader sql`. */
+export const sqlCommand = readerCommand({
+  usage: '"SELECT …" [options]',
+  description: `Run SQL against the read model (DuckDB). Views: events, sessions, interrupted_sessions, tools_daily,
+tokens_daily, usage_counted, hook_decisions, blocks_by_hook, labels (columns in the README).`,
+  options: SQL_OPTIONS,
+  positionals: { names: "QUERY", min: 0, max: Number.MAX_SAFE_INTEGER },
+  run: sql,
+});

@@ -3,26 +3,12 @@ import { decodeSnapshotMeta, isLayoutError } from "@lake/layout/formats";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { COMMON_HELP, COMMON_OPTIONS, fleetFiles, locations, usageError, type Io, type Locations } from "../context.js";
+import { count, flag, type RunContext } from "@lake/cli";
+import { COMMON, fleetFiles, locations, usageError, type Io, type Locations } from "../context.js";
 import { ReaderError } from "../errors.js";
 import { clip, renderTable, toJson } from "../format.js";
 import { ReadModel, firstLine } from "../readmodel.js";
-import { help } from "./read.js";
-import { parse } from "./parse.js";
-
-export const SEARCH_HELP = `lake-reader search TEXT [options]
-
-Full-text search (SQLite FTS5): the claims of the current snapshot (snapshot/latest.json), and the
-text of every event (user and assistant text, tool input and output) through an index the reader
-builds in its cache (<cache>/search/<fingerprint>.sqlite, rebuilt when the store changes). Every
-word of TEXT must match; results are ranked by bm25.
-
-Options:
-  --limit N      at most N hits of each kind (default 20)
-  --json         print {"query", "events": [...], "claims": [...]}
-${COMMON_HELP}
-
-Exit codes: 0 ok (also with no hits), 2 bad arguments, 3 malformed store data or snapshot, 5 store not found, 6 unreadable.`;
+import { readerCommand } from "./parse.js";
 
 /** TEXT as an FTS5 query: every word quoted (so operators and punctuation are literal), all required. */
 export function ftsQuery(text: string): string {
@@ -30,15 +16,16 @@ export function ftsQuery(text: string): string {
   return words.map((w) => `"${w.replace(/"/g, '""')}"`).join(" ");
 }
 
-/** `lake-reader search`. */
-export async function searchCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, { ...COMMON_OPTIONS, json: { type: "boolean" }, limit: { type: "string" } });
-  if (values.help) return help(io, SEARCH_HELP);
+const SEARCH_OPTIONS = {
+  ...COMMON,
+  limit: count("N", "at most N hits of each kind (default 20)", { min: 1, default: 20 }),
+  json: flag('print {"query", "events": [...], "claims": [...]}'),
+} as const;
+
+async function search({ values, positionals, io }: RunContext<typeof SEARCH_OPTIONS, Io>): Promise<number> {
   const text = positionals.join(" ").trim();
   if (!text) throw usageError("search: expected TEXT");
-  const limit = values.limit === undefined ? 20 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw usageError(`search: --limit ${JSON.stringify(values.limit)}: expected a positive integer`);
-  const { events, claims, snapshot } = await searchFleet(locations(values, io.env, io.damaged), text, limit);
+  const { events, claims, snapshot } = await searchFleet(locations(values, io.env, io.damaged), text, values.limit);
   if (values.json) {
     io.out(toJson({ query: text, events, claims }) + "\n");
     return 0;
@@ -51,6 +38,18 @@ export async function searchCommand(argv: readonly string[], io: Io): Promise<nu
   io.out(out.join("\n") + "\n");
   return 0;
 }
+
+/** `lake-reader search`. */
+export const searchCommand = readerCommand({
+  usage: "TEXT [options]",
+  description: `Full-text search (SQLite FTS5): the claims of the current snapshot (snapshot/latest.json), and the
+text of every event (user and assistant text, tool input and output) through an index the reader
+builds in its cache (<cache>/search/<fingerprint>.sqlite, rebuilt when the store changes). Every
+word of TEXT must match; results are ranked by bm25. No hit is not an error.`,
+  options: SEARCH_OPTIONS,
+  positionals: { names: "TEXT", min: 0, max: Number.MAX_SAFE_INTEGER },
+  run: search,
+});
 
 /** Search a fleet: the hits `search TEXT --json` prints, whether the store has a snapshot, and the fingerprint of the fleet state searched. */
 export async function searchFleet(loc: Locations, text: string, limit: number): Promise<{ events: EventHit[]; claims: ClaimHit[]; snapshot: boolean; fingerprint: string }> {

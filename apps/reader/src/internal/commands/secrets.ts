@@ -1,26 +1,9 @@
 // secrets: the leak report — what was masked where, per rule, for the person who rotates keys.
-import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io } from "../context.js";
+import { flag, text, type RunContext } from "@lake/cli";
+import { COMMON, locations, usageError, withReadModel, type Io } from "../context.js";
 import { renderTable, toJson } from "../format.js";
 import { sqlString } from "../sqltext.js";
-import { help } from "./read.js";
-import { parse } from "./parse.js";
-
-export const SECRETS_HELP = `lake-reader secrets [--since DATE] [--json] [options]
-
-The leak report: every secret the collectors masked, per rule. Masks carry a keyed hash
-([REDACTED:<rule>:<hash>]), so the same secret counts once however often it was seen: one row per
-rule with how many distinct secrets, how many records showed them, the sessions, runtimes and
-fleet agents (machines) that exposed them, first and last seen, and how many records of the rule
-were quarantined (withheld whole; a quarantined record carries no per-secret hash). With --json,
-each rule also lists its secrets ({hash, seen, sessions, runtimes, agents, first_seen, last_seen}).
-Hashes correlate only between machines that share one redact.key.
-
-Options:
-  --since DATE   only records at or after DATE (ISO date or time, UTC)
-  --json         print {"since", "rules": [...]}
-${COMMON_HELP}
-
-Exit codes: 0 ok (also with nothing masked), 2 bad arguments, 3 malformed store data, 5 store not found, 6 unreadable.`;
+import { readerCommand } from "./parse.js";
 
 /** One distinct secret (a rule and a keyed hash). */
 export interface SecretSeen {
@@ -106,11 +89,13 @@ export function secretsReport(masks: readonly Record<string, unknown>[], quarant
     .sort((a, b) => b.secrets - a.secrets || b.quarantined_records - a.quarantined_records || (a.rule < b.rule ? -1 : 1));
 }
 
-/** `lake-reader secrets`. */
-export async function secretsCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, { ...COMMON_OPTIONS, json: { type: "boolean" }, since: { type: "string" } } as const);
-  if (values.help) return help(io, SECRETS_HELP);
-  if (positionals.length) throw usageError(`secrets: unexpected argument ${JSON.stringify(positionals[0])}`);
+const SECRETS_OPTIONS = {
+  ...COMMON,
+  since: text("DATE", "only records at or after DATE (ISO date or time, UTC)"),
+  json: flag('print {"since", "rules": [...]}'),
+} as const;
+
+async function secrets({ values, io }: RunContext<typeof SECRETS_OPTIONS, Io>): Promise<number> {
   let since: string | undefined;
   if (values.since !== undefined) {
     const t = Date.parse(values.since);
@@ -156,3 +141,16 @@ export async function secretsCommand(argv: readonly string[], io: Io): Promise<n
   );
   return 0;
 }
+
+/** `lake-reader secrets`. */
+export const secretsCommand = readerCommand({
+  description: `The leak report: every secret the collectors masked, per rule. Masks carry a keyed hash
+([REDACTED:<rule>:<hash>]), so the same secret counts once however often it was seen: one row per
+rule with how many distinct secrets, how many records showed them, the sessions, runtimes and
+fleet agents (machines) that exposed them, first and last seen, and how many records of the rule
+were quarantined (withheld whole; a quarantined record carries no per-secret hash). With --json,
+each rule also lists its secrets ({hash, seen, sessions, runtimes, agents, first_seen, last_seen}).
+Hashes correlate only between machines that share one redact.key. Nothing masked is not an error.`,
+  options: SECRETS_OPTIONS,
+  run: secrets,
+});

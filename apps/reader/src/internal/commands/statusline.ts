@@ -11,27 +11,16 @@ import { join } from "node:path";
 import { defaultCache, defaultRoot } from "../paths.js";
 import { ReaderError } from "../errors.js";
 import { localDay, resolveTimeZone, systemDay } from "../time.js";
+import { count, text, type RunContext } from "@lake/cli";
 import type { Io } from "../context.js";
-import { parse } from "./parse.js";
+import { readerCommand } from "./parse.js";
 
-export const STATUSLINE_HELP = `lake-reader statusline [--root DIR] [--cache DIR] [--timezone TZ] [--ttl MS]
-
-Reads Claude Code's status line JSON on stdin and prints one line:
-  <model> · session $X · today $Y · block $Z (2h13m left) · ctx 42%
-Costs are lake's (tokens from the local root's landed files, priced like lake-reader usage), not
-Claude Code's own estimate. Set it up in ~/.claude/settings.json:
-  "statusLine": {"type": "command", "command": "lake-reader statusline"}
-
-Options:
-  --root DIR     local root (default $LAKE_ROOT, $XDG_DATA_HOME/lake, ~/.local/share/lake)
-  --cache DIR    where the coalescing cache lives (default the reader cache)
-  --timezone TZ  the zone "today" is in (default the process's: $TZ, else the system's)
-  --ttl MS       reuse a result younger than this (default 2000)
-  -h, --help     this help
-
-Exit codes: 0 ok, 2 bad arguments, 3 stdin is not JSON.`;
-
-const OPTIONS = { root: { type: "string" }, cache: { type: "string" }, timezone: { type: "string" }, ttl: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+const OPTIONS = {
+  root: text("DIR", "local root (default $LAKE_ROOT, $XDG_DATA_HOME/lake, ~/.local/share/lake)"),
+  cache: text("DIR", "where the coalescing cache lives (default the reader cache)"),
+  timezone: text("TZ", 'the zone "today" is in (default the process\'s: $TZ, else the system\'s)'),
+  ttl: count("MS", "reuse a result younger than this (default 2000)", { default: 2000 }),
+} as const;
 
 /** One priced response: [time ms, total tokens, USD or null]. */
 type Entry = [number, number, number | null];
@@ -216,16 +205,8 @@ export function statusLine(state: State | undefined, input: Record<string, unkno
   return parts.join(" · ");
 }
 
-/** `lake-reader statusline`. */
-export async function statuslineCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, OPTIONS);
-  if (values.help) {
-    io.out(STATUSLINE_HELP + "\n");
-    return 0;
-  }
-  if (positionals.length) throw new ReaderError("Usage", `statusline: unexpected argument ${JSON.stringify(positionals[0])}`);
-  const ttl = values.ttl === undefined ? 2000 : Number(values.ttl);
-  if (!Number.isInteger(ttl) || ttl < 0) throw new ReaderError("Usage", `--ttl ${JSON.stringify(values.ttl)}: expected milliseconds (an integer ≥ 0)`);
+async function statusline({ values, io }: RunContext<typeof OPTIONS, Io>): Promise<number> {
+  const ttl = values.ttl;
   const zone = values.timezone === undefined ? undefined : resolveTimeZone(values.timezone, io.env);
   const text = io.stdin ? io.stdin() : readFileSync(0, "utf8");
   let input: Record<string, unknown>;
@@ -273,3 +254,15 @@ export async function statuslineCommand(argv: readonly string[], io: Io): Promis
   io.out(statusLine(state, input, zone, now) + "\n");
   return 0;
 }
+
+/** `lake-reader statusline`. */
+export const statuslineCommand = readerCommand({
+  description: `Reads Claude Code's status line JSON on stdin and prints one line:
+  <model> · session $X · today $Y · block $Z (2h13m left) · ctx 42%
+Costs are lake's (tokens from the local root's landed files, priced like lake-reader usage), not
+Claude Code's own estimate. Set it up in ~/.claude/settings.json:
+  "statusLine": {"type": "command", "command": "lake-reader statusline"}
+stdin that is not JSON is malformed data.`,
+  options: OPTIONS,
+  run: statusline,
+});

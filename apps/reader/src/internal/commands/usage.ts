@@ -1,5 +1,6 @@
 import { RUNTIMES } from "@lake/events/usage";
-import { COMMON_HELP, COMMON_OPTIONS, fleetFiles, locations, oneOf, usageError, type CommonValues, type Io } from "../context.js";
+import { choice, choices, flag, text, texts, type RunContext } from "@lake/cli";
+import { COMMON, fleetFiles, locations, oneOf, usageError, type CommonValues, type Io } from "../context.js";
 import { STYLE, fmtInt, fmtUsd, paint, renderTable, shortModel, strWidth, terminalOf, toJson, type Terminal } from "../format.js";
 import { COST_MODES, DATASET, loadPricing, rollupPriceable, type CostMode } from "../pricing.js";
 import { fleetUsage } from "../usage-scan.js";
@@ -7,70 +8,10 @@ import { WEEK_DAYS, isUtcZone, localDay, localMinute, parseDayArg, resolveTimeZo
 import type { Damage } from "../fleet.js";
 import type { GroupFields, PricingInfo, UsageNumbers } from "../usage.js";
 import type { UsageContribution } from "@lake/events/usage";
-import { parse } from "./parse.js";
+import { readerCommand } from "./parse.js";
 
-const PRICING_OPTIONS_HELP = `  --pricing FILE adds or overrides model prices (README "Pricing": lake's format or LiteLLM's
-                 model_prices_and_context_window.json)`;
-
-export const USAGE_HELP = `lake-reader usage daily|weekly|monthly|session|blocks [options]
-lake-reader usage explain SESSION|--date D [--json]
-
-Tokens in broca's meaning (input = fresh input, cached = cache reads, cache write (of which
-1h = 1-hour writes), output including reasoning, reasoning as a subset) and cost in USD from the
-price dataset ${DATASET.name} (bundled, offline), each response priced on its own at the price in
-force at its time. Unknown models are unpriced, never priced as zero: a cost is the sum of what is
-priced, shown as "$X + unpriced" beside unpriced tokens.
-explain: why a session's (or a day's) total is what it is: the rows carrying usage, the ones
-counted, and the ones dropped by each rule (duplicates, copies of a response, replayed history …).
-Days are days in --timezone (default: the system's zone, $TZ); a week is keyed by its first day.
-
-Options:
-  --timezone TZ  IANA zone days are counted in (UTC, Europe/Berlin, America/Los_Angeles …);
-                 the JSON names it ("timezone")
-  --since DATE   first day included: yyyy-mm-dd, yyyymmdd, today, yesterday, Nd or Nw (N days or
-                 weeks before today: --since 7d is the last 7 days and today)
-  --until DATE   last day included (same forms)
-  --order O      asc (oldest first, the default) or desc
-  --start-of-week D  weekly: the day weeks start on, monday (ISO weeks, the default) … sunday
-  --runtime RT   only this runtime (repeatable): ${RUNTIMES.join(", ")}
-  --model TEXT   only models whose id contains TEXT (repeatable)
-  --by KEY       split every row by runtime, model, project, repo, branch, agent or machine (project: the repo,
-                 else the working directory; machine: the agent id, with the responses seen on more than one)
-  --breakdown    each row's numbers per model under it (JSON: breakdown: [{model, …}])
-  --date D       explain: the day to explain (in --timezone), instead of a SESSION
-  --active       blocks: only the active block (its burn rate and projection)
-  --token-limit N|max  blocks: each block's tokens as a percentage of N (max: the largest past block)
-  --cost-mode M  calculate (from tokens, the default), recorded (the runtime's own cost, e.g. Claude
-                 Code's costUSD; unpriced without one), auto (recorded where there is one, else calculated)
-${PRICING_OPTIONS_HELP}
-  --compact      the narrow table (Input, Output, Total, Cost) even on a wide terminal
-  --json         print JSON (documented in the README)
-${COMMON_HELP}
-
-Tables fit the terminal ($COLUMNS, else the TTY's width): the full table when it fits (long text
-clipped with …), else the compact one. Colour on a TTY only; NO_COLOR turns it off, FORCE_COLOR on.
-
-Exit codes: 0 ok, 2 bad arguments, 3 malformed store data or pricing file, 5 store or pricing file not found, 6 store unreadable.`;
-
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  since: { type: "string" },
-  until: { type: "string" },
-  timezone: { type: "string" },
-  order: { type: "string" },
-  "start-of-week": { type: "string" },
-  runtime: { type: "string", multiple: true },
-  model: { type: "string", multiple: true },
-  by: { type: "string" },
-  breakdown: { type: "boolean" },
-  active: { type: "boolean" },
-  "token-limit": { type: "string" },
-  date: { type: "string" },
-  "cost-mode": { type: "string" },
-  pricing: { type: "string" },
-  compact: { type: "boolean" },
-  json: { type: "boolean" },
-} as const;
+/** --pricing FILE (usage and pricing). */
+const PRICING = text("FILE", 'adds or overrides model prices (README "Pricing": lake\'s format or LiteLLM\'s\nmodel_prices_and_context_window.json)');
 
 const KEYS = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "cache_write_1h_tokens", "output_tokens", "reasoning_tokens", "total_tokens", "cost_usd", "unpriced_tokens", "unpriced_models", "cost_source"] as const;
 
@@ -330,13 +271,27 @@ function blocksNote(u: Extract<UsageResult, { report: "blocks" }>): string {
   return lines.length ? "\n" + lines.join("\n") : "";
 }
 
-/** `lake-reader usage …`. */
-export async function usageCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, OPTIONS);
-  if (values.help) {
-    io.out(USAGE_HELP + "\n");
-    return 0;
-  }
+const OPTIONS = {
+  ...COMMON,
+  timezone: text("TZ", 'IANA zone days are counted in (UTC, Europe/Berlin, America/Los_Angeles …);\nthe JSON names it ("timezone")'),
+  since: text("DATE", "first day included: yyyy-mm-dd, yyyymmdd, today, yesterday, Nd or Nw (N days or\nweeks before today: --since 7d is the last 7 days and today)"),
+  until: text("DATE", "last day included (same forms)"),
+  order: choice("O", ORDERS, "asc (oldest first, the default) or desc"),
+  "start-of-week": text("D", "weekly: the day weeks start on, monday (ISO weeks, the default) … sunday"),
+  runtime: choices("RT", RUNTIMES, `only this runtime (repeatable): ${RUNTIMES.join(", ")}`),
+  model: texts("TEXT", "only models whose id contains TEXT (repeatable)"),
+  by: choice("KEY", BY_KEYS, "split every row by runtime, model, project, repo, branch, agent or machine\n(project: the repo, else the working directory; machine: the agent id, with the\nresponses seen on more than one)"),
+  breakdown: flag("each row's numbers per model under it (JSON: breakdown: [{model, …}])"),
+  date: text("D", "explain: the day to explain (in --timezone), instead of a SESSION"),
+  active: flag("blocks: only the active block (its burn rate and projection)"),
+  "token-limit": text("N|max", "blocks: each block's tokens as a percentage of N (max: the largest past block)"),
+  "cost-mode": choice("M", COST_MODES, "calculate (from tokens, the default), recorded (the runtime's own cost, e.g.\nClaude Code's costUSD; unpriced without one), auto (recorded where there is one,\nelse calculated)"),
+  pricing: PRICING,
+  compact: flag("the narrow table (Input, Output, Total, Cost) even on a wide terminal"),
+  json: flag("print JSON (documented in the README)"),
+} as const;
+
+async function usage({ values, positionals, io }: RunContext<typeof OPTIONS, Io>): Promise<number> {
   if (positionals[0] === "explain") {
     if (positionals.length > 2) throw usageError(`usage explain: unexpected argument ${JSON.stringify(positionals[2])}`);
     const mode = values["cost-mode"] === undefined ? "calculate" : oneOf("--cost-mode", values["cost-mode"], COST_MODES);
@@ -391,28 +346,35 @@ export async function usageCommand(argv: readonly string[], io: Io): Promise<num
   io.out(`${title(`Token usage by ${u.report === "daily" ? "day" : u.report === "weekly" ? `week (from ${u.startOfWeek})` : "month"} (${u.timezone})`)}\n${table}\n${note(r.pricing, r.totals)}${compactNote(compact)}${machinesNote(u)}\n`);
   return 0;
 }
-export const PRICING_HELP = `lake-reader pricing [options]
+/** `lake-reader usage …`. */
+export const usageCommand = readerCommand({
+  usage: "daily|weekly|monthly|session|blocks [options]",
+  description: `  lake-reader usage explain SESSION|--date D [--json]
 
-Where prices come from (the ${DATASET.name} dataset's version and date, and a --pricing FILE), and
-which models the fleet's usage names: priced (by which dataset model and provider) or not.
+Tokens in broca's meaning (input = fresh input, cached = cache reads, cache write (of which
+1h = 1-hour writes), output including reasoning, reasoning as a subset) and cost in USD from the
+price dataset ${DATASET.name} (bundled, offline), each response priced on its own at the price in
+force at its time. Unknown models are unpriced, never priced as zero: a cost is the sum of what is
+priced, shown as "$X + unpriced" beside unpriced tokens.
+explain: why a session's (or a day's) total is what it is: the rows carrying usage, the ones
+counted, and the ones dropped by each rule (duplicates, copies of a response, replayed history …).
+Days are days in --timezone (default: the system's zone, $TZ); a week is keyed by its first day.
+A malformed or missing --pricing file is named like store data.
 
-Options:
-${PRICING_OPTIONS_HELP}
-  --json         print JSON: {dataset, file, models: [{model, priced, price_model, provider, source, tokens, responses}]}
-${COMMON_HELP}
+Tables fit the terminal ($COLUMNS, else the TTY's width): the full table when it fits (long text
+clipped with …), else the compact one. Colour on a TTY only; NO_COLOR turns it off, FORCE_COLOR on.`,
+  options: OPTIONS,
+  positionals: { names: "REPORT", min: 0, max: Number.MAX_SAFE_INTEGER },
+  run: usage,
+});
 
-Exit codes: 0 ok, 3 malformed store data or pricing file, 5 store or pricing file not found, 6 store unreadable.`;
+const PRICING_OPTIONS = {
+  ...COMMON,
+  pricing: PRICING,
+  json: flag("print JSON: {dataset, file, models: [{model, priced, price_model, provider, source,\ntokens, responses}]}"),
+} as const;
 
-const PRICING_OPTIONS = { ...COMMON_OPTIONS, pricing: { type: "string" }, json: { type: "boolean" } } as const;
-
-/** `lake-reader pricing`. */
-export async function pricingCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, PRICING_OPTIONS);
-  if (values.help) {
-    io.out(PRICING_HELP + "\n");
-    return 0;
-  }
-  if (positionals.length) throw usageError(`pricing: unexpected argument ${JSON.stringify(positionals[0])}`);
+async function pricingReport({ values, io }: RunContext<typeof PRICING_OPTIONS, Io>): Promise<number> {
   const loc = locations(values, io.env, io.damaged);
   const files = await fleetFiles(loc, { mirror: false });
   const counted = await fleetUsage(files);
@@ -445,3 +407,11 @@ export async function pricingCommand(argv: readonly string[], io: Io): Promise<n
   );
   return 0;
 }
+
+/** `lake-reader pricing`. */
+export const pricingCommand = readerCommand({
+  description: `Where prices come from (the ${DATASET.name} dataset's version and date, and a --pricing FILE), and
+which models the fleet's usage names: priced (by which dataset model and provider) or not.`,
+  options: PRICING_OPTIONS,
+  run: pricingReport,
+});

@@ -1,25 +1,10 @@
 // wal inspect|addr|find|archive: thin over @lake/wal (issue 3's CLI contract).
 import { findSession, formatWalInspection, inspectArchive, inspectWal, isWalError, walAddress, walExitCode } from "@lake/wal";
-import { COMMON_OPTIONS, usageError, type Io } from "../context.js";
+import { flag, text, type RunContext } from "@lake/cli";
+import { usageError, type Io } from "../context.js";
 import { ReaderError } from "../errors.js";
 import { toJson } from "../format.js";
-import { help } from "./read.js";
-import { parse } from "./parse.js";
-
-export const WAL_HELP = `lake-reader wal inspect FILE [--json]
-lake-reader wal addr PROJECT_ROOT HARNESS SESSION
-lake-reader wal find --state-root DIR PROJECT_ROOT HARNESS SESSION [--json]
-lake-reader wal archive FILE [--json]
-
-broca WAL tools (spec: wal-data-model.md), thin over @lake/wal.
-  inspect   decode a WAL file: {"file", "status", "lineage_id", "torn_tail", "records": [{"seq", "type", "gated"}],
-            "skipped": [{"seq", "type"}], "error"}; status ok | corrupt | spliced | sequence_error | newer_writer
-  addr      the 16-hex address of a session (FNV-1a 64 over project_root U+001F harness U+001F session)
-  find      live-first resolution: {"addr", "where": "live"|"archive"|"absent", "path", "container"}
-  archive   an archive container: {"sealed", "members": [{"addr", "payload_len", "sha256_ok"}]}
-
-Exit codes: 0 ok; inspect: 4 newer_writer, 3 every other refusal; archive: 3 unsealed or a member
-failing its digest; 2 bad arguments (a field containing U+001F); 5 file not found; 6 unreadable.`;
+import { readerCommand } from "./parse.js";
 
 function walError(e: unknown): never {
   if (isWalError(e)) {
@@ -30,10 +15,12 @@ function walError(e: unknown): never {
   throw e;
 }
 
-/** `lake-reader wal …`. */
-export async function walCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, { help: COMMON_OPTIONS.help, json: { type: "boolean" }, "state-root": { type: "string" } });
-  if (values.help) return help(io, WAL_HELP);
+const WAL_OPTIONS = {
+  json: flag("inspect, find, archive: print JSON"),
+  "state-root": text("DIR", "find: broca's state root"),
+} as const;
+
+async function wal({ values, positionals, io }: RunContext<typeof WAL_OPTIONS, Io>): Promise<number> {
   const [sub, ...args] = positionals;
   try {
     switch (sub) {
@@ -73,3 +60,24 @@ export async function walCommand(argv: readonly string[], io: Io): Promise<numbe
     walError(e);
   }
 }
+
+/** `lake-reader wal …`. */
+export const walCommand = readerCommand({
+  usage: "inspect|addr|find|archive … [options]",
+  description: `broca WAL tools (spec: wal-data-model.md), thin over @lake/wal.
+  lake-reader wal inspect FILE [--json]
+      decode a WAL file: {"file", "status", "lineage_id", "torn_tail", "records": [{"seq", "type", "gated"}],
+      "skipped": [{"seq", "type"}], "error"}; status ok | corrupt | spliced | sequence_error | newer_writer
+      (exit: newer_writer its own code, every other refusal malformed data)
+  lake-reader wal addr PROJECT_ROOT HARNESS SESSION
+      the 16-hex address of a session (FNV-1a 64 over project_root U+001F harness U+001F session;
+      a field containing U+001F is a usage error)
+  lake-reader wal find --state-root DIR PROJECT_ROOT HARNESS SESSION [--json]
+      live-first resolution: {"addr", "where": "live"|"archive"|"absent", "path", "container"}
+  lake-reader wal archive FILE [--json]
+      an archive container: {"sealed", "members": [{"addr", "payload_len", "sha256_ok"}]} (unsealed,
+      or a member failing its digest: malformed data)`,
+  options: WAL_OPTIONS,
+  positionals: { names: "SUBCOMMAND ARGS…", min: 0, max: Number.MAX_SAFE_INTEGER },
+  run: wal,
+});

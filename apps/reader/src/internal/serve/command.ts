@@ -1,47 +1,23 @@
 // `lake-reader serve`: the web UI and its JSON API over the fleet the common options name.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { COMMON_HELP, COMMON_OPTIONS, locations, usageError, withReadModel, type Io } from "../context.js";
-import { parse } from "../commands/parse.js";
-
-export const SERVE_HELP = `lake-reader serve [options]
-
-A read-only web UI over the fleet store: usage charts, sessions, transcripts, search, the fleet's
-roster, leases and intents. Every page has its own URL; the JSON API under /api/ answers what the
-CLI's --json prints (README, "serve"). Runs until interrupted (Ctrl-C).
-
-Options:
-  --port N       port to listen on (default 8421; 0 = any free port)
-  --host ADDR    address to bind (default 127.0.0.1); a non-loopback address needs --token
-  --token T      require T on every request (Authorization: Bearer T, or open the URL with ?token=T
-                 once; it becomes a cookie). Default $LAKE_READER_TOKEN
-  --open         open the UI in the default browser
-${COMMON_HELP}
-
-Exit codes: 0 stopped, 2 bad arguments (also a non-loopback --host without --token, a port in use),
-5 store or web UI not found, 6 cannot listen.`;
+import { count, flag, text, type RunContext } from "@lake/cli";
+import { COMMON, locations, withReadModel, type Io } from "../context.js";
+import { readerCommand } from "../commands/parse.js";
 
 const OPTIONS = {
-  ...COMMON_OPTIONS,
-  port: { type: "string" },
-  host: { type: "string" },
-  token: { type: "string" },
-  open: { type: "boolean" },
+  ...COMMON,
+  port: count("N", "port to listen on (default 8421; 0 = any free port)", { max: 65535, default: 8421 }),
+  host: text("ADDR", "address to bind (default 127.0.0.1); a non-loopback address needs --token"),
+  token: text("T", "require T on every request (Authorization: Bearer T, or open the URL with\n?token=T once; it becomes a cookie). Default $LAKE_READER_TOKEN"),
+  open: flag("open the UI in the default browser"),
 } as const;
 
 /** Where the bundled UI is: dist/web beside dist/internal/serve. */
 export const WEB_DIR = fileURLToPath(new URL("../../web/", import.meta.url));
 
-/** `lake-reader serve`. */
-export async function serveCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, OPTIONS);
-  if (values.help) {
-    io.out(SERVE_HELP + "\n");
-    return 0;
-  }
-  if (positionals.length) throw usageError(`serve: unexpected argument ${JSON.stringify(positionals[0])}`);
-  const port = values.port === undefined ? 8421 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`serve: --port ${JSON.stringify(values.port)}: expected 0-65535`);
+async function serve({ values, io }: RunContext<typeof OPTIONS, Io>): Promise<number> {
+  const port = values.port;
   const host = values.host ?? "127.0.0.1";
   const token = values.token ?? (io.env.LAKE_READER_TOKEN || undefined);
   const [{ startServer }, { OpenModels }] = await Promise.all([import("./server.js"), import("./models.js")]);
@@ -77,3 +53,13 @@ function openBrowser(url: string, io: Io): void {
     io.err(`lake-reader serve: could not open a browser (${cmd}); open ${url}\n`);
   }
 }
+
+/** `lake-reader serve`. */
+export const serveCommand = readerCommand({
+  description: `A read-only web UI over the fleet store: usage charts, sessions, transcripts, search, the fleet's
+roster, leases and intents. Every page has its own URL; the JSON API under /api/ answers what the
+CLI's --json prints (README, "serve"). Runs until interrupted (Ctrl-C), then exits 0. A non-loopback
+--host without --token, or a port in use, is a usage error.`,
+  options: OPTIONS,
+  run: serve,
+});
