@@ -36,6 +36,8 @@ interface Packed {
 const dir = tempDir("lake-install");
 const prefix = join(dir, "prefix");
 const packed: Packed[] = [];
+/** What npm install -g printed on stderr. */
+let npmStderr = "";
 afterAll(cleanupTempDirs);
 
 function sh(cmd: string, args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): SpawnSyncReturns<string> {
@@ -53,6 +55,14 @@ function quickStart(): string[] {
   const section = readme.slice(readme.indexOf("## Quick start on your machine"));
   const blocks = [...section.slice(0, section.indexOf("\n## ", 5)).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
   return blocks[1]!.split("\n").map((l) => l.replace(/\s+#.*$/, "").trim()).filter((l) => l !== "");
+}
+
+/** The options of the README's `npm install -g` line (the first sh block under the quick start's heading). */
+function readmeInstallOptions(): string[] {
+  const readme = readFileSync(join(REPO, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Quick start on your machine"));
+  const line = /```sh\n[\s\S]*?^npm install -g (.*)$/m.exec(section)![1]!;
+  return line.split(/\s+/).filter((w) => w.startsWith("--"));
 }
 
 /** better-sqlite3 as the workspace built it, packed the way prebuild-install expects a prebuild. */
@@ -113,8 +123,16 @@ describe("npm pack + npm install -g, then the README's quick start from PATH", (
       npm_config_fund: "false",
       npm_config_audit: "false",
     };
-    must(sh("npm", ["install", "--global", "--prefix", prefix, "--prefer-offline", ...packed.map((p) => p.file)], { cwd: dir, env: npmEnv }), "npm install -g");
+    const install = sh("npm", ["install", "--global", "--prefix", prefix, "--prefer-offline", ...readmeInstallOptions(), ...packed.map((p) => p.file)], { cwd: dir, env: npmEnv });
+    must(install, "npm install -g");
+    npmStderr = install.stderr;
   }, 600_000);
+
+  it("the README's install line allows every install script the tree has: npm warns about none", () => {
+    expect(readmeInstallOptions()).toEqual(["--allow-scripts=better-sqlite3"]);
+    expect(npmStderr).not.toMatch(/not yet covered by allowScripts/);
+    expect(npmStderr).not.toMatch(/allowScripts|allow-scripts/);
+  });
 
   it("every tarball ships dist without .tsbuildinfo or maps, and real versions for workspace dependencies", () => {
     expect(packed.map((p) => p.name).sort()).toEqual(PACKAGE_DIRS.map((d) => (JSON.parse(readFileSync(join(d, "package.json"), "utf8")) as { name: string }).name).sort());
