@@ -149,6 +149,48 @@ export async function foldChain(root: string, conversationId: string): Promise<C
   return (await readState(root, conversationId)).toConversation();
 }
 
+/**
+ * What a parse in this process left a chain as, under its lock: the fold, the text of `conversation.state` it wrote,
+ * and the identity and times of `rounds/` after its last change. A later parse here reuses the fold while both are
+ * unchanged (every publisher writes `conversation.state` and changes `rounds/`; one that dies holding the lock leaves
+ * `rounds/` changed), so it reads no round again: the cost of a parse follows what is new, not the chain's length.
+ * Authority reads (`readChain`, `foldChain`, `recoverHead`, `verify`) never use it.
+ */
+interface Kept {
+  state: ChainState;
+  stateText: string;
+  rounds: string;
+}
+const kept = new Map<string, Kept>();
+/** Chains kept at most (the least recently parsed goes first): a watcher over many sessions stays bounded. */
+const KEPT_MAX = 64;
+
+async function roundsStamp(dir: string): Promise<string | null> {
+  const st = await fsp.stat(join(dir, "rounds"), { bigint: true }).catch(() => null);
+  return st ? `${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}` : null;
+}
+
+/** The kept fold of the chain in `dir` when nothing changed it since, taken out of the cache (put back by `keep`). */
+async function takeKept(dir: string): Promise<ChainState | null> {
+  const k = kept.get(dir);
+  if (!k) return null;
+  kept.delete(dir);
+  const text = await fsp.readFile(join(dir, "conversation.state"), "utf8").catch(() => null);
+  if (text !== k.stateText || (await roundsStamp(dir)) !== k.rounds) return null;
+  return k.state;
+}
+
+async function keep(dir: string, state: ChainState, stateText: string): Promise<void> {
+  const rounds = await roundsStamp(dir);
+  if (rounds === null) return;
+  kept.delete(dir);
+  kept.set(dir, { state, stateText, rounds });
+  for (const k of kept.keys()) {
+    if (kept.size <= KEPT_MAX) break;
+    kept.delete(k);
+  }
+}
+
 async function readState(root: string, conversationId: string): Promise<ChainState> {
   const { rounds, files } = await readChain(root, conversationId);
   const dir = join(chainDir(root, conversationId), "rounds");
@@ -196,11 +238,14 @@ export async function readConversationState(root: string, conversationId: string
   return { round, commit, file, throughSeq };
 }
 
+function stateFileText(head: HeadState): string {
+  return `schema 1\nround ${head.round}\ncommit ${head.commit}\nfile ${head.file}\nthrough_seq ${head.throughSeq}\n`;
+}
+
 async function writeStateFile(dir: string, head: HeadState): Promise<void> {
   const path = join(dir, "conversation.state");
   const tmp = join(dir, `.conversation.state.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
-  const text = `schema 1\nround ${head.round}\ncommit ${head.commit}\nfile ${head.file}\nthrough_seq ${head.throughSeq}\n`;
-  await fsp.writeFile(tmp, text);
+  await fsp.writeFile(tmp, stateFileText(head));
   await fsp.rename(tmp, path);
 }
 
@@ -240,7 +285,7 @@ async function withLock<T>(dir: string, options: PublishOptions, fn: () => Promi
   }
 }
 
-async function publishLocked(root: string, dir: string, st: ChainState, body: RoundBody, options: PublishOptions): Promise<Published> {
+async function publishLocked(root: string, dir: string, st: ChainState, body: RoundBody, options: PublishOptions, cleaned?: boolean): Promise<Published> {
   const head = st.head;
   if (body.round !== st.rounds.length + 1 || body.prev !== (head?.commit ?? null) || body.range.from !== st.throughSeq + 1) {
     throw new ChainError(
@@ -252,11 +297,11 @@ async function publishLocked(root: string, dir: string, st: ChainState, body: Ro
   if (body.conversation !== st.id) throw new ChainError("InvalidInput", `round names conversation ${body.conversation}, not ${st.id}`);
   const enc = encodeRound(body);
   try {
-    st.apply(enc.round, enc.fileName);
+    st.apply(enc.round, join(dir, "rounds", enc.fileName));
   } catch (e) {
     throw new ChainError("InvalidInput", `round ${body.round} does not fold onto the chain: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
-  await cleanLeftovers(root, st.id);
+  if (cleaned !== true) await cleanLeftovers(root, st.id);
   await install(join(dir, "rounds"), enc, options);
   const published: Published = { round: enc.round.round, commit: enc.commit, file: enc.fileName, bytes: enc.bytes.length, range: { ...body.range } };
   await writeStateFile(dir, { round: published.round, commit: published.commit, file: published.file, throughSeq: body.range.to });
@@ -268,16 +313,23 @@ async function publishLocked(root: string, dir: string, st: ChainState, body: Ro
  * Under the lock: remove temporary round files of interrupted writers, reservations older than a minute, and the
  * chain directory's own leftovers (lock and state temporaries) whose writer process on this host is gone.
  */
-async function cleanLeftovers(root: string, id: string): Promise<void> {
+async function cleanLeftovers(root: string, id: string, roundsToo = true): Promise<boolean> {
   const chain = chainDir(root, id);
   const dir = join(chain, "rounds");
-  const listing = await listChain(root, id);
-  for (const t of listing.temps) await fsp.unlink(join(dir, t)).catch(() => undefined);
-  for (const r of listing.reservations) if (r.ageMs > RESERVATION_MAX_AGE_MS) await fsp.unlink(join(dir, r.name)).catch(() => undefined);
+  let clean = true;
+  if (roundsToo) {
+    const listing = await listChain(root, id);
+    for (const t of listing.temps) await fsp.unlink(join(dir, t)).catch(() => undefined);
+    for (const r of listing.reservations) {
+      if (r.ageMs > RESERVATION_MAX_AGE_MS) await fsp.unlink(join(dir, r.name)).catch(() => undefined);
+      else clean = false;
+    }
+  }
   for (const n of await fsp.readdir(chain).catch(() => [] as string[])) {
     const m = /^\.(?:lock|conversation\.state)\.tmp-(\d+)-/.exec(n);
     if (m && !processAlive(Number(m[1]))) await fsp.unlink(join(chain, n)).catch(() => undefined);
   }
+  return clean;
 }
 
 async function install(dir: string, enc: EncodedRound, options: PublishOptions): Promise<void> {
@@ -380,19 +432,28 @@ export async function parse(root: string, sessionId: string, options: ParseOptio
   let result: ParseResult;
   try {
     result = await withLock(dir, options, async () => {
-      const st = await readState(root, sessionId);
+      // The fold this process left, while nothing changed the chain since; else every round is read again.
+      const reused = await takeKept(dir);
+      const st = reused ?? (await readState(root, sessionId));
       const current = headOf(st.head, st.throughSeq);
-      await cleanLeftovers(root, sessionId);
+      // rounds/ is as a parse here left it (clean, or it would not have been kept): only the chain directory's own leftovers.
+      const clean = await cleanLeftovers(root, sessionId, reused === null);
       if (!(await exists(sessionDir)) || forgotten(root, sessionId)) return { published: null, head: current };
       const read = options.readIndex ?? defaultReadIndex;
       const index = await read(root, sessionId);
       const body = buildRoundBody(st, index, options.policy ?? DEFAULT_POLICY);
       if (!body) {
-        if (current) await writeStateFile(dir, current);
+        if (current) {
+          const text = stateFileText(current);
+          if (!reused) await writeStateFile(dir, current);
+          if (clean) await keep(dir, st, text);
+        }
         return { published: null, head: current };
       }
-      const published = await publishLocked(root, dir, st, body, options);
-      return { published, head: { round: published.round, commit: published.commit, file: published.file, throughSeq: body.range.to } };
+      const published = await publishLocked(root, dir, st, body, options, true);
+      const head = { round: published.round, commit: published.commit, file: published.file, throughSeq: body.range.to };
+      if (clean) await keep(dir, st, stateFileText(head));
+      return { published, head };
     });
   } finally {
     if (!hadDir) await removeIfEmpty(root, sessionId, dir, hadConv ? null : convRoot);
