@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, statSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import { crc32 } from "node:zlib";
 import { StoreError, errno, ioError } from "./errors.js";
 import { replaceAtomic, type StepHook } from "./fsx.js";
@@ -291,6 +291,11 @@ export function decodeIndex(buf: Buffer, file: string, length = buf.length): { f
 }
 
 function readState(path: string): IndexState | undefined {
+  return readStateText(path)?.state;
+}
+
+/** index.state with its exact text (the text names one write: it carries updated_at), or undefined when absent or unreadable. */
+function readStateText(path: string): { state: IndexState; text: string } | undefined {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -298,6 +303,11 @@ function readState(path: string): IndexState | undefined {
     if (errno(e) === "ENOENT") return undefined;
     throw ioError(path, "read index state", e);
   }
+  const state = parseState(text, path);
+  return state ? { state, text } : undefined;
+}
+
+function parseState(text: string, path: string): IndexState | undefined {
   try {
     const m = decodeKv(text, path);
     return {
@@ -425,12 +435,59 @@ export function indexFiles(sessionDir: string, refs: readonly LandedRef[], seen:
   return damaged.length ? { files, entries, damaged } : { files, entries };
 }
 
-/** Per-open-session cache of the index: what it covers and the dedupe keys. */
+/**
+ * What this process last read or wrote of a session's index: the exact index.state text, what it
+ * says, its files and entries, and (once an update needed them) the dedupe keys. It stands for the
+ * index while index.state on disk is that text and entries.bin still holds its bytes (every update
+ * rewrites index.state, with a new updated_at), so a pass that lands one file appends one block and
+ * reads nothing back, and readIndex after it decodes nothing: the cost follows what is new, not the
+ * session's length.
+ */
 interface IndexCache {
+  text: string;
   state: IndexState;
-  seen: Set<string>;
+  files: IndexedFile[];
+  entries: IndexEntry[];
+  seen?: Set<string>;
 }
-const caches = new WeakMap<object, IndexCache>();
+const caches = new Map<string, IndexCache>();
+/** Sessions whose index is kept at most (the least recently used goes first). */
+const CACHE_MAX = 32;
+
+function keptIndex(dir: string, text: string | undefined, binPath: string): IndexCache | undefined {
+  const key = resolvePath(dir);
+  const c = caches.get(key);
+  if (!c) return undefined;
+  caches.delete(key);
+  if (c.text !== text) return undefined;
+  let size = -1;
+  try {
+    size = statSync(binPath).size;
+  } catch {
+    /* gone */
+  }
+  if (size < c.state.bytes) return undefined;
+  caches.set(key, c);
+  return c;
+}
+
+function keepIndex(dir: string, c: IndexCache): void {
+  const key = resolvePath(dir);
+  caches.delete(key);
+  caches.set(key, c);
+  for (const k of caches.keys()) {
+    if (caches.size <= CACHE_MAX) break;
+    caches.delete(k);
+  }
+}
+
+function seenOf(c: IndexCache): Set<string> {
+  if (!c.seen) {
+    c.seen = new Set<string>();
+    for (const e of c.entries) if (e.record_id !== undefined && !e.duplicate) c.seen.add(`${e.area}/${e.stream}${DEDUPE_SEP}${e.record_id}`);
+  }
+  return c.seen;
+}
 
 /** The session facets the indexer needs. */
 export interface IndexTarget {
@@ -442,13 +499,13 @@ export interface IndexTarget {
   highestSeqHint?(): { seq: number; scanned: boolean };
   /** Files landed by this session and not yet indexed, by sequence (consumed by the update). */
   readonly pendingIndex?: Map<number, PendingFile>;
+  /** Landed files above `seq`, in sequence order, without listing the directory when the session knows them. */
+  landedAbove?(seq: number): readonly LandedRef[];
 }
 
-function loadExisting(dir: string): { state: IndexState; seen: Set<string> } | undefined {
-  const statePath = join(dir, "index", "index.state");
+function loadExisting(dir: string, read: { state: IndexState; text: string } | undefined): IndexCache | undefined {
   const binPath = join(dir, "index", "entries.bin");
-  const state = readState(statePath);
-  if (!state || state.schema !== INDEX_SCHEMA) return undefined;
+  if (!read || read.state.schema !== INDEX_SCHEMA) return undefined;
   let buf: Buffer;
   try {
     buf = readFileSync(binPath);
@@ -457,10 +514,8 @@ function loadExisting(dir: string): { state: IndexState; seen: Set<string> } | u
     throw ioError(binPath, "read index", e);
   }
   try {
-    const d = decodeIndex(buf, binPath, state.bytes);
-    const seen = new Set<string>();
-    for (const e of d.entries) if (e.record_id !== undefined && !e.duplicate) seen.add(`${e.area}/${e.stream}${DEDUPE_SEP}${e.record_id}`);
-    return { state, seen };
+    const d = decodeIndex(buf, binPath, read.state.bytes);
+    return { text: read.text, state: read.state, files: d.files, entries: d.entries };
   } catch {
     return undefined;
   }
@@ -473,19 +528,16 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
   const binPath = join(idxDir, "entries.bin");
   const step = session.opts.onStep;
   const sync = session.opts.fsync !== false;
-  let cache = caches.get(session);
-  if (cache) {
-    // Someone may have deleted index/ under us: check the state is still there.
-    const s = readState(statePath);
-    if (!s || s.indexed_seq !== cache.state.indexed_seq || s.bytes !== cache.state.bytes) cache = undefined;
-    const hint = session.highestSeqHint?.();
-    if (cache && hint && !hint.scanned && cache.state.indexed_seq >= hint.seq) return { indexedSeq: cache.state.indexed_seq, files: 0, entries: 0, rebuilt: false };
-  }
+  // Someone may have deleted or rewritten index/ since this process last saw it: the kept index
+  // stands only while index.state is the text it wrote or read.
+  const read = readStateText(statePath);
+  let cache = keptIndex(session.dir, read?.text, binPath);
+  const hint = session.highestSeqHint?.();
+  if (cache && hint && !hint.scanned && cache.state.indexed_seq >= hint.seq) return { indexedSeq: cache.state.indexed_seq, files: 0, entries: 0, rebuilt: false };
   if (!cache) {
     // Nothing new and a plausible index on disk: a no-op pass does not decode entries.bin. When
     // session.state already says nothing lies above indexed_seq, the directory is not listed.
-    const s = readState(statePath);
-    const hint = session.highestSeqHint?.();
+    const s = read?.state;
     const maxLanded = hint && (hint.scanned || (s !== undefined && s.indexed_seq >= hint.seq)) ? hint.seq : session.landed.length ? session.landed[session.landed.length - 1]!.seq : 0;
     if (s && s.schema === INDEX_SCHEMA && s.indexed_seq >= maxLanded) {
       let size = -1;
@@ -496,13 +548,12 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
       }
       if (size >= s.bytes) return { indexedSeq: s.indexed_seq, files: 0, entries: 0, rebuilt: false };
     }
-    const loaded = loadExisting(session.dir);
-    if (loaded) cache = loaded;
+    cache = loadExisting(session.dir, read);
   }
   const rebuild = !cache;
   const state: IndexState = cache ? { ...cache.state } : { schema: INDEX_SCHEMA, indexed_seq: 0, files: 0, entries: 0, blocks: 0, strings: 0, bytes: FILE_HEADER_BYTES };
-  const seen = cache ? cache.seen : new Set<string>();
-  const todo = session.landed.filter((l) => l.seq > state.indexed_seq);
+  const seen = cache ? seenOf(cache) : new Set<string>();
+  const todo = session.landedAbove ? session.landedAbove(state.indexed_seq) : session.landed.filter((l) => l.seq > state.indexed_seq);
   if (!rebuild && todo.length === 0) return { indexedSeq: state.indexed_seq, files: 0, entries: 0, rebuilt: false };
   mkdirSync(idxDir, { recursive: true });
   const block = indexFiles(session.dir, todo, seen, session.pendingIndex);
@@ -536,8 +587,13 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
     state.entries += block.entries.length;
   }
   state.indexed_seq = Math.max(state.indexed_seq, maxSeq);
-  replaceAtomic(statePath, idxDir, stateText(state), step, "index-state", sync);
-  caches.set(session, { state, seen });
+  const text = stateText(state);
+  replaceAtomic(statePath, idxDir, text, step, "index-state", sync);
+  const files = cache ? cache.files : [];
+  const entries = cache ? cache.entries : [];
+  for (const f of block.files) files.push(f);
+  for (const e of block.entries) entries.push(e);
+  keepIndex(session.dir, { text, state, files, entries, seen });
   if (session.pendingIndex) for (const seq of session.pendingIndex.keys()) if (seq <= state.indexed_seq) session.pendingIndex.delete(seq);
   return { indexedSeq: state.indexed_seq, files: block.files.length, entries: block.entries.length, rebuilt: rebuild, ...(block.damaged ? { damaged: block.damaged } : {}) };
 }
@@ -553,12 +609,16 @@ export function readIndex(root: string, sessionId: string): SessionIndex {
   if (!existsSync(dir)) throw new StoreError("NotFound", `${dir}: no such session`, { data: { file: dir } });
   const statePath = join(dir, "index", "index.state");
   const binPath = join(dir, "index", "entries.bin");
-  const state = readState(statePath);
+  const read = readStateText(statePath);
+  const state = read?.state;
   if (state && state.schema === INDEX_SCHEMA) {
+    const kept = keptIndex(dir, read.text, binPath);
+    if (kept) return { indexedSeq: state.indexed_seq, files: [...kept.files], entries: [...kept.entries], derived: false };
     try {
       const buf = readFileSync(binPath);
       const d = decodeIndex(buf, binPath, state.bytes);
-      return { indexedSeq: state.indexed_seq, files: d.files, entries: d.entries, derived: false };
+      keepIndex(dir, { text: read.text, state, files: d.files, entries: d.entries });
+      return { indexedSeq: state.indexed_seq, files: [...d.files], entries: [...d.entries], derived: false };
     } catch (e) {
       if (errno(e) !== "ENOENT" && !(e instanceof StoreError)) throw ioError(binPath, "read index", e);
     }

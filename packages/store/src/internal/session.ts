@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { closeSync, constants as fsConstants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, rmdirSync, rmSync, statSync, unlinkSync, type Stats } from "node:fs";
-import { join } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import { uptime } from "node:os";
 import type { CanonicalRecord } from "@lake/events";
 import { StoreError, errno, ioError } from "./errors.js";
@@ -301,9 +301,31 @@ const BOOT_MS = (() => {
 
 /** What session.state says. */
 interface SessionState {
+  /** The file's exact text (it names one write: it carries last_scan). */
+  readonly text: string;
   readonly nextSeq: number;
   /** last_scan as ms since the epoch (NaN when unreadable). */
   readonly lastScanMs: number;
+}
+
+/**
+ * What this process last left a session as, when it closed it: the session.state text it wrote (or
+ * found right) and the cursor files. Every writer that lands a file rewrites session.state before it
+ * lets the lock go, and one that dies holding it leaves the lock to be broken; so an open that takes
+ * the lock cleanly and finds that very text knows the counter and the cursor files without listing
+ * the directory (a growing session's directory holds one landed file per pass).
+ */
+const leftAs = new Map<string, { text: string; cursorFiles: ReadonlySet<string> }>();
+/** Sessions remembered at most (the least recently closed goes first). */
+const LEFT_AS_MAX = 4096;
+
+function rememberSession(dir: string, text: string, cursorFiles: ReadonlySet<string>): void {
+  leftAs.delete(dir);
+  leftAs.set(dir, { text, cursorFiles: new Set(cursorFiles) });
+  for (const k of leftAs.keys()) {
+    if (leftAs.size <= LEFT_AS_MAX) break;
+    leftAs.delete(k);
+  }
 }
 
 /** What a scan of the session directory found, kept current as the session lands files. */
@@ -338,6 +360,17 @@ export class SessionStore {
   /** session.state predates this boot: rewrite it (last_scan) once the scan is done. */
   private stateStale = false;
   private madeDirs = new Set<string>();
+  /** session.state's text at open (undefined: absent), then as last written. */
+  private stateText: string | undefined;
+  /** The counter at open. */
+  private readonly openSeq: number;
+  /**
+   * The open took the lock cleanly and found session.state as this process left it: the counter
+   * and these cursor files are right without a scan (see {@link leftAs}).
+   */
+  private readonly known: Set<string> | undefined;
+  /** Files landed by this open, in sequence order. */
+  private readonly own: LandedRef[] = [];
   /** Sources in conflict noticed so far by this open session (so a watcher names each once). */
   readonly knownConflicts = new Set<string>();
   /** @internal files this session landed that the index has not taken yet: their entries, so the update reads nothing back. */
@@ -351,10 +384,14 @@ export class SessionStore {
     this.lock = lock;
     this.opts = opts;
     const st = this.readState();
+    this.stateText = st?.text;
     this.stateSeq = st?.nextSeq ?? 1;
     this.seq = this.stateSeq;
+    this.openSeq = this.seq;
     const rebooted = st !== undefined && BOOT_MS !== undefined && !(st.lastScanMs > BOOT_MS + 1000);
     this.stateStale = rebooted;
+    const left = leftAs.get(resolvePath(this.dir));
+    if (!lock.recovered && st !== undefined && !rebooted && left?.text === st.text) this.known = new Set(left.cursorFiles);
     if (lock.recovered || st === undefined || rebooted) this.scan();
   }
 
@@ -385,7 +422,20 @@ export class SessionStore {
 
   /** Cursor files on disk, relative to the session directory. */
   get cursorFiles(): Set<string> {
+    if (!this.scanned && this.known) return this.known;
     return this.scan().cursorFiles;
+  }
+
+  /** @internal landed files above `seq`, in sequence order: this open's own when nothing else can lie above it. */
+  landedAbove(seq: number): LandedRef[] {
+    if (!this.scanned && this.known && seq >= this.openSeq - 1) return this.own.filter((l) => l.seq > seq);
+    return this.landed.filter((l) => l.seq > seq);
+  }
+
+  /** @internal a file this open landed. */
+  noteLanded(ref: LandedRef): void {
+    this.own.push(ref);
+    this.scanned?.landed.push(ref);
   }
 
   /**
@@ -407,7 +457,7 @@ export class SessionStore {
       throw ioError(p, "read session state", e);
     }
     const m = decodeKv(text, p);
-    return { nextSeq: kvInt(m, "next_seq", p) ?? 1, lastScanMs: Date.parse(m.get("last_scan") ?? "") };
+    return { text, nextSeq: kvInt(m, "next_seq", p) ?? 1, lastScanMs: Date.parse(m.get("last_scan") ?? "") };
   }
 
   /** The next sequence number the session will issue. */
@@ -428,7 +478,7 @@ export class SessionStore {
 
   /** @internal issue the next sequence number. */
   issueSeq(): number {
-    this.scan();
+    if (!this.known) this.scan();
     return this.seq++;
   }
 
@@ -443,7 +493,7 @@ export class SessionStore {
   loadCursor(rel: string): Cursor | undefined {
     const c = this.cursors.get(rel);
     if (c) return c;
-    if (this.scanned && !this.scanned.cursorFiles.has(rel)) return undefined;
+    if (this.scanned ? !this.scanned.cursorFiles.has(rel) : this.known && !this.known.has(rel)) return undefined;
     const r = readCursorFile(join(this.dir, rel));
     if (r) {
       this.cursors.set(rel, r);
@@ -461,6 +511,7 @@ export class SessionStore {
     replaceAtomic(p, d, encodeCursor(c), this.opts.onStep, "cursor", this.opts.fsync !== false);
     this.cursors.set(rel, c);
     this.scanned?.cursorFiles.add(rel);
+    this.known?.add(rel);
   }
 
   /** Write session.state (next_seq, liveness unknown, last scan) when the counter moved (or it predates this boot). */
@@ -474,6 +525,7 @@ export class SessionStore {
     replaceAtomic(join(this.dir, "session.state"), this.dir, text, this.opts.onStep, "state", this.opts.fsync !== false);
     this.stateSeq = this.seq;
     this.stateStale = false;
+    this.stateText = text;
   }
 
   /** Start a pass: every file it lands carries the pass's UTC stamp. */
@@ -500,6 +552,9 @@ export class SessionStore {
     if (!this.lock) return;
     try {
       this.saveState();
+      // The counter is right (scanned, or known) and session.state says it: the next open here may trust it.
+      const cursorFiles = this.scanned?.cursorFiles ?? this.known;
+      if (this.stateText !== undefined && cursorFiles && this.seq === this.stateSeq) rememberSession(resolvePath(this.dir), this.stateText, cursorFiles);
     } finally {
       this.pendingIndex.clear();
       this.lock.release();
@@ -831,7 +886,7 @@ export class Pass {
     s.ensureDir(dir);
     landNoReplace(dir, name, built.chunks, s.opts.onStep, s.opts.fsync !== false);
     const rel = `${dirRel}/${name}`;
-    s.landed.push({ seq, name, area, stream: src.stream, kind: src.kind, stamp: this.stamp, rel });
+    s.noteLanded({ seq, name, area, stream: src.stream, kind: src.kind, stamp: this.stamp, rel });
     const where = { seq, area, stream: src.stream, kind: src.kind };
     s.pendingIndex.set(seq, {
       file: { seq, name, area, stream: src.stream, kind: src.kind, sha256: built.sha256, records, rel },
