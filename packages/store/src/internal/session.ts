@@ -212,9 +212,21 @@ function readAt(fd: number, pos: number, len: number, file: string): Buffer {
   return buf;
 }
 
-function tailDigest(fd: number, offset: number, file: string): string {
+/** The tail window's bytes: the (up to) 1 MiB before `offset`. */
+function tailBytes(fd: number, offset: number, file: string): Buffer {
   const start = Math.max(0, offset - TAIL_WINDOW);
-  return sha256(readAt(fd, start, offset - start, file));
+  return readAt(fd, start, offset - start, file);
+}
+
+function tailDigest(fd: number, offset: number, file: string): string {
+  return sha256(tailBytes(fd, offset, file));
+}
+
+/** The tail window after `win` is taken: the last bytes of `before` (the window before it) and `win`. */
+function nextTail(before: Buffer, win: Buffer): Buffer {
+  if (win.length >= TAIL_WINDOW) return win.subarray(win.length - TAIL_WINDOW);
+  const keep = Math.min(before.length, TAIL_WINDOW - win.length);
+  return Buffer.concat([before.subarray(before.length - keep), win]);
 }
 
 /** The one-line reason a source cannot be read, from an fs error. */
@@ -993,12 +1005,14 @@ export class Pass {
       const sameIdentity = st.ino === c.ino;
       // Step 3: same size and identity — nothing new, nothing read.
       if (st.size === c.offset && sameIdentity) return { status: "unchanged", landed, bytesRead, ...(reactivated ? { reactivated } : {}) };
-      // Step 4: the 1 MiB before offset must still match.
+      // Step 4: the 1 MiB before offset must still match. The bytes checked are kept: with each
+      // window landed they give the next tail digest without reading the file again.
+      let tail: Buffer | undefined = c.offset === 0 ? Buffer.alloc(0) : undefined;
       if (!c.tail_sha256) {
         if (!sameIdentity) return { ...this.conflict(src, cursorRel, c, `inode changed (${c.ino} → ${st.ino}) and the cursor has no tail digest to check the bytes`, st), reactivated };
       } else if (c.offset > 0 || !sameIdentity) {
-        const d = tailDigest(fd, c.offset, src.path);
-        if (d !== c.tail_sha256) return { ...this.conflict(src, cursorRel, c, `the ${Math.min(c.offset, TAIL_WINDOW)} bytes before offset ${c.offset} changed (tail_sha256 mismatch)`, st), reactivated };
+        tail = tailBytes(fd, c.offset, src.path);
+        if (sha256(tail) !== c.tail_sha256) return { ...this.conflict(src, cursorRel, c, `the ${Math.min(c.offset, TAIL_WINDOW)} bytes before offset ${c.offset} changed (tail_sha256 mismatch)`, st), reactivated };
       }
       if (!sameIdentity) {
         c.dev = st.dev;
@@ -1036,8 +1050,9 @@ export class Pass {
         landed.push(f);
         bytesRead += win.length;
         const lastUuid = this.lastId ?? c.last_uuid;
+        tail = nextTail(tail ?? tailBytes(fd, c.offset, src.path), win);
         c = {
-          ...c, offset: newOffset, ord: c.ord + count, tail_sha256: win.length >= TAIL_WINDOW ? sha256(win.subarray(win.length - TAIL_WINDOW)) : tailDigest(fd, newOffset, src.path), size: st.size, mtime: mtimeSec(st),
+          ...c, offset: newOffset, ord: c.ord + count, tail_sha256: sha256(tail), size: st.size, mtime: mtimeSec(st),
           dev: st.dev, ino: st.ino, last_seq: f.seq, updated_at: isoMicros(nowNs()), state: "active",
         };
         if (lastUuid !== undefined) c.last_uuid = lastUuid;
