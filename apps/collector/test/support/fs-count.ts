@@ -1,10 +1,15 @@
 // Counts what this process does through node:fs under a directory: files opened (open, or read or
 // written whole), directory entries listed, bytes read. Patched on the CommonJS fs object and
 // synced to the ESM named exports, so `import { readFileSync } from "node:fs"` in the code under
-// test sees it. `start()` installs the counters, `stop()` removes them and returns the counts.
-import fs from "node:fs";
-import fsp from "node:fs/promises";
-import { syncBuiltinESMExports } from "node:module";
+// test sees it. `countFs(dir)` installs the counters; `stop()` removes them and returns the counts.
+import * as fsNs from "node:fs";
+import * as fspNs from "node:fs/promises";
+import { createRequire, syncBuiltinESMExports } from "node:module";
+
+// The CommonJS objects: patching them and syncing reaches every ESM importer.
+const require = createRequire(import.meta.url);
+const fs = require("node:fs") as typeof fsNs;
+const fsp = require("node:fs/promises") as typeof fspNs;
 
 export interface FsCounts {
   /** Files opened (open, readFile, writeFile …), by path. */
