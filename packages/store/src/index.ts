@@ -12,13 +12,14 @@ export { openSession, SessionStore, Pass, TAIL_WINDOW, DEFAULT_MAX_DELTA_BYTES, 
 export type {
   SourceRef, SourceLine, Framing, CarriedState, ConvertContext, Convert, MaskUnknown, Logger, SessionOptions, SourceStatus, SourceOutcome, PassSummary, ResolveMode,
 } from "./internal/session.js";
-export { readIndex, encodeBlock, encodeIndexHeader, decodeIndex, INDEX_SCHEMA, ENTRY_STRING_FIELDS } from "./internal/indexer.js";
+export { readIndex, indexedSeq, encodeBlock, encodeIndexHeader, decodeIndex, INDEX_SCHEMA, ENTRY_STRING_FIELDS } from "./internal/indexer.js";
 export type { SessionIndex, IndexedFile, IndexEntry, IndexUpdate, IndexBlock } from "./internal/indexer.js";
 export { verify, formatProblem } from "./internal/verify.js";
 export type { VerifyResult, VerifyProblem, VerifyCode } from "./internal/verify.js";
 export { repack } from "./internal/repack.js";
 export type { RepackOptions, RepackResult } from "./internal/repack.js";
 export { listSessions, checkLostSessions, LostSessionTracker, status, listConflicts } from "./internal/sessions.js";
+export { lostToCheck } from "./internal/lost.js";
 export type { ResolveSource, LostSessionOptions, LostSessionResult, StoreStatus, ConflictEntry, PendingSource } from "./internal/sessions.js";
 export { readLanded } from "./internal/read.js";
 export {

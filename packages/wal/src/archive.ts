@@ -12,7 +12,7 @@ export {
 export type { ArchiveInput, ArchiveInspection, ArchiveListing, ArchiveMember } from "./internal/archive.js";
 export { ARCHIVE_DIRS, findAddress, findSession, listArchiveContainers, LIVE_DIRS } from "./internal/resolve.js";
 export type { ArchiveContainerRef, SessionLocation } from "./internal/resolve.js";
-export { isWalAddress, walAddress } from "./internal/addr.js";
+export { isWalAddress, isWalFileName, walAddress } from "./internal/addr.js";
 export type { SessionTriple } from "./internal/addr.js";
 export { isWalError, WalError } from "./internal/errors.js";
 export type { WalErrorCode, WalErrorData } from "./internal/errors.js";

@@ -2,15 +2,16 @@
 // wal/, wal-durable/ or wal-ephemeral/ wins over an archived member); usage from
 // model_step_finished (already in broca's meaning). WALs are framed, not lines: the collector reads
 // them with `parseWal` (records after a sequence number), not `parseLines`.
-import { readFile, readdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { readFile } from "node:fs/promises";
 import type { RawRecord } from "@lake/events";
-import { MAIN_STREAM } from "@lake/events";
-import { decodeWal, isWalFileName, listArchive, listArchiveContainers, readArchiveMember, LIVE_DIRS, type WalRecordEntry, type WalSkippedEntry } from "@lake/wal";
+import { MAIN_STREAM } from "@lake/events/record";
+import { decodeWal, readArchiveMember, type WalRecordEntry, type WalSkippedEntry } from "@lake/wal";
+import { brocaDiscoverer, defaultBrocaRoot } from "./broca-discover.js";
+
+export { defaultBrocaRoot };
 import { LineRecords, attrsText, contentText, count, isoTs, jsonText, obj, str, usageOf, type Obj } from "./build.js";
-import { relPath, sourceFilter } from "./discover.js";
 import { AdaptersError } from "./errors.js";
-import type { Adapter, DiscoveredSource, DiscoverOptions, DiscoveryProblem, SourceRef } from "./types.js";
+import type { Adapter, SourceRef } from "./types.js";
 
 const ADAPTER = { name: "broca", version: "1.0.0" };
 
@@ -98,67 +99,15 @@ export function brocaRecords(source: SourceRef, entries: Iterable<WalRecordEntry
   return out;
 }
 
-/** The default broca state root: $BROCA_STATE_ROOT, else beside $SUBC_CONNECTION_FILE; none otherwise. */
-export function defaultBrocaRoot(env: Readonly<Record<string, string | undefined>> = process.env): string[] {
-  if (env.BROCA_STATE_ROOT) return [env.BROCA_STATE_ROOT];
-  if (env.SUBC_CONNECTION_FILE) return [join(dirname(env.SUBC_CONNECTION_FILE), "broca-state")];
-  return [];
-}
-
 /** The broca adapter. A live source is `<root>/<live dir>/<addr>.wal`; an archived one is `<container>#<addr>`. */
 export const brocaAdapter: Adapter & { parseWal: typeof parseWal } = {
   runtime: "broca",
   name: ADAPTER.name,
   version: ADAPTER.version,
   parseWal,
-  defaultRoots: (env = process.env) => defaultBrocaRoot(env),
-  async discover(options: DiscoverOptions = {}) {
-    const roots = [...(options.roots ?? defaultBrocaRoot(options.env ?? process.env))];
-    const problems: DiscoveryProblem[] = [];
-    const sources: DiscoveredSource[] = [];
-    const filter = sourceFilter(options);
-    for (const root of roots) {
-      const live = new Set<string>();
-      for (const d of LIVE_DIRS) {
-        let names: string[] = [];
-        try {
-          names = (await readdir(join(root, d))).sort();
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== "ENOENT") problems.push({ path: join(root, d), reason: (e as Error).message });
-        }
-        for (const n of names) {
-          if (!isWalFileName(n)) continue;
-          const addr = n.slice(0, 16);
-          const path = join(root, d, n);
-          const rel = relPath(root, path);
-          live.add(addr);
-          if (filter(rel, addr)) sources.push({ runtime: "broca", path, rel, root, session_id: addr, stream: MAIN_STREAM, kind: "wal", mode: "append", size: 0, mtimeMs: 0 });
-        }
-      }
-      try {
-        for (const c of await listArchiveContainers(root)) {
-          try {
-            for (const m of (await listArchive(c.path)).members) {
-              if (live.has(m.addr)) continue; // live-first
-              live.add(m.addr); // newest container first: the first holding the address wins
-              const rel = `${c.rel}#${m.addr}`;
-              if (filter(rel, m.addr)) sources.push({ runtime: "broca", path: c.path, rel, root, session_id: m.addr, stream: MAIN_STREAM, kind: "wal", mode: "snapshot", size: m.payloadLen, mtimeMs: 0 });
-            }
-          } catch (e) {
-            problems.push({ path: c.path, reason: (e as Error).message });
-          }
-        }
-      } catch (e) {
-        problems.push({ path: root, reason: (e as Error).message });
-      }
-    }
-    return { runtime: "broca", roots, sources, problems };
-  },
-  async describe(path: string, root?: string): Promise<SourceRef> {
-    const name = path.split("/").pop() ?? path;
-    if (!isWalFileName(name)) throw new AdaptersError("InvalidSource", `${path}: not a WAL file name (16 hex digits + .wal)`, { data: { path } });
-    return { runtime: "broca", path, rel: root ? relPath(root, path) : path, session_id: name.slice(0, 16), stream: MAIN_STREAM, kind: "wal", mode: "append" };
-  },
+  defaultRoots: brocaDiscoverer.defaultRoots,
+  discover: brocaDiscoverer.discover,
+  describe: brocaDiscoverer.describe,
   initialState: () => ({}),
   parseLines(source) {
     throw new AdaptersError("InvalidSource", `${source.path}: a WAL is framed, not line-based: read it with parseWal`, { data: { path: source.path } });

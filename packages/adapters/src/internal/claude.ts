@@ -3,7 +3,7 @@
 // the adapter keeps no cross-line state (`{}`); duplicates are left to countUsage (usage_key).
 import { basename, dirname, join } from "node:path";
 import type { RawRecord } from "@lake/events";
-import { MAIN_STREAM } from "@lake/events";
+import { MAIN_STREAM } from "@lake/events/record";
 import { LineRecords, attrsText, bool, contentText, count, isoTs, jsonText, lineText, obj, parseJson, str, textId, unknownRecord, usageOf, type Obj } from "./build.js";
 import { discoverWith, homeOf, peek, peekField, relPath } from "./discover.js";
 import type { Adapter, AdapterState, DiscoverOptions, SourceLine, SourceRef } from "./types.js";

@@ -3,7 +3,7 @@
 // in full whenever they change, {"$set": …} patches and {"$rewindTo": id} truncations).
 import { basename, join } from "node:path";
 import type { RawRecord, Usage } from "@lake/events";
-import { MAIN_STREAM } from "@lake/events";
+import { MAIN_STREAM } from "@lake/events/record";
 import { LineRecords, attrsText, contentText, count, isoTs, jsonText, lineText, obj, parseJson, shortHash, str, textId, unknownRecord, usageOf, type Obj } from "./build.js";
 import { snapshotLines } from "./codex.js";
 import { discoverWith, homeOf, peek, peekField, relPath } from "./discover.js";

@@ -3,7 +3,7 @@
 // Each line converts on its own; the session comes from the payload's session_id.
 import { basename, join } from "node:path";
 import type { RawRecord } from "@lake/events";
-import { MAIN_STREAM } from "@lake/events";
+import { MAIN_STREAM } from "@lake/events/record";
 import { LineRecords, attrsText, bool, isoTs, jsonText, lineText, obj, parseJson, str, textId, unknownRecord, type Obj } from "./build.js";
 import { snapshotLines } from "./codex.js";
 import { discoverWith, homeOf, relPath } from "./discover.js";

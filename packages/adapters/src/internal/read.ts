@@ -1,7 +1,7 @@
 // Registry and whole-file / whole-session conveniences over the incremental adapter interface.
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events";
+import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events/record";
 import { brocaAdapter, readBrocaSource } from "./broca.js";
 import { claudeCodeAdapter } from "./claude.js";
 import { codexAdapter } from "./codex.js";

@@ -1,4 +1,4 @@
-import type { CanonicalRecord } from "./record.js";
+import type { CanonicalRecord } from "./record-core.js";
 import { addUsageInto, isEmptyUsage, recordDay, usageDelta, usageEquals, type Usage } from "./usage.js";
 
 /** The part of a record usage accounting reads. */

@@ -1,4 +1,4 @@
-import type { CanonicalRecord } from "./record.js";
+import type { CanonicalRecord } from "./record-core.js";
 import { USAGE_KEYS } from "./usage.js";
 
 /** Logical column types, mapped to DuckDB/Parquet and Arrow. */

@@ -599,6 +599,18 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
 }
 
 /**
+ * The index's watermark: `indexed_seq` of `<root>/<id>/index/index.state`, or undefined when there is
+ * none of this schema (absent, or another schema; `readIndex` then derives the index in memory). Reads
+ * index.state only: a consumer that recorded the watermark of the index it last read (push) knows
+ * nothing new was indexed since while it is unchanged. Throws `Corrupt` or `Io`.
+ */
+export function indexedSeq(root: string, sessionId: string): number | undefined {
+  checkId("session id", sessionId);
+  const state = readState(join(root, sessionId, "index", "index.state"));
+  return state && state.schema === INDEX_SCHEMA ? state.indexed_seq : undefined;
+}
+
+/**
  * Read a session's index: what index/ holds up to indexed_seq. When index/ is missing, unreadable
  * or of another schema, the index is derived in memory from the landed files (nothing is written;
  * the next collect rebuilds it on disk) and `derived` is true.

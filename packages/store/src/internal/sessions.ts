@@ -6,6 +6,9 @@ import { lockHolder } from "./lock.js";
 import type { Area } from "./names.js";
 import { listSessionIds, scanSession } from "./scan.js";
 import { openSession, type SessionOptions } from "./session.js";
+import { LostSessionTracker } from "./lost.js";
+
+export { LostSessionTracker };
 
 /** List the session ids of a storage root (names starting with `_` or `.` are not sessions). */
 export function listSessions(root: string): string[] {
@@ -14,34 +17,6 @@ export function listSessions(root: string): string[] {
 
 /** Resolve a cursor's source to the absolute path the adapter would read, or undefined for a path it does not produce. */
 export type ResolveSource = (sessionId: string, source: string, where: { area: Area; stream: string; kind: string }) => string | undefined;
-
-/**
- * Remembers which sessions discovery no longer finds have been checked, so each is checked once,
- * and again only after discovery has found it in between. A watching collector keeps one.
- */
-export class LostSessionTracker {
-  private checked: Set<string>;
-  /** Start from the sessions a previous process checked (pass.state's lost_checked). */
-  constructor(checked: Iterable<string> = []) {
-    this.checked = new Set(checked);
-  }
-  /** The sessions checked and not found again since, to carry to the next process. */
-  checkedIds(): string[] {
-    return [...this.checked].sort();
-  }
-  /** Tell the tracker which sessions discovery found in this rediscovery. */
-  noteFound(ids: Iterable<string>): void {
-    for (const id of ids) this.checked.delete(id);
-  }
-  /** @internal */
-  isChecked(id: string): boolean {
-    return this.checked.has(id);
-  }
-  /** @internal */
-  markChecked(id: string): void {
-    this.checked.add(id);
-  }
-}
 
 /** Options of {@link checkLostSessions}. */
 export interface LostSessionOptions {
