@@ -1,8 +1,10 @@
 // A pass costs what changed: over many unchanged sessions, `collect` opens each source's cursor and
-// nothing else of a session (no lock, no session.state, no index, no chain, no source file); after
-// appending to a few sessions, only those sessions' directories, indexes and chains are touched.
-// Opens are counted in the real collector process (a preload records every path node:fs opens,
-// reads whole, writes or lists), not timed.
+// nothing else of a session (no lock, no session.state, no index, no chain, no source file), and
+// `push` reads each session's index watermark (index/index.state) and nothing else of it, and asks
+// the fleet store nothing; after appending to 10 sessions, only those sessions' directories, indexes
+// and chains are touched, and only their segments are written. Opens are counted in the real
+// collector process (a preload records every path node:fs opens, reads whole, writes or lists), not
+// timed.
 import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -30,7 +32,7 @@ function countedCollect(args: readonly string[], env: NodeJS.ProcessEnv, out: st
 }
 
 describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
-  it("opens nothing beyond the cursors; after appending to 3 sessions, only those are opened further", async () => {
+  it("collect opens nothing beyond the cursors and push nothing beyond the index watermarks; after appending to 10 sessions, only those are opened further", async () => {
     const dir = tempDir("noop-pass");
     const { projects, files, ids } = claudeSessions(join(dir, "vendor"), N);
     const root = join(dir, "root");
@@ -39,6 +41,11 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
     const first = await runCli(args, env);
     expect(first.code, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ sessions: N, landed_files: N, rounds: N });
+    const fleet = join(dir, "fleet");
+    const pushArgs = ["push", "--root", root, "--store", `file://${fleet}`, "--agent", "host-n", "--json"];
+    const pushed = await runCli(pushArgs, env);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(JSON.parse(pushed.stdout)).toMatchObject({ sessions: N, segments: N });
 
     // No-op: one cursor read per source, the root's own small files, the vendor directories listed.
     const noop = countedCollect(args, env, join(dir, "opens-noop.json"), dir);
@@ -55,15 +62,26 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
     // A no-op pass rewrites no pass state.
     expect(noop.opens.filter((o) => o.path.includes("pass.state") && o.how !== "readFileSync")).toEqual([]);
 
-    // Append a line to 3 sessions: those are taken under their locks, indexed and published; the rest stays at its cursor.
-    const grown = [7, 150, 199];
+    // No-op push: push.state, pass.state, one index.state per session; no index, no landed file, no
+    // cursor; nothing of the store (no fleet.json, no listing, no DuckDB: no segment written).
+    const noopPush = countedCollect(pushArgs, env, join(dir, "opens-noop-push.json"), dir);
+    expect(noopPush.code, noopPush.stderr).toBe(0);
+    expect(JSON.parse(noopPush.stdout)).toMatchObject({ sessions: 0, segments: 0, refused: [], problems: [] });
+    const pushInSessions = noopPush.opens.filter((o) => ids.some((id) => o.path.startsWith(join(root, id) + "/")));
+    expect(pushInSessions).toHaveLength(N);
+    expect(new Set(pushInSessions.map((o) => `${o.how} ${o.path.slice(root.length + 1 + 36)}`))).toEqual(new Set(["readFileSync /index/index.state"]));
+    expect(noopPush.opens.filter((o) => o.path.startsWith(fleet))).toEqual([]);
+    for (const o of noopPush.opens.filter((o) => !pushInSessions.includes(o))) expect(o.path, JSON.stringify(o)).toMatch(new RegExp(`^${root}(/push\\.state|/pass\\.state|/_export/\\.lock|/_forget)?$`));
+
+    // Append a line to 10 sessions: those are taken under their locks, indexed and published; the rest stays at its cursor.
+    const grown = [7, 20, 41, 63, 88, 104, 150, 171, 186, 199];
     for (const i of grown) {
       const last = JSON.parse(readFileSync(files[i]!, "utf8").trimEnd().split("\n").pop()!) as Record<string, unknown>;
       appendFileSync(files[i]!, JSON.stringify({ ...last, uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, parentUuid: last.uuid, message: { role: "user", content: `appended to ${i}` }, type: "user" }) + "\n");
     }
     const inc = countedCollect(args, env, join(dir, "opens-inc.json"), dir);
     expect(inc.code, inc.stderr).toBe(0);
-    expect(JSON.parse(inc.stdout)).toMatchObject({ sessions: N, unchanged_sessions: N - 3, landed_files: 3, records: 3, rounds: 3 });
+    expect(JSON.parse(inc.stdout)).toMatchObject({ sessions: N, unchanged_sessions: N - grown.length, landed_files: grown.length, records: grown.length, rounds: grown.length });
     const touched = new Set<string>();
     for (const o of inc.opens) {
       const m = /\/(?:_conversations\/)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/(.*)$/.exec(o.path);
@@ -72,9 +90,28 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
     }
     expect([...touched].sort()).toEqual(grown.map((i) => ids[i]!).sort());
     for (const i of grown) expect(readIndex(root, ids[i]!)).toMatchObject({ indexedSeq: 2, derived: false });
+
+    // The push after it: beyond each session's index.state, only the grown sessions' directories are
+    // read, and only their segments are written to the store.
+    const incPush = countedCollect(pushArgs, env, join(dir, "opens-inc-push.json"), dir);
+    expect(incPush.code, incPush.stderr).toBe(0);
+    expect(JSON.parse(incPush.stdout)).toMatchObject({ sessions: grown.length, segments: grown.length, rows: grown.length });
+    const read = new Set<string>();
+    for (const o of incPush.opens) {
+      const m = /\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/(.*)$/.exec(o.path);
+      if (m && o.path.startsWith(root + "/") && m[2] !== "index/index.state") read.add(m[1]!);
+    }
+    expect([...read].sort()).toEqual(grown.map((i) => ids[i]!).sort());
+    // Under sessions/ only the grown sessions' directories are touched (each one's _SEALED asked, its new
+    // segment installed there).
+    const inStore = incPush.opens.filter((o) => o.path.startsWith(fleet + "/sessions/"));
+    expect(new Set(inStore.map((o) => /session=([^/]+)/.exec(o.path)?.[1]))).toEqual(new Set(grown.map((i) => ids[i]!)));
     // And the pass after that is a no-op again.
     const again = await runCli(args, env);
     expect(JSON.parse(again.stdout)).toMatchObject({ unchanged_sessions: N, landed_files: 0 });
+    const againPush = countedCollect(pushArgs, env, join(dir, "opens-again-push.json"), dir);
+    expect(JSON.parse(againPush.stdout)).toMatchObject({ sessions: 0, segments: 0 });
+    expect(againPush.opens.filter((o) => o.path.startsWith(fleet))).toEqual([]);
   });
 
   it("a cursor moved behind the pass state's back, a deleted index or chain, and a corrupt pass.state each send the session through a real pass", async () => {

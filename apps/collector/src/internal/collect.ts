@@ -1,22 +1,16 @@
-// collect: one pass over every discovered source. Per session, under its lock: read windows
-// (@lake/store) → canonicalize (@lake/adapters) → mask (@lake/redact) → land → commit cursors →
-// update the index → publish rounds (@lake/chain).
+// collect: one pass over every discovered source. Discovery, pass.state and each session's cursor
+// check decide which sessions need a pass (@lake/adapters/discover, @lake/store/pass: no record
+// schema, no redactor, no session store); only then is collect-pass.ts loaded, which per session,
+// under its lock, reads windows (@lake/store) → canonicalizes (@lake/adapters) → masks
+// (@lake/redact) → lands → commits cursors → updates the index → publishes rounds (@lake/chain).
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve as resolvePath, sep } from "node:path";
-import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events";
-import { listAdapters, readLines, type Adapter, type AdapterState, type DiscoveredSource, type DiscoveryProblem, type SourceLine as AdapterLine } from "@lake/adapters";
-import { createRedactor, loadOrCreateKey, QUARANTINE_TYPE, type Redactor } from "@lake/redact";
-import {
-  checkLostSessions, emptyPassState, isStoreError, listForgotten, LostSessionTracker, openSession, readPassState, sessionUnchanged, writePassState,
-  type Convert, type PassState, type PassStateSource, type SourceOutcome, type SourceRef as StoreSource,
-} from "@lake/store";
-import { parse as parseChain } from "@lake/chain";
-import { spoolDir } from "./hook.js";
-import { crashTesting, step } from "./crash.js";
-import { finishPending } from "./forget.js";
-import { WalSource, type WalLineValue } from "./wal-source.js";
+import { listDiscoverers, type Discoverer, type DiscoveredSource, type DiscoveryProblem } from "@lake/adapters/discover";
+import type { Redactor } from "@lake/redact";
+import { emptyPassState, isStoreError, listForgotten, lostToCheck, LostSessionTracker, readPassState, sessionUnchanged, writePassState, type PassState } from "@lake/store/pass";
+import { spoolDir } from "./spool.js";
+import { finishPending } from "./pending.js";
 import { CollectorError, errorFile, ioErrno, ioFailure } from "./errors.js";
-import { brocaRecords, type BrocaState } from "@lake/adapters";
 
 /** Where each runtime's sources are looked for. */
 export interface SourceRoots {
@@ -103,34 +97,10 @@ export interface CollectSummary {
   unchanged_sessions: number;
 }
 
-/** Fields of a record that identify or locate it; never masked (a false positive would break joins). */
-const ID_FIELDS = new Set([
-  "runtime", "session_id", "stream", "record_id", "parent_id", "ts", "kind", "tool_call_id", "message_id", "request_id",
-  "usage_key", "usage_mode", "child_stream", "source_path", "adapter", "adapter_version", "content_hash",
-]);
-
-/** Mask one adapter record and make it canonical; a record a quarantine rule fires on is withheld whole. */
-export function maskRecord(redactor: Redactor, raw: RawRecord): CanonicalRecord {
-  const content: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) if (typeof v === "string" && !ID_FIELDS.has(k)) content[k] = v;
-  const r = redactor.redactRecord(content);
-  if (r.status === "quarantined") {
-    const kept: RawRecord = {
-      runtime: raw.runtime, session_id: raw.session_id, stream: raw.stream, kind: raw.kind, source_path: raw.source_path, adapter: raw.adapter, adapter_version: raw.adapter_version,
-      vendor_type: QUARANTINE_TYPE,
-      attrs: JSON.stringify({ status: r.status, rules_fired: r.rules_fired, hash: r.hash }),
-    };
-    for (const k of ["record_id", "parent_id", "ts", "tool_call_id", "message_id", "request_id", "usage", "usage_key", "usage_mode", "model", "source_offset", "source_line", "is_sidechain", "replayed", "child_stream"] as const) {
-      if (raw[k] !== undefined) (kept as unknown as Record<string, unknown>)[k] = raw[k];
-    }
-    return canonicalize(kept, r.rules_fired);
-  }
-  return canonicalize({ ...raw, ...(r.value as Record<string, string>) }, r.rules);
-}
-
 /** A discovered source with the adapter that reads it and the cursor's name for it. */
 export interface Planned {
-  readonly adapter: Adapter;
+  /** The runtime's discoverer (collect-pass.ts converts with the runtime's full adapter). */
+  readonly adapter: Discoverer;
   readonly src: DiscoveredSource;
   readonly framed: boolean;
 }
@@ -158,12 +128,12 @@ export function sourceResolver(roots: ReadonlyMap<string, readonly string[]>): (
 
 /** Every root to scan per runtime. */
 export function runtimeRoots(root: string, sources: SourceRoots, env: NodeJS.ProcessEnv = process.env, home?: string): Map<string, string[]> {
-  const known = listAdapters().map((a) => a.runtime);
+  const known = listDiscoverers().map((a) => a.runtime);
   for (const [rt, paths] of sources.roots) {
     if (!known.includes(rt)) throw new CollectorError("Usage", `--source ${rt}=${paths[0] ?? ""}: unknown runtime "${rt}" (known: ${known.join(", ")})`);
   }
   const out = new Map<string, string[]>();
-  for (const a of listAdapters()) {
+  for (const a of listDiscoverers()) {
     const given = sources.roots.get(a.runtime);
     if (a.runtime === "hook") {
       out.set("hook", [...(given ?? []), spoolDir(root)]);
@@ -180,7 +150,7 @@ async function discoverAll(root: string, options: CollectOptions): Promise<Disco
   const roots = runtimeRoots(root, options.sources, options.env, options.home);
   const planned: Planned[] = [];
   const problems: DiscoveryProblem[] = [];
-  for (const a of listAdapters()) {
+  for (const a of listDiscoverers()) {
     const rs = roots.get(a.runtime);
     if (!rs || rs.length === 0) continue;
     if (a.runtime === "hook") {
@@ -238,42 +208,15 @@ function restat(p: Planned): Planned {
   }
 }
 
-/** Outcomes after which a source is drained to its last complete line. */
-const SETTLED = new Set<SourceOutcome["status"]>(["landed", "unchanged", "waiting"]);
-
-function plan(adapter: Adapter, src: DiscoveredSource, framed: boolean): Planned {
+function plan(adapter: Discoverer, src: DiscoveredSource, framed: boolean): Planned {
   return { adapter, src, framed };
-}
-
-/** The store's view of a planned source, with what carries its state across windows and passes. */
-function storeSource(p: Planned, carry: LineState | WalSource | undefined): StoreSource {
-  const { src, adapter } = p;
-  return {
-    path: src.path,
-    source: cursorSource(src.runtime, src.rel),
-    stream: src.stream,
-    kind: src.kind,
-    runtime: src.runtime,
-    adapter: adapter.name,
-    adapterVersion: adapter.version,
-    ...(carry instanceof WalSource ? { framing: carry } : { accept: acceptor(src.runtime) }),
-    ...(carry ? { carry } : {}),
-  };
-}
-
-/**
- * A line-based source whose first window holds no record of its runtime (every line unknown: not
- * JSON, or JSON the adapter does not know) is not a transcript: it is reported and not landed.
- */
-function acceptor(runtime: string): (records: readonly CanonicalRecord[]) => string | undefined {
-  return (records) => (records.some((r) => r.kind !== "unknown") ? undefined : `not a ${runtime} transcript (no ${runtime} record in its first ${records.length} lines)`);
 }
 
 /**
  * The errno of an I/O failure that is the root's (writing or reading under the storage root: it
  * stops the pass, exit 7), else undefined (a source's failure: recorded for that source).
  */
-function rootIo(e: unknown, root: string): string | undefined {
+export function rootIo(e: unknown, root: string): string | undefined {
   const code = ioErrno(e);
   if (code === undefined) return undefined;
   const file = errorFile(e);
@@ -282,77 +225,9 @@ function rootIo(e: unknown, root: string): string | undefined {
 }
 
 /** One line for a failure: the message without a leading copy of the file name. */
-function reasonOf(e: unknown, path: string): string {
+export function reasonOf(e: unknown, path: string): string {
   const m = e instanceof Error ? e.message : String(e);
   return m.startsWith(`${path}: `) ? m.slice(path.length + 2) : m;
-}
-
-/**
- * The cross-line state of a line-based source (Codex, Gemini), carried in its cursor: restored at
- * the cursor's offset, saved with every window, so a pass reads only the new bytes. A cursor with
- * no saved state (saved before state was kept) is caught up once by re-reading the lines before it.
- */
-class LineState {
-  state: AdapterState;
-  constructor(private readonly p: Planned) {
-    this.state = p.adapter.initialState(p.src);
-  }
-
-  async restore(saved: string | undefined, offset: number): Promise<void> {
-    this.state = this.p.adapter.initialState(this.p.src);
-    if (saved !== undefined) {
-      try {
-        const v = JSON.parse(saved) as { offset?: number; state?: AdapterState };
-        if (v.offset === offset && v.state && typeof v.state === "object") {
-          this.state = v.state;
-          return;
-        }
-      } catch {
-        /* unreadable: rebuilt below */
-      }
-    }
-    if (offset === 0) return;
-    const before: AdapterLine[] = [];
-    for await (const l of readLines(this.p.src.path)) {
-      if (l.offset >= offset) break;
-      before.push(l);
-    }
-    this.p.adapter.parseLines(this.p.src, before, this.state);
-  }
-
-  save(offset: number): string | undefined {
-    return JSON.stringify({ offset, state: this.state });
-  }
-}
-
-/** Build the store's convert callback for one source: adapter → mask → canonical, and its carried state. */
-function converter(p: Planned, redactor: Redactor): { convert: Convert; carry: LineState | WalSource | undefined } {
-  if (p.framed) {
-    const broca = p.src.runtime === "broca";
-    const ws = new WalSource(p.src.path, broca ? (entries, st) => void brocaRecords(p.src, entries, st as BrocaState, Number.MAX_SAFE_INTEGER) : undefined);
-    const convert: Convert = (lines) => {
-      if (broca) return brocaRecords(p.src, lines.map((l) => l.value as WalLineValue), ws.adapter as BrocaState).map((r) => maskRecord(redactor, r));
-      const st = p.adapter.initialState(p.src);
-      return p.adapter.parseLines(p.src, lines.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), st).map((r) => maskRecord(redactor, r));
-    };
-    return { convert, carry: ws };
-  }
-  // Adapters without cross-line state (Claude Code) carry nothing.
-  const carry = Object.keys(p.adapter.initialState(p.src)).length > 0 ? new LineState(p) : undefined;
-  let st = carry ? undefined : p.adapter.initialState(p.src);
-  const convert: Convert = (lines) => {
-    const state = carry ? carry.state : (st ??= p.adapter.initialState(p.src));
-    return p.adapter.parseLines(p.src, lines.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), state).map((r) => maskRecord(redactor, r));
-  };
-  return { convert, carry };
-}
-
-function snapshotConverter(p: Planned, redactor: Redactor): Convert {
-  return (lines) => {
-    const out: CanonicalRecord[] = [];
-    for (const l of lines) for (const r of p.adapter.parseSnapshot(p.src, l.bytes)) out.push(maskRecord(redactor, r));
-    return out;
-  };
 }
 
 /** One collect pass over every discovered source. */
@@ -376,6 +251,29 @@ function loadPassState(root: string): PassState {
   }
 }
 
+/** What a session's pass (collect-pass.ts) shares with the pass over all sessions. */
+export interface PassContext {
+  readonly root: string;
+  readonly absRoot: string;
+  readonly options: CollectOptions;
+  readonly summary: CollectSummary;
+  readonly passState: PassState;
+  readonly tracker: LostSessionTracker;
+  readonly resolve: (sessionId: string, source: string) => string | undefined;
+  readonly log: (line: string) => void;
+  /** Made by the first session that needs one (or the watcher's). */
+  redactor?: Redactor;
+  problem(path: string, reason: string): void;
+  /** Asked at each safe point: true stops the pass there (and marks the summary interrupted). */
+  stop(): boolean;
+  /** pass.state changed: it is written at the end of the pass. */
+  changed(): void;
+  /** A session was taken (progress). */
+  done(sources: readonly Planned[]): void;
+}
+
+type PassModule = typeof import("./collect-pass.js");
+
 async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   const root = options.root;
   const absRoot = resolvePath(root);
@@ -390,15 +288,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   const found = targeted ? [] : discovered.problems;
   const wanted = (p: Planned) => !forgotten.has(p.src.session_id) && (!targeted || targeted.sessions.has(p.src.session_id));
   const planned = (forgotten.size === 0 && !targeted ? discovered.planned : discovered.planned.filter(wanted)).map((p) => (targeted ? restat(p) : p));
-  // Built when a session needs a pass (its keyword matcher costs more than a pass over unchanged sessions).
   const cache = options.cache;
-  const key = cache?.redactor ? undefined : loadOrCreateKey(root);
-  let redactorMade: Redactor | undefined = cache?.redactor;
-  const redactor = () => {
-    redactorMade ??= createRedactor({ key: key! });
-    if (cache) cache.redactor = redactorMade;
-    return redactorMade;
-  };
   const passState = cache?.passState ?? loadPassState(root);
   if (cache) cache.passState = passState;
   let passStateChanged = false;
@@ -432,24 +322,21 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   const totalBytes = planned.reduce((a, p) => a + p.src.size, 0);
   let doneBytes = 0;
   let doneSessions = 0;
-  const resolve = sourceResolver(roots);
-  const maskUnknown = (text: string) => {
-    const r = redactor().redactString(text);
-    return { text: r.value, rules: r.rules };
+  const ctx: PassContext = {
+    root, absRoot, options, summary, passState, tracker, log, problem,
+    ...(cache?.redactor ? { redactor: cache.redactor } : {}),
+    resolve: sourceResolver(roots),
+    stop: () => (summary.interrupted ||= options.shouldStop?.() === true),
+    changed: () => void (passStateChanged = true),
+    done: (sources) => {
+      doneSessions++;
+      doneBytes += sources.reduce((a, p) => a + p.src.size, 0);
+      options.onProgress?.({ sessions: doneSessions, totalSessions: bySession.size, bytes: doneBytes, totalBytes });
+    },
   };
-  // A failure belongs to the smallest unit that has it: a source, else its session. Only an I/O
-  // failure of the root itself (read-only, full, permission) stops the pass.
-  const contain = (e: unknown, path: string): void => {
-    if (rootIo(e, absRoot) !== undefined) throw e;
-    if (process.env.LAKE_DEBUG) process.stderr.write(`${(e as Error)?.stack ?? ""}\n`);
-    problem(errorFile(e) ?? path, reasonOf(e, errorFile(e) ?? path));
-  };
-  const stop = () => (summary.interrupted ||= options.shouldStop?.() === true);
-  const done = (sources: readonly Planned[]) => {
-    doneSessions++;
-    doneBytes += sources.reduce((a, p) => a + p.src.size, 0);
-    options.onProgress?.({ sessions: doneSessions, totalSessions: bySession.size, bytes: doneBytes, totalBytes });
-  };
+  // The session pass is loaded by the first session that needs one.
+  let work: PassModule | undefined;
+  const load = async (): Promise<PassModule> => (work ??= await import("./collect-pass.js"));
   const savePassState = () => {
     const lost = tracker.checkedIds();
     if (lost.length !== passState.lostChecked.size || lost.some((id) => !passState.lostChecked.has(id))) {
@@ -460,98 +347,17 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     if (passStateChanged) writePassState(root, passState);
   };
   for (const [sessionId, sources] of [...bySession].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (stop()) break;
+    if (ctx.stop()) break;
     const foundSources = sources.map((p) => ({ source: cursorSource(p.src.runtime, p.src.rel), path: p.src.path, mode: p.src.mode, size: p.src.size, mtimeMs: p.src.mtimeMs }));
     // Unchanged since its last complete pass (by its cursors): no lock, no index, no chain.
     if (sessionUnchanged(root, sessionId, passState.sessions.get(sessionId), foundSources)) {
       summary.sessions++;
       summary.unchanged_sessions++;
       options.onSession?.(sessionId, { pending: 0, conflicts: 0 });
-      done(sources);
+      ctx.done(sources);
       continue;
     }
-    if (passState.sessions.delete(sessionId)) passStateChanged = true;
-    let s;
-    try {
-      s = await openSession(root, sessionId, { waitMs: options.waitMs ?? 0, maskUnknown, ...(crashTesting ? { onStep: (n: string) => step(`store:${n}`) } : {}), logger: log, ...(options.maxDeltaBytes ? { maxDeltaBytes: options.maxDeltaBytes } : {}) });
-    } catch (e) {
-      if ((e as { code?: string }).code === "Locked") {
-        summary.locked.push(sessionId);
-        continue;
-      }
-      // A session id the store refuses (not one path segment), for instance: every source of it is reported.
-      if (rootIo(e, absRoot) !== undefined) throw e;
-      for (const p of sources) problem(p.src.path, reasonOf(e, p.src.path));
-      continue;
-    }
-    let published = 0;
-    // The session's mark for pass.state: set only when every source settled and index and chain are current.
-    let settled = true;
-    const marks: PassStateSource[] = [];
-    let seq = 0;
-    try {
-      const pass = s.beginPass();
-      for (const p of sources.sort((a, b) => (a.src.path < b.src.path ? -1 : 1))) {
-        if (stop()) break;
-        try {
-          let out;
-          if (p.src.mode === "snapshot") out = await pass.collectSnapshot(storeSource(p, undefined), snapshotConverter(p, redactor()));
-          else {
-            const { convert, carry } = converter(p, redactor());
-            out = await pass.collectAppend(storeSource(p, carry), convert);
-          }
-          summary.bytes_read += out.bytesRead;
-          if ((out.status === "problem" || out.status === "rejected") && out.reason !== undefined) problem(p.src.path, out.reason);
-          if (out.status === "conflict" && out.reason !== undefined) problems.push({ path: p.src.path, reason: `conflict: ${out.reason}` });
-          if (SETTLED.has(out.status) && out.cursor !== undefined) {
-            marks.push({ source: cursorSource(p.src.runtime, p.src.rel), cursor: out.cursor, mode: p.src.mode, ...(p.src.mode === "snapshot" ? { size: p.src.size, mtimeMs: p.src.mtimeMs } : {}) });
-          } else settled = false;
-        } catch (e) {
-          settled = false;
-          contain(e, p.src.path);
-        }
-      }
-      try {
-        // An interrupted session's other sources were not read: nothing of it is pruned.
-        if (!summary.interrupted) pass.pruneUnseen((source) => resolve(sessionId, source));
-        const r = pass.finish();
-        summary.landed_files += r.landed;
-        summary.records += r.records;
-        summary.pending += r.pending;
-        summary.conflicts += r.conflicts;
-        summary.new_conflicts.push(...r.newConflicts);
-        summary.gone += r.gone;
-        options.onSession?.(sessionId, { pending: r.pending, conflicts: r.conflicts });
-        for (const d of r.index?.damaged ?? []) problem(d.file, d.reason);
-        if (r.index?.damaged?.length || (!r.index && r.seq > 0)) settled = false;
-        seq = r.seq;
-      } catch (e) {
-        settled = false;
-        contain(e, s.dir);
-      }
-    } finally {
-      s.close();
-    }
-    if (summary.interrupted) break; // its landed files are indexed; the next pass reads the rest and publishes
-    if (options.parse !== false) {
-      try {
-        const pr = await parseChain(root, sessionId, crashTesting ? { onStep: (n) => step(`chain:${n}`) } : {});
-        if (pr.published) published++;
-      } catch (e) {
-        settled = false;
-        contain(e, join(root, "_conversations", sessionId));
-      }
-    } else settled = false;
-    summary.rounds += published;
-    // A session none of whose sources is a transcript (refused, empty) left no directory: not counted.
-    if (existsSync(join(root, sessionId))) {
-      summary.sessions++;
-      if (settled && marks.length === sources.length) {
-        passState.sessions.set(sessionId, { seq, chain: seq > 0 && existsSync(join(root, "_conversations", sessionId)), sources: marks });
-        passStateChanged = true;
-      }
-    }
-    done(sources);
+    if (!(await (await load()).passSession(ctx, sessionId, sources))) break;
   }
   if (summary.interrupted || targeted) {
     savePassState();
@@ -559,14 +365,12 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     return summary;
   }
   // Sessions discovery no longer finds: their cursors become source_gone (once per rediscovery).
-  // Only a directory discovery could not read hides files the way pruning does.
-  const lost = await checkLostSessions(root, {
-    found: new Set(bySession.keys()),
-    resolve: (sid, source) => resolve(sid, source),
-    discoveryProblem: found.some((p) => p.scope !== "file"),
-    tracker,
-  });
-  summary.gone += lost.gone;
+  // Only a directory discovery could not read hides files the way pruning does. Which they are is
+  // one listing of the root; the check itself is loaded only when there is one.
+  const foundIds = new Set(bySession.keys());
+  if (!found.some((p) => p.scope !== "file")) {
+    if (lostToCheck(root, foundIds, tracker).length > 0) summary.gone += await (await load()).checkLost(ctx, foundIds);
+  } else tracker.noteFound(foundIds);
   savePassState();
   summary.failed = summary.pending > 0 || summary.conflicts > 0 || problems.length > 0;
   return summary;

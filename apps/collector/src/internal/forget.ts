@@ -1,10 +1,10 @@
 // The collector's part of forgetting a session: what the removal of @lake/store deletes beyond the
 // root's own directories (the session's source files, only when asked; its hook spool file) and
 // the state lines it drops (push.state). The order and the mechanics are the store's.
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { listAdapters } from "@lake/adapters";
-import { acquireLock, decodeCursor, finishRemovals, forgetSession, isStoreError, listForgotten, readForgetRecord, REMOVED_DIR, type RemovalResult } from "@lake/store";
+import { acquireLock, decodeCursor, finishRemovals, forgetSession, isStoreError, type RemovalResult } from "@lake/store";
 import { runtimeRoots, sourceResolver, type SourceRoots } from "./collect.js";
 import { crashTesting, step } from "./crash.js";
 import { CollectorError } from "./errors.js";
@@ -126,32 +126,8 @@ function asCollectorError(e: unknown): unknown {
   return e;
 }
 
-/** True when `_removed` holds something, or is not a plain directory (then the removal step says why). */
-function leftovers(root: string): boolean {
-  const dir = join(root, REMOVED_DIR);
-  try {
-    if (!lstatSync(dir).isDirectory()) return true;
-    return readdirSync(dir).length > 0;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Finish what a stopped removal left, before a pass lands, parses or sends anything: `_removed/`
- * emptied, every removal still in progress taken to its end. `holdsExportLock`: the caller (push)
- * holds `_export/.lock` already. A `_removed` that is a symbolic link or not a directory stops the
- * removals (nothing is deleted); the reason goes to `warn` and the pass goes on.
- */
-export async function finishPending(root: string, options: { holdsExportLock?: boolean; warn?: (line: string) => void } = {}): Promise<RemovalResult[]> {
-  const pending = listForgotten(root).filter((id) => {
-    try {
-      return readForgetRecord(root, id)?.state === "removing";
-    } catch {
-      return false;
-    }
-  });
-  if (pending.length === 0 && !leftovers(root)) return [];
+/** What finishPending (pending.ts) runs once it has found a removal to finish. */
+export async function finishRemovalsNow(root: string, options: { holdsExportLock?: boolean; warn?: (line: string) => void } = {}): Promise<RemovalResult[]> {
   const codec = await pushStateCodec();
   const lock = options.holdsExportLock ? undefined : await exportLock(root, 10_000);
   try {

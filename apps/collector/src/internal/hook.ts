@@ -9,14 +9,12 @@ import { basename, dirname, join } from "node:path";
 import { acquireLock, isStoreError } from "@lake/store/lock";
 import { WalWriter } from "@lake/wal/writer";
 import { CollectorError } from "./errors.js";
+import { spoolDir } from "./spool.js";
 
 /** The record type of a hook event in the spool. */
 export const HOOK_RECORD_TYPE = "lake_hook_event";
 
-/** Where the spool of a root lives. */
-export function spoolDir(root: string): string {
-  return join(root, "_hooks", "spool");
-}
+export { spoolDir };
 
 /**
  * The spool file of a session: `<session_id>.wal`, or `sha256-<hex>.wal` when the id is not a plain

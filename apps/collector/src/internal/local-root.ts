@@ -1,9 +1,10 @@
 // The collector's view of a local storage root for push: sessions, their indexed landed files,
-// the records in them, and whether every source of a session is gone.
+// the records in them, and whether every source of a session is gone. What push decides from
+// (the sessions, index watermarks, pass.state, cursors) is read through @lake/store/pass; the index,
+// the landed files and the record schema are loaded only when a session is read.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseRecord } from "@lake/events";
-import { decodeCursor, isForgotten, listSessions, parseLandedName, readIndex, readLanded } from "@lake/store";
+import { decodeCursor, indexedSeq, isForgotten, listSessions, readPassState, type PassState } from "@lake/store/pass";
 import type { FleetRow } from "@lake/segments";
 import { CollectorError } from "./errors.js";
 
@@ -20,9 +21,16 @@ export interface LandedFileRef {
 export interface LocalRoot {
   readonly root: string;
   sessions(): string[];
-  landedFiles(sessionId: string): LandedFileRef[];
+  /** The session index's watermark (`@lake/store` indexedSeq): reads index.state only. */
+  indexedSeq(sessionId: string): number | undefined;
+  landedFiles(sessionId: string): Promise<LandedFileRef[]>;
   /** The records of `files` as fleet rows (re-landed duplicates left out), and each file's SHA-256. */
-  readRows(sessionId: string, files: readonly LandedFileRef[], agent: string): { rows: FleetRow[]; digests: Map<string, string> };
+  readRows(sessionId: string, files: readonly LandedFileRef[], agent: string): Promise<{ rows: FleetRow[]; digests: Map<string, string> }>;
+  /**
+   * True when the last complete collect pass found the session with every source active (its
+   * pass.state mark): not all gone then. A cache's answer — false means "not known", never "gone".
+   */
+  sourcesLive(sessionId: string): boolean;
   /** True when the session has cursors and every one is source_gone. */
   allSourcesGone(sessionId: string): boolean;
 }
@@ -34,42 +42,60 @@ export function stampMs(stamp: string): number {
   return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7]));
 }
 
+type Heavy = { store: typeof import("@lake/store"); events: typeof import("@lake/events") };
+let heavy: Promise<Heavy> | undefined;
+const loadHeavy = (): Promise<Heavy> => (heavy ??= Promise.all([import("@lake/store"), import("@lake/events")]).then(([store, events]) => ({ store, events })));
+
 /** A LocalRoot over a @lake/store storage root. */
 export function localRoot(root: string): LocalRoot {
   // push asks for a session's files, then its rows: the index (entries.bin) is read once per session.
-  let cached: { sessionId: string; index: ReturnType<typeof readIndex> } | undefined;
-  const indexOf = (sessionId: string) => {
-    if (cached?.sessionId !== sessionId) cached = { sessionId, index: readIndex(root, sessionId) };
+  let cached: { sessionId: string; index: ReturnType<Heavy["store"]["readIndex"]> } | undefined;
+  const indexOf = async (sessionId: string) => {
+    if (cached?.sessionId !== sessionId) cached = { sessionId, index: (await loadHeavy()).store.readIndex(root, sessionId) };
     return cached.index;
   };
+  let passState: PassState | undefined | null;
   return {
     root,
     // A forgotten session is never sent again (its removal may be under way).
     sessions: () => listSessions(root).filter((id) => !isForgotten(root, id)),
-    landedFiles(sessionId) {
-      const idx = indexOf(sessionId);
+    indexedSeq: (sessionId) => indexedSeq(root, sessionId),
+    async landedFiles(sessionId) {
+      const idx = await indexOf(sessionId);
+      const { parseLandedName } = (await loadHeavy()).store;
       return idx.files.map((f) => ({ rel: f.rel, seq: f.seq, collectedAtMs: stampMs(parseLandedName(f.name)?.stamp ?? "") }));
     },
-    readRows(sessionId, files, agent) {
-      const idx = indexOf(sessionId);
+    async readRows(sessionId, files, agent) {
+      const idx = await indexOf(sessionId);
+      const { store, events } = await loadHeavy();
       const dup = new Set<string>();
       for (const e of idx.entries) if (e.duplicate) dup.add(`${e.seq}/${e.row}`);
       const rows: FleetRow[] = [];
       const digests = new Map<string, string>();
       const indexed = new Map(idx.files.map((x) => [x.rel, x.sha256]));
       for (const f of files) {
-        const lf = readLanded(root, sessionId, f.rel);
+        const lf = store.readLanded(root, sessionId, f.rel);
         // The index recorded the file's SHA-256 when it landed: a file that changed since is damaged.
         const want = indexed.get(f.rel);
         if (want !== undefined && lf.sha256 !== want) throw new CollectorError("Input", `${join(root, sessionId, f.rel)}: SHA-256 ${lf.sha256} differs from the index's ${want} (damaged landed file)`);
         digests.set(f.rel, lf.sha256);
         lf.rows.forEach((text, row) => {
           if (dup.has(`${f.seq}/${row}`)) return;
-          const rec = parseRecord(JSON.parse(text));
+          const rec = events.parseRecord(JSON.parse(text));
           rows.push({ ...rec, agent, landed_seq: f.seq, landed_row: row });
         });
       }
       return { rows, digests };
+    },
+    sourcesLive(sessionId) {
+      if (passState === undefined) {
+        try {
+          passState = readPassState(root);
+        } catch {
+          passState = null; // a cache: unreadable means "not known"
+        }
+      }
+      return passState?.sessions.has(sessionId) ?? false;
     },
     allSourcesGone(sessionId) {
       let any = false;

@@ -1,6 +1,6 @@
 // --source RUNTIME=PATH: its own module because it loads @lake/events (zod), which `hook` must not.
 import { flag, values } from "@lake/cli";
-import { RUNTIMES } from "@lake/events";
+import { RUNTIMES } from "@lake/events/record";
 
 /** `--source RUNTIME=PATH` (repeatable): the runtime must be one lake knows. */
 export const SOURCE = values("RUNTIME=PATH", `read this runtime's sources from PATH instead of its default root (repeatable;\nRUNTIME: ${RUNTIMES.join(", ")})`, (raw) => {

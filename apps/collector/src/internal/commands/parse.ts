@@ -1,6 +1,6 @@
 import { parse as parseChain } from "@lake/chain";
 import { listSessions } from "@lake/store";
-import { finishPending } from "../forget.js";
+import { finishPending } from "../pending.js";
 import { defineCommand, jsonLine, texts, type RunContext } from "@lake/cli";
 import { ROOT, JSON_FLAG, resolveRoot } from "../options.js";
 

@@ -1,8 +1,8 @@
-import { defaultStoreUrl, legacyDefaultStorePath, openStore } from "@lake/layout";
+import { defaultStoreUrl, legacyDefaultStorePath, openStore } from "@lake/layout/store";
 import { localRoot } from "../local-root.js";
 import { push, readPushState, writePushState } from "../push.js";
-import { finishPending } from "../forget.js";
-import { acquireLock } from "@lake/store";
+import { finishPending } from "../pending.js";
+import { acquireLock } from "@lake/store/lock";
 import { dirname, join } from "node:path";
 import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -16,7 +16,9 @@ const DESCRIPTION = `For every session with landed files the store has not been 
 Parquet segment (DuckDB, ZSTD) per runtime under the next
 sessions/dt=<day>/fleet=<fleet>/runtime=<runtime>/agent=<agent>/session=<id>/seg-NNNNNN.parquet,
 created only if absent (a segment is never rewritten). push.state in the root records each file's
-digest per store, so a re-push sends nothing twice. A session is sealed (_SEALED) once all of it
+digest per store, so a re-push sends nothing twice, and each session's index watermark, so a push
+finds what is new from push.state and one small file per session, asking the store nothing when
+nothing is. A session is sealed (_SEALED) once all of it
 is sent and its sources are gone or it landed nothing for --seal-idle seconds (default 21600, 6 h);
 new records of a sealed session go to a new session directory (session=<id>.2, …), whoever sealed it:
 before sending to a session's current directory, push checks its _SEALED in the store (one HEAD,
@@ -37,8 +39,8 @@ each), releases the push lock, prints "interrupted; N sessions done, run again t
 exits 130 (143 for SIGTERM); the next push sends the rest, nothing twice.
 
 Exit codes: 0 done · 3 completed with problems: a session whose local data is damaged (a landed
-file or index that does not read or check; named on stderr, one line each) or that the store has a
-tombstone for was not sent, the rest were · 4 another push holds the root · 5 store error (outcome unknown: run again) · 7 the root does not
+file or index that does not read or check; named on stderr, one line each) or, with something to
+send, that the store has a tombstone for was not sent, the rest were · 4 another push holds the root · 5 store error (outcome unknown: run again) · 7 the root does not
 exist (nothing is created) or the disk refused · 2 usage · 130 interrupted.`;
 
 const OPTIONS = { root: ROOT, store: storeOption(), agent: text("ID", "this machine's agent id (default $LAKE_AGENT, else the host name)"), "seal-idle": seconds("seal a session idle this long (default 21600 s, 6 h)", { default: 21_600 }), "fleet-id": text("ID", "the fleet id written to fleet.json when the store has none yet"), json: JSON_FLAG } as const;

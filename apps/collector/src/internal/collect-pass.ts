@@ -1,0 +1,266 @@
+// A collect pass's work on one session that is not unchanged (collect.ts decides): under its lock,
+// read windows (@lake/store) → canonicalize (@lake/adapters) → mask (@lake/redact) → land → commit
+// cursors → update the index → publish rounds (@lake/chain); and the check of sessions discovery no
+// longer finds. Loaded only when a pass has such work, so a pass over unchanged sessions loads none
+// of these packages.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events";
+import { brocaRecords, getAdapter, readLines, type Adapter, type AdapterState, type BrocaState, type SourceLine as AdapterLine } from "@lake/adapters";
+import { createRedactor, loadOrCreateKey, QUARANTINE_TYPE, type Redactor } from "@lake/redact";
+import { checkLostSessions, openSession, type Convert, type PassStateSource, type SourceOutcome, type SourceRef as StoreSource } from "@lake/store";
+import { parse as parseChain } from "@lake/chain";
+import { crashTesting, step } from "./crash.js";
+import { WalSource, type WalLineValue } from "./wal-source.js";
+import { errorFile } from "./errors.js";
+import { cursorSource, reasonOf, rootIo, type PassContext, type Planned } from "./collect.js";
+
+/** The adapter that converts a planned source's lines (discovery planned it with its discoverer). */
+function adapterOf(p: Planned): Adapter {
+  return getAdapter(p.src.runtime);
+}
+
+/** The pass's redactor: the watcher's, else made once (its keyword matcher is built here). */
+function redactor(ctx: PassContext): Redactor {
+  const cache = ctx.options.cache;
+  ctx.redactor ??= cache?.redactor ?? createRedactor({ key: loadOrCreateKey(ctx.root) });
+  if (cache) cache.redactor = ctx.redactor;
+  return ctx.redactor;
+}
+
+/**
+ * A failure belongs to the smallest unit that has it: a source, else its session. Only an I/O
+ * failure of the root itself (read-only, full, permission) stops the pass.
+ */
+function contain(ctx: PassContext, e: unknown, path: string): void {
+  if (rootIo(e, ctx.absRoot) !== undefined) throw e;
+  if (process.env.LAKE_DEBUG) process.stderr.write(`${(e as Error)?.stack ?? ""}\n`);
+  ctx.problem(errorFile(e) ?? path, reasonOf(e, errorFile(e) ?? path));
+}
+
+/** Fields of a record that identify or locate it; never masked (a false positive would break joins). */
+const ID_FIELDS = new Set([
+  "runtime", "session_id", "stream", "record_id", "parent_id", "ts", "kind", "tool_call_id", "message_id", "request_id",
+  "usage_key", "usage_mode", "child_stream", "source_path", "adapter", "adapter_version", "content_hash",
+]);
+
+/** Mask one adapter record and make it canonical; a record a quarantine rule fires on is withheld whole. */
+export function maskRecord(redactor: Redactor, raw: RawRecord): CanonicalRecord {
+  const content: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) if (typeof v === "string" && !ID_FIELDS.has(k)) content[k] = v;
+  const r = redactor.redactRecord(content);
+  if (r.status === "quarantined") {
+    const kept: RawRecord = {
+      runtime: raw.runtime, session_id: raw.session_id, stream: raw.stream, kind: raw.kind, source_path: raw.source_path, adapter: raw.adapter, adapter_version: raw.adapter_version,
+      vendor_type: QUARANTINE_TYPE,
+      attrs: JSON.stringify({ status: r.status, rules_fired: r.rules_fired, hash: r.hash }),
+    };
+    for (const k of ["record_id", "parent_id", "ts", "tool_call_id", "message_id", "request_id", "usage", "usage_key", "usage_mode", "model", "source_offset", "source_line", "is_sidechain", "replayed", "child_stream"] as const) {
+      if (raw[k] !== undefined) (kept as unknown as Record<string, unknown>)[k] = raw[k];
+    }
+    return canonicalize(kept, r.rules_fired);
+  }
+  return canonicalize({ ...raw, ...(r.value as Record<string, string>) }, r.rules);
+}
+
+
+/** Outcomes after which a source is drained to its last complete line. */
+const SETTLED = new Set<SourceOutcome["status"]>(["landed", "unchanged", "waiting"]);
+
+
+/** The store's view of a planned source, with what carries its state across windows and passes. */
+function storeSource(p: Planned, carry: LineState | WalSource | undefined): StoreSource {
+  const { src, adapter } = p;
+  return {
+    path: src.path,
+    source: cursorSource(src.runtime, src.rel),
+    stream: src.stream,
+    kind: src.kind,
+    runtime: src.runtime,
+    adapter: adapter.name,
+    adapterVersion: adapter.version,
+    ...(carry instanceof WalSource ? { framing: carry } : { accept: acceptor(src.runtime) }),
+    ...(carry ? { carry } : {}),
+  };
+}
+
+/**
+ * A line-based source whose first window holds no record of its runtime (every line unknown: not
+ * JSON, or JSON the adapter does not know) is not a transcript: it is reported and not landed.
+ */
+function acceptor(runtime: string): (records: readonly CanonicalRecord[]) => string | undefined {
+  return (records) => (records.some((r) => r.kind !== "unknown") ? undefined : `not a ${runtime} transcript (no ${runtime} record in its first ${records.length} lines)`);
+}
+
+
+/**
+ * The cross-line state of a line-based source (Codex, Gemini), carried in its cursor: restored at
+ * the cursor's offset, saved with every window, so a pass reads only the new bytes. A cursor with
+ * no saved state (saved before state was kept) is caught up once by re-reading the lines before it.
+ */
+class LineState {
+  state: AdapterState;
+  constructor(private readonly p: Planned) {
+    this.state = adapterOf(p).initialState(p.src);
+  }
+
+  async restore(saved: string | undefined, offset: number): Promise<void> {
+    this.state = adapterOf(this.p).initialState(this.p.src);
+    if (saved !== undefined) {
+      try {
+        const v = JSON.parse(saved) as { offset?: number; state?: AdapterState };
+        if (v.offset === offset && v.state && typeof v.state === "object") {
+          this.state = v.state;
+          return;
+        }
+      } catch {
+        /* unreadable: rebuilt below */
+      }
+    }
+    if (offset === 0) return;
+    const before: AdapterLine[] = [];
+    for await (const l of readLines(this.p.src.path)) {
+      if (l.offset >= offset) break;
+      before.push(l);
+    }
+    adapterOf(this.p).parseLines(this.p.src, before, this.state);
+  }
+
+  save(offset: number): string | undefined {
+    return JSON.stringify({ offset, state: this.state });
+  }
+}
+
+/** Build the store's convert callback for one source: adapter → mask → canonical, and its carried state. */
+function converter(p: Planned, redactor: Redactor): { convert: Convert; carry: LineState | WalSource | undefined } {
+  if (p.framed) {
+    const broca = p.src.runtime === "broca";
+    const ws = new WalSource(p.src.path, broca ? (entries, st) => void brocaRecords(p.src, entries, st as BrocaState, Number.MAX_SAFE_INTEGER) : undefined);
+    const convert: Convert = (lines) => {
+      if (broca) return brocaRecords(p.src, lines.map((l) => l.value as WalLineValue), ws.adapter as BrocaState).map((r) => maskRecord(redactor, r));
+      const st = adapterOf(p).initialState(p.src);
+      return adapterOf(p).parseLines(p.src, lines.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), st).map((r) => maskRecord(redactor, r));
+    };
+    return { convert, carry: ws };
+  }
+  // Adapters without cross-line state (Claude Code) carry nothing.
+  const carry = Object.keys(adapterOf(p).initialState(p.src)).length > 0 ? new LineState(p) : undefined;
+  let st = carry ? undefined : adapterOf(p).initialState(p.src);
+  const convert: Convert = (lines) => {
+    const state = carry ? carry.state : (st ??= adapterOf(p).initialState(p.src));
+    return adapterOf(p).parseLines(p.src, lines.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), state).map((r) => maskRecord(redactor, r));
+  };
+  return { convert, carry };
+}
+
+function snapshotConverter(p: Planned, redactor: Redactor): Convert {
+  return (lines) => {
+    const out: CanonicalRecord[] = [];
+    for (const l of lines) for (const r of adapterOf(p).parseSnapshot(p.src, l.bytes)) out.push(maskRecord(redactor, r));
+    return out;
+  };
+}
+
+
+/**
+ * One session's pass. False when the pass was interrupted in it (the caller stops); true otherwise,
+ * with `ctx.done` called for a session that was taken (not for a locked or refused one).
+ */
+export async function passSession(ctx: PassContext, sessionId: string, sources: Planned[]): Promise<boolean> {
+  const { root, absRoot, options, summary, passState, problem } = ctx;
+  if (passState.sessions.delete(sessionId)) ctx.changed();
+  let s;
+  try {
+    s = await openSession(root, sessionId, { waitMs: options.waitMs ?? 0, maskUnknown: (text: string) => {
+      const r = redactor(ctx).redactString(text);
+      return { text: r.value, rules: r.rules };
+    }, ...(crashTesting ? { onStep: (n: string) => step(`store:${n}`) } : {}), logger: ctx.log, ...(options.maxDeltaBytes ? { maxDeltaBytes: options.maxDeltaBytes } : {}) });
+  } catch (e) {
+    if ((e as { code?: string }).code === "Locked") {
+      summary.locked.push(sessionId);
+      return true;
+    }
+    // A session id the store refuses (not one path segment), for instance: every source of it is reported.
+    if (rootIo(e, absRoot) !== undefined) throw e;
+    for (const p of sources) problem(p.src.path, reasonOf(e, p.src.path));
+    return true;
+  }
+  let published = 0;
+  // The session's mark for pass.state: set only when every source settled and index and chain are current.
+  let settled = true;
+  const marks: PassStateSource[] = [];
+  let seq = 0;
+  try {
+    const pass = s.beginPass();
+    for (const p of sources.sort((a, b) => (a.src.path < b.src.path ? -1 : 1))) {
+      if (ctx.stop()) break;
+      try {
+        let out;
+        if (p.src.mode === "snapshot") out = await pass.collectSnapshot(storeSource(p, undefined), snapshotConverter(p, redactor(ctx)));
+        else {
+          const { convert, carry } = converter(p, redactor(ctx));
+          out = await pass.collectAppend(storeSource(p, carry), convert);
+        }
+        summary.bytes_read += out.bytesRead;
+        if ((out.status === "problem" || out.status === "rejected") && out.reason !== undefined) problem(p.src.path, out.reason);
+        if (out.status === "conflict" && out.reason !== undefined) summary.problems.push({ path: p.src.path, reason: `conflict: ${out.reason}` });
+        if (SETTLED.has(out.status) && out.cursor !== undefined) {
+          marks.push({ source: cursorSource(p.src.runtime, p.src.rel), cursor: out.cursor, mode: p.src.mode, ...(p.src.mode === "snapshot" ? { size: p.src.size, mtimeMs: p.src.mtimeMs } : {}) });
+        } else settled = false;
+      } catch (e) {
+        settled = false;
+        contain(ctx, e, p.src.path);
+      }
+    }
+    try {
+      // An interrupted session's other sources were not read: nothing of it is pruned.
+      if (!summary.interrupted) pass.pruneUnseen((source) => ctx.resolve(sessionId, source));
+      const r = pass.finish();
+      summary.landed_files += r.landed;
+      summary.records += r.records;
+      summary.pending += r.pending;
+      summary.conflicts += r.conflicts;
+      summary.new_conflicts.push(...r.newConflicts);
+      summary.gone += r.gone;
+      options.onSession?.(sessionId, { pending: r.pending, conflicts: r.conflicts });
+      for (const d of r.index?.damaged ?? []) problem(d.file, d.reason);
+      if (r.index?.damaged?.length || (!r.index && r.seq > 0)) settled = false;
+      seq = r.seq;
+    } catch (e) {
+      settled = false;
+      contain(ctx, e, s.dir);
+    }
+  } finally {
+    s.close();
+  }
+  if (summary.interrupted) return false; // its landed files are indexed; the next pass reads the rest and publishes
+  if (options.parse !== false) {
+    try {
+      const pr = await parseChain(root, sessionId, crashTesting ? { onStep: (n) => step(`chain:${n}`) } : {});
+      if (pr.published) published++;
+    } catch (e) {
+      settled = false;
+      contain(ctx, e, join(root, "_conversations", sessionId));
+    }
+  } else settled = false;
+  summary.rounds += published;
+  // A session none of whose sources is a transcript (refused, empty) left no directory: not counted.
+  if (existsSync(join(root, sessionId))) {
+    summary.sessions++;
+    if (settled && marks.length === sources.length) {
+      passState.sessions.set(sessionId, { seq, chain: seq > 0 && existsSync(join(root, "_conversations", sessionId)), sources: marks });
+      ctx.changed();
+    }
+  }
+  ctx.done(sources);
+  return true;
+}
+
+/**
+ * Sessions discovery no longer finds: their cursors become source_gone (once per rediscovery).
+ * Returns the cursors moved.
+ */
+export async function checkLost(ctx: PassContext, found: ReadonlySet<string>): Promise<number> {
+  const lost = await checkLostSessions(ctx.root, { found, resolve: (sid, source) => ctx.resolve(sid, source), tracker: ctx.tracker });
+  return lost.gone;
+}

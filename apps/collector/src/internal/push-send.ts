@@ -1,0 +1,262 @@
+// push's sender: the sessions push.ts decided to look at are read, sent as segments, sealed, and
+// recorded in push.state (see push.ts). Loaded only when there is something to look at.
+import { randomBytes, createHash } from "node:crypto";
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import type { CanonicalRecord } from "@lake/events";
+import {
+  encodeQuarantine,
+  encodeSealed,
+  heartbeat,
+  initFleet,
+  listTombstones,
+  quarantineKey,
+  readFleet,
+  sealedKey,
+  seededUlid,
+  sessionLabel,
+  segmentKey,
+  utcDate,
+  type ObjectStore,
+  type SessionPartition,
+} from "@lake/layout";
+import type { FleetRow } from "@lake/segments";
+import { QUARANTINE_TYPE } from "@lake/redact";
+import { CollectorError } from "./errors.js";
+import type { LocalRoot, LandedFileRef } from "./local-root.js";
+import { step } from "./crash.js";
+import { emptySummary, writePushState, type PushOptions, type PushState, type PushSummary, type SessionPushState } from "./push.js";
+
+/**
+ * Send the sessions in `look` (every session of the root when undefined) to `store`, recording in
+ * `state` (push.state, saved after each session) what was sent and each looked-at session's index
+ * watermark.
+ */
+export async function send(local: LocalRoot, store: ObjectStore, options: PushOptions, state: PushState, look: readonly string[] | undefined): Promise<PushSummary> {
+  const now = options.now ?? Date.now;
+  let fleet = await readFleet(store);
+  if (!fleet) fleet = (await initFleet(store, options.fleetId ?? `fleet-${randomBytes(4).toString("hex")}`)).manifest;
+  const recv = (state.receivers[store.url] ??= { fleet_id: fleet.fleet_id, sessions: {} });
+  if (recv.fleet_id !== fleet.fleet_id) {
+    throw new CollectorError("Store", `${store.url}: fleet.json names fleet ${fleet.fleet_id}, but this root pushed to fleet ${recv.fleet_id} there; refusing to mix`);
+  }
+  const summary = emptySummary(store.url, fleet.fleet_id);
+  // A session forgotten in this fleet is refused: one listing of tombstones/ per push.
+  const tombstones = await listTombstones(store);
+  const tmp = join(tmpdir(), `lake-push-${process.pid}-${randomBytes(4).toString("hex")}`);
+  mkdirSync(tmp, { recursive: true });
+  // @lake/segments (DuckDB) is loaded when the first segment is written: a push that only seals,
+  // or only records watermarks, does not pay for it.
+  let writer: Awaited<ReturnType<typeof import("@lake/segments").SegmentWriter.open>> | undefined;
+  const segmentWriter = async () => (writer ??= await (await import("@lake/segments")).SegmentWriter.open());
+  const runtimes = new Set<string>();
+  // Watermarks recorded for sessions that had nothing new: saved once, at the end.
+  let unsaved = false;
+  try {
+    for (const sessionId of look ?? local.sessions()) {
+      if (options.shouldStop?.()) {
+        summary.interrupted = true;
+        break;
+      }
+      if (tombstones.has(sessionId)) {
+        summary.refused.push(sessionId);
+        continue;
+      }
+      // Damaged local data (an index or landed file that does not read or check) stops this session
+      // only: it is named, nothing of it is sent, and the push goes on with the next.
+      let files: LandedFileRef[];
+      // Read before the index, so the recorded watermark never claims more than was read.
+      let watermark: number | undefined;
+      try {
+        watermark = local.indexedSeq(sessionId);
+        files = await local.landedFiles(sessionId);
+      } catch (e) {
+        summary.problems.push({ session: sessionId, reason: e instanceof Error ? e.message : String(e) });
+        continue;
+      }
+      const ss = recv.sessions[sessionId];
+      // Landed files are immutable: a name push.state lists has been sent.
+      const fresh = files.filter((f) => ss?.files[f.rel] === undefined);
+      if (fresh.length === 0 && (ss === undefined || ss.sealed || !sealDue(local, sessionId, files, options.sealIdleSeconds, now))) {
+        if (ss !== undefined) unsaved = recordWatermark(ss, watermark, files) || unsaved;
+        continue;
+      }
+      let read: { rows: FleetRow[]; digests: Map<string, string> } | undefined;
+      if (fresh.length > 0) {
+        try {
+          read = await local.readRows(sessionId, fresh, options.agent);
+        } catch (e) {
+          summary.problems.push({ session: sessionId, reason: e instanceof Error ? e.message : String(e) });
+          continue;
+        }
+      }
+      const st: SessionPushState = ss ?? { part: 1, dt: "", next_seg: {}, segments: {}, rows: {}, files: {}, sealed: false };
+      recv.sessions[sessionId] = st;
+      let sent = 0;
+      if (read !== undefined) {
+        // Whoever sealed the current part (a push, this one from another root's state, or
+        // `lake-maint seal`), the store says so: one HEAD per runtime directory, only for a session
+        // with something to send.
+        if (!st.sealed && st.dt !== "" && (await sealedInStore(store, sessionId, st, fleet.fleet_id, options.agent))) {
+          st.sealed = true;
+          summary.learned++;
+        }
+        // A sealed part is never appended to: new records start the session's next part.
+        if (st.sealed) {
+          st.part += 1;
+          st.dt = "";
+          st.next_seg = {};
+          st.segments = {};
+          st.rows = {};
+          st.sealed = false;
+        }
+        const { rows, digests } = read;
+        if (st.dt === "") st.dt = sessionDay(rows, now);
+        const byRuntime = new Map<string, FleetRow[]>();
+        for (const r of rows) {
+          let l = byRuntime.get(r.runtime);
+          if (!l) byRuntime.set(r.runtime, (l = []));
+          l.push(r);
+        }
+        for (const [runtime, list] of byRuntime) {
+          runtimes.add(runtime);
+          const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: sessionLabel(sessionId, st.part) };
+          const quarantined = list.filter((r) => r.vendor_type === QUARANTINE_TYPE);
+          for (const q of quarantined) summary.quarantined += await putQuarantine(store, options.agent, q);
+          let pending = list;
+          while (pending.length > 0) {
+            const seg = st.next_seg[runtime] ?? 0;
+            const key = segmentKey(p, seg);
+            const path = join(tmp, `seg-${sessionId}-${runtime}-${seg}.parquet`);
+            rmSync(path, { force: true });
+            const info = await (await segmentWriter()).write(path, pending, "bronze");
+            step("push:segment-written");
+            const r = await store.upload(key, { path }, { ifAbsent: true });
+            step("push:uploaded");
+            rmSync(path, { force: true });
+            if (r.status === "written") {
+              st.next_seg[runtime] = seg + 1;
+              st.segments[runtime] = (st.segments[runtime] ?? 0) + 1;
+              st.rows[runtime] = (st.rows[runtime] ?? 0) + info.rows;
+              summary.segments++;
+              summary.rows += info.rows;
+              summary.bytes += info.bytes;
+              sent += info.rows;
+              pending = [];
+            } else if (r.status === "conflict") {
+              // The key is taken: an earlier push wrote it and stopped before saving its state.
+              // Read it back; its landed files count as sent, and what is left goes to the next key.
+              const have = await segmentLandedSeqs(store, key, tmp, runtime, options.agent);
+              st.next_seg[runtime] = seg + 1;
+              st.segments[runtime] = (st.segments[runtime] ?? 0) + 1;
+              st.rows[runtime] = (st.rows[runtime] ?? 0) + have.rows;
+              summary.recovered++;
+              pending = pending.filter((row) => row.landed_seq === undefined || !have.seqs.has(row.landed_seq));
+            } else {
+              throw new CollectorError("Store", `${store.url}/${key}: upload outcome unknown (${String((r.cause as Error)?.message ?? r.cause)}); run push again`);
+            }
+          }
+        }
+        for (const f of fresh) st.files[f.rel] = digests.get(f.rel) ?? "";
+        recordWatermark(st, watermark, files);
+        writePushState(local.root, state);
+        unsaved = false;
+        step("push:state-saved");
+        summary.sessions++;
+      }
+      if (!st.sealed && sealDue(local, sessionId, files, options.sealIdleSeconds, now)) {
+        for (const runtime of Object.keys(st.next_seg)) {
+          const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: sessionLabel(sessionId, st.part) };
+          const body = encodeSealed({ sealed_at: new Date(now()).toISOString(), segments: st.segments[runtime] ?? 0, rows: st.rows[runtime] ?? 0 });
+          const r = await store.putIfAbsent(sealedKey(p), body);
+          step("push:sealed");
+          if (r.status === "unknown") throw new CollectorError("Store", `${store.url}/${sealedKey(p)}: outcome unknown; run push again`);
+        }
+        st.sealed = true;
+        summary.sealed++;
+        recordWatermark(st, watermark, files);
+        writePushState(local.root, state);
+        unsaved = false;
+      }
+      options.onSession?.(sessionId, sent);
+    }
+    if (unsaved) writePushState(local.root, state);
+    if (summary.sessions > 0 || runtimes.size > 0) {
+      await heartbeat(store, { agent_id: options.agent, runtime: [...runtimes].sort().join(",") || "lake-collector", repo: "", branch: "", tool: "push", ttlSeconds: 900 }, { now });
+    }
+  } finally {
+    writer?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return summary;
+}
+
+
+/**
+ * Record that every landed file of the index read at `watermark` is in `ss.files` (true when that
+ * changed what push.state holds). Only then: a file of the index not sent leaves the watermark as it was.
+ */
+function recordWatermark(ss: SessionPushState, watermark: number | undefined, files: readonly LandedFileRef[]): boolean {
+  if (watermark === undefined || files.some((f) => ss.files[f.rel] === undefined)) return false;
+  const newest = files.length > 0 ? Math.max(...files.map((f) => f.collectedAtMs)) : undefined;
+  if (ss.indexed_seq === watermark && ss.newest_ms === newest) return false;
+  ss.indexed_seq = watermark;
+  if (newest === undefined) delete ss.newest_ms;
+  else ss.newest_ms = newest;
+  return true;
+}
+
+/** Whether any runtime directory of the session's current part has `_SEALED` in the store. */
+async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionPushState, fleetId: string, agent: string): Promise<boolean> {
+  for (const runtime of Object.keys(st.next_seg)) {
+    const key = sealedKey({ dt: st.dt, fleet: fleetId, runtime, agent, session: sessionLabel(sessionId, st.part) });
+    if ((await store.head(key)) !== undefined) return true;
+  }
+  return false;
+}
+
+async function putQuarantine(store: ObjectStore, agent: string, r: FleetRow): Promise<number> {
+  let attrs: { rules_fired?: string[]; hash?: string } = {};
+  try {
+    attrs = JSON.parse(r.attrs ?? "{}") as typeof attrs;
+  } catch {
+    /* keep empty */
+  }
+  const hash = attrs.hash ?? r.content_hash;
+  // A deterministic id (time from the record, entropy from its hash), so a re-push writes the same key.
+  const t = r.ts ? Date.parse(r.ts) : 0;
+  const id = seededUlid(Number.isNaN(t) ? 0 : t, createHash("sha256").update(`${r.session_id}\0${hash}\0${r.record_id ?? ""}`).digest());
+  const key = quarantineKey(agent, utcDate(Number.isNaN(t) ? 0 : t), id);
+  const body = encodeQuarantine({ status: "quarantined", rules_fired: attrs.rules_fired ?? r.redaction_rules ?? [], hash, session_id: r.session_id, runtime: r.runtime, record_id: r.record_id ?? null, ts: r.ts ?? null });
+  const res = await store.putIfAbsent(key, body);
+  step("push:quarantine");
+  return res.status === "written" ? 1 : 0;
+}
+
+async function segmentLandedSeqs(store: ObjectStore, key: string, tmp: string, runtime: string, agent: string): Promise<{ seqs: Set<number>; rows: number }> {
+  const path = join(tmp, `existing-${randomBytes(4).toString("hex")}.parquet`);
+  await store.download(key, path);
+  try {
+    const { readSegment } = await import("@lake/segments");
+    const rows = await readSegment(path, "bronze", { runtime, agent });
+    return { seqs: new Set(rows.map((r) => r.landed_seq).filter((s): s is number => s !== undefined)), rows: rows.length };
+  } finally {
+    rmSync(path, { force: true });
+  }
+}
+
+function sessionDay(rows: readonly CanonicalRecord[], now: () => number): string {
+  let min: string | undefined;
+  for (const r of rows) if (r.ts && (min === undefined || r.ts < min)) min = r.ts;
+  const t = min ? Date.parse(min) : NaN;
+  return utcDate(Number.isNaN(t) ? now() : t);
+}
+
+function sealDue(local: LocalRoot, sessionId: string, files: readonly LandedFileRef[], idleSeconds: number, now: () => number): boolean {
+  if (files.length === 0) return false;
+  if (local.allSourcesGone(sessionId)) return true;
+  const newest = Math.max(...files.map((f) => f.collectedAtMs));
+  return now() - newest >= idleSeconds * 1000;
+}
+
