@@ -1,6 +1,7 @@
 // `lake-collector hook` (the hook spool) and `lake-collector hooks install`, through the built bin.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, realpathSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readWalFile, type WalDecodeResult } from "@lake/wal";
@@ -8,6 +9,9 @@ import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { BIN, runCli } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
+
+/** lake-reader's bin script in this repository (only its path is used here; the reader's statusline test runs it). */
+const READER_BIN = fileURLToPath(new URL("../../reader/bin/lake-reader.js", import.meta.url));
 
 const SID = "3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b";
 
@@ -249,6 +253,65 @@ describe("hooks install", { timeout: 60_000 }, () => {
     const sh = spawnSync("env", ["-i", "PATH=/usr/bin:/bin", `LAKE_ROOT=${root}`, "sh", "-c", command], { input: JSON.stringify(event(7)), encoding: "utf8" });
     expect(sh.status, sh.stderr).toBe(0);
     expect(events(await readWalFile(spool(root))).map((e) => e.event)).toEqual([event(7)]);
+  });
+
+  it("--statusline sets statusLine to lake-reader on PATH by absolute real path (run by this node), idempotently; keeps the rest", async () => {
+    const dir = tempDir("hooksline");
+    const file = join(dir, "settings.json");
+    writeFileSync(file, JSON.stringify(settings, null, 2) + "\n");
+    // lake-reader on PATH as npm links it: a symlink to the package's bin script.
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    symlinkSync(READER_BIN, join(bin, "lake-reader"));
+    const env = { PATH: `${bin}:/usr/bin:/bin` };
+    const r = await runCli(["hooks", "install", "--statusline", "--settings", file, "--command", "lake-collector hook", "--json"], env);
+    expect(r.code, r.stderr).toBe(0);
+    const want = `${realpathSync(process.execPath)} ${realpathSync(READER_BIN)} statusline`;
+    expect(JSON.parse(r.stdout)).toEqual({ file, added: EVENTS, statusline: "set", statusline_command: want, written: true });
+    const after = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    expect(after.statusLine).toEqual({ type: "command", command: want });
+    expect(after.model).toBe("opus");
+    expect(after.permissions).toEqual(settings.permissions);
+    const bytes = readFileSync(file);
+    const again = await runCli(["hooks", "install", "--statusline", "--settings", file, "--command", "lake-collector hook", "--json"], env);
+    expect(JSON.parse(again.stdout)).toMatchObject({ added: [], statusline: "unchanged", written: false });
+    expect(readFileSync(file)).toEqual(bytes);
+    // Without --statusline the status line is left alone.
+    const plain = await runCli(["hooks", "install", "--settings", file, "--command", "lake-collector hook", "--json"], env);
+    expect(JSON.parse(plain.stdout)).toEqual({ file, added: [], written: false });
+  });
+
+  it("--statusline: lake's older status line is repointed, another program's is refused (exit 6, nothing written) unless --force", async () => {
+    const dir = tempDir("hookslineother");
+    const file = join(dir, "settings.json");
+    const cmd = "/opt/lake/bin/lake-reader statusline";
+    writeFileSync(file, JSON.stringify({ statusLine: { type: "command", command: "lake-reader statusline", padding: 0 } }));
+    const r = await runCli(["hooks", "install", "--statusline", "--statusline-command", cmd, "--settings", file, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ statusline: "updated", written: true });
+    expect(JSON.parse(readFileSync(file, "utf8")).statusLine).toEqual({ type: "command", command: cmd, padding: 0 });
+    const other = JSON.stringify({ statusLine: { type: "command", command: "bunx ccusage statusline" } });
+    writeFileSync(file, other);
+    const refused = await runCli(["hooks", "install", "--statusline", "--statusline-command", cmd, "--settings", file]);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toContain(`${file}: statusLine already runs "bunx ccusage statusline", not lake-reader; nothing written (--force replaces it)`);
+    expect(readFileSync(file, "utf8")).toBe(other);
+    const forced = await runCli(["hooks", "install", "--statusline", "--statusline-command", cmd, "--force", "--settings", file, "--json"]);
+    expect(JSON.parse(forced.stdout)).toMatchObject({ statusline: "updated", written: true });
+    expect(JSON.parse(readFileSync(file, "utf8")).statusLine).toEqual({ type: "command", command: cmd });
+  });
+
+  it("--statusline without lake-reader on PATH: exit 2, one line, nothing written; --force alone is a usage error", async () => {
+    const file = join(tempDir("hookslinenone"), "settings.json");
+    const r = await runCli(["hooks", "install", "--statusline", "--settings", file], { PATH: "/usr/bin:/bin" });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("lake-reader is not on PATH");
+    expect(existsSync(file)).toBe(false);
+    const f = await runCli(["hooks", "install", "--force", "--settings", file]);
+    expect(f.code).toBe(2);
+    expect(existsSync(file)).toBe(false);
   });
 
   it("--dry-run shows the change and writes nothing; a missing file is created", async () => {

@@ -5,7 +5,7 @@
 // records (pushed by the real collector); results are coalesced through its cache.
 import { afterAll, describe, expect, it } from "vitest";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
@@ -85,6 +85,20 @@ describe("lake-reader statusline", () => {
     expect(r.stdout.split("\n")).toHaveLength(2);
     // used_percentage, when Claude Code gives it, wins.
     expect(statusline(input({ context_window: { used_percentage: 42.4, context_window_size: 200_000 } })).stdout).toMatch(/ · ctx 42%\n$/);
+  });
+
+  it("lake-collector hooks install --statusline sets it up: that exact command, run by sh with PATH=/usr/bin:/bin, prints the line", () => {
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    symlinkSync(READER, join(bin, "lake-reader")); // on PATH as npm links it
+    const settings = join(dir, "claude", "settings.json");
+    execFileSync(process.execPath, [COLLECTOR, "hooks", "install", "--statusline", "--settings", settings], { env: { ...env, PATH: `${bin}:${process.env.PATH}` }, stdio: "pipe" });
+    const line = (JSON.parse(readFileSync(settings, "utf8")) as { statusLine: { type: string; command: string } }).statusLine;
+    expect(line).toEqual({ type: "command", command: `${realpathSync(process.execPath)} ${realpathSync(READER)} statusline` });
+    const sh = spawnSync("env", ["-i", "PATH=/usr/bin:/bin", `HOME=${dir}`, "TZ=UTC", `LAKE_ROOT=${root}`, `LAKE_READER_CACHE=${join(dir, "cache3")}`, "sh", "-c", line.command], { input: input(), encoding: "utf8" });
+    expect(sh.status, sh.stderr).toBe(0);
+    expect(sh.stdout).toMatch(/^Opus 4\.6 · session \$\d+\.\d\d · today \$\d+\.\d\d · block \$\d+\.\d\d \(\dh\d{2}m left\) · ctx 8%\n$/);
+    expect(sh.stdout.replace(/\(\dh\d{2}m left\)/, "")).toBe(statusline(input()).stdout.replace(/\(\dh\d{2}m left\)/, ""));
   });
 
   it("coalesces: within --ttl nothing is read again; a held lock prints the last result", async () => {

@@ -1,8 +1,9 @@
 // `lake-collector hooks install`: add lake's hook entries to a Claude Code settings file. Shows the
 // change, writes atomically, is idempotent, and keeps every hook the user already has.
+import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { delimiter, isAbsolute, join } from "node:path";
 import { CollectorError } from "./errors.js";
 import { collectorArgv, replaceUserFile, shellQuote } from "./user-file.js";
 
@@ -22,6 +23,40 @@ export function defaultSettingsFile(env: NodeJS.ProcessEnv = process.env): strin
  */
 export function defaultHookCommand(): string {
   return [...collectorArgv(), "hook"].map(shellQuote).join(" ");
+}
+
+/**
+ * The status line command `hooks install --statusline` writes: lake-reader as found on `$PATH`, by
+ * its absolute real path — a bin script (`…/lake-reader/bin/lake-reader.js`, what npm links) run
+ * by this node, else the executable itself — then `statusline`. Claude Code's shell may have
+ * neither on PATH. Undefined when no lake-reader is on PATH.
+ */
+export function defaultStatuslineCommand(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (!dir || !isAbsolute(dir)) continue;
+    const p = join(dir, "lake-reader");
+    try {
+      accessSync(p, constants.X_OK);
+      const real = realpathSync(p);
+      if (!statSync(real).isFile()) continue;
+      const argv = real.endsWith(".js") ? [realpathSync(process.execPath), real] : [real];
+      return [...argv, "statusline"].map(shellQuote).join(" ");
+    } catch {
+      continue;
+    }
+  }
+  return undefined;
+}
+
+/** A status line command lake wrote before: `lake-reader statusline`, or any path of the reader's bin. */
+const LAKE_STATUSLINE = /(?:^|[\s/'"])lake-reader(?:\.js)?'?\s+statusline(?:\s|$)/;
+
+/** What to do with Claude Code's `statusLine` setting. */
+export interface StatuslineInstall {
+  /** The command to run (`defaultStatuslineCommand()`). */
+  readonly command: string;
+  /** Replace a status line that is not lake's. */
+  readonly force?: boolean;
 }
 
 /** A hook command lake wrote before: `lake-collector hook`, or any path of the bin, then `hook`. */
@@ -44,10 +79,12 @@ export interface HooksPlan {
   readonly before: string | null;
   readonly after: string;
   readonly added: readonly string[];
+  /** The statusLine setting: set (new), updated (was lake's under another command, or another's with force), unchanged; null: not asked. */
+  readonly statusline: "set" | "updated" | "unchanged" | null;
 }
 
 /** Plan the install: which events get lake's command, and the settings file's new text. */
-export async function planHooksInstall(file: string, command: string): Promise<HooksPlan> {
+export async function planHooksInstall(file: string, command: string, statusline?: StatuslineInstall): Promise<HooksPlan> {
   let before: string | null = null;
   let settings: Record<string, unknown> = {};
   try {
@@ -84,8 +121,21 @@ export async function planHooksInstall(file: string, command: string): Promise<H
     added.push(event);
   }
   settings.hooks = hooks;
+  let line: HooksPlan["statusline"] = null;
+  if (statusline) {
+    const cur = settings.statusLine as { type?: unknown; command?: unknown } | undefined;
+    if (cur !== undefined && (typeof cur !== "object" || cur === null || Array.isArray(cur))) throw new CollectorError("Input", `${file}: "statusLine" is not an object; nothing written`);
+    const want = { type: "command", command: statusline.command };
+    if (cur === undefined) line = "set";
+    else if (cur.type === "command" && cur.command === statusline.command) line = "unchanged";
+    else if ((cur.type === "command" && typeof cur.command === "string" && LAKE_STATUSLINE.test(cur.command)) || statusline.force) line = "updated";
+    else throw new CollectorError("Input", `${file}: statusLine already runs ${JSON.stringify(cur.command ?? cur)}, not lake-reader; nothing written (--force replaces it)`);
+    // Keep the user's other statusLine keys (padding …) when only the command changes.
+    if (line !== "unchanged") settings.statusLine = { ...(cur ?? {}), ...want };
+  }
+  const changed = added.length > 0 || (line !== null && line !== "unchanged");
   const after = JSON.stringify(settings, null, 2) + "\n";
-  return { file, before, after: added.length === 0 && before !== null ? before : after, added };
+  return { file, before, after: !changed && before !== null ? before : after, added, statusline: line };
 }
 
 /** A line diff of two texts (`-`/`+` lines around the changed region), for showing the change. */
