@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { CLAUDE_FIXTURES, claudeRecords, jsonlFiles } from "./support/fixtures.js";
@@ -27,19 +27,31 @@ type Reason =
   | "no-request-id" // ccusage dedupes only lines that carry both message.id and requestId; the adapter keys a response on requestId, else message.id, so lake counts a streamed response once
   | "progress-usage"; // a sub-agent's responses seen inside the parent's progress/agent_progress rows: ccusage counts them; the adapters never count usage copied into progress rows or Task results (issue 4)
 
-/** ccusage's rules, modelled on the raw lines: per UTC day totals and the reasons at work. */
-function model(files: string[]): { days: Map<string, Tok>; reasons: Map<string, Set<Reason>> } {
-  const days = new Map<string, Tok>();
-  const reasons = new Map<string, Set<Reason>>();
-  const keyed = new Map<string, { day: string; usage: Record<string, number | undefined> }>();
-  const why = (day: string, r: Reason) => (reasons.get(day) ?? reasons.set(day, new Set()).get(day)!).add(r);
-  const add = (day: string, u: Record<string, number | undefined>) => {
-    const t = days.get(day) ?? days.set(day, zero()).get(day)!;
-    t.input += u.input_tokens ?? 0;
-    t.cacheRead += u.cache_read_input_tokens ?? 0;
-    t.cacheWrite += u.cache_creation_input_tokens ?? 0;
-    t.output += u.output_tokens ?? 0;
-  };
+/** A response as ccusage counts it, or a line one of the rules is at work on, with its time and file. */
+interface Entry {
+  readonly ts: string;
+  readonly file: string;
+  readonly tok: Tok;
+}
+interface Marker {
+  readonly ts: string;
+  readonly file: string;
+  readonly reason: Reason;
+}
+
+const tokOf = (u: Record<string, number | undefined>): Tok => ({ input: u.input_tokens ?? 0, cacheRead: u.cache_read_input_tokens ?? 0, cacheWrite: u.cache_creation_input_tokens ?? 0, output: u.output_tokens ?? 0 });
+
+/**
+ * ccusage's rules, modelled on the raw lines: the responses its daily/weekly/monthly loader counts,
+ * the ones its session and blocks loader counts (`blocks`: no agent_progress rows, a message.id
+ * without a requestId counted once — as lake), and the lines a rule is at work on.
+ */
+function entries(files: string[]): { counted: Entry[]; blocks: Entry[]; markers: Marker[] } {
+  const counted: Entry[] = [];
+  const blocks: Entry[] = [];
+  const markers: Marker[] = [];
+  const keyed = new Map<string, Entry>();
+  const blockKeyed = new Map<string, Entry>();
   for (const f of files) {
     for (const line of readFileSync(f, "utf8").split("\n")) {
       if (!line.includes("usage")) continue;
@@ -61,27 +73,49 @@ function model(files: string[]): { days: Map<string, Tok>; reasons: Map<string, 
       }
       const usage = msg?.usage as Record<string, number | undefined> | undefined;
       if (!usage || !ts) continue;
-      const day = new Date(ts).toISOString().slice(0, 10);
-      if (progress) why(day, "progress-usage");
+      const e: Entry = { ts, file: f, tok: tokOf(usage) };
+      if (progress) markers.push({ ts, file: f, reason: "progress-usage" });
       if (!line.includes('"usage":{') && !progress) {
-        why(day, "spaced-json");
+        markers.push({ ts, file: f, reason: "spaced-json" });
         continue;
       }
       const id = msg?.id as string | undefined;
-      if (id && req) {
-        // One response streamed over several lines: ccusage 20 keeps the copy with the largest output, as lake does.
-        const k = `${id}:${req}`;
-        const cur = keyed.get(k);
-        if (!cur || (usage.output_tokens ?? 0) > (cur.usage.output_tokens ?? 0)) keyed.set(k, { day, usage });
-        continue;
+      // One response streamed over several lines: ccusage 20 keeps the copy with the largest output, as lake does.
+      const keep = (m: Map<string, Entry>, k: string) => {
+        const cur = m.get(k);
+        if (!cur || e.tok.output > cur.tok.output) m.set(k, e);
+      };
+      if (id && req) keep(keyed, `${id}:${req}`);
+      else {
+        if (id) markers.push({ ts, file: f, reason: "no-request-id" });
+        counted.push(e);
       }
-      if (id) why(day, "no-request-id");
-      add(day, usage);
+      if (progress) continue;
+      if (id) keep(blockKeyed, req ? `${id}:${req}` : id);
+      else blocks.push(e);
     }
   }
-  for (const { day, usage } of keyed.values()) add(day, usage);
-  return { days, reasons };
+  return { counted: [...counted, ...keyed.values()], blocks: [...blocks, ...blockKeyed.values()], markers };
 }
+
+/** Per-period totals of `es` (periods with tokens only), and the rules at work per period. */
+function model(es: readonly Entry[], markers: readonly Marker[], key: (e: { ts: string; file: string }) => string | undefined): { days: Map<string, Tok>; reasons: Map<string, Set<Reason>> } {
+  const days = new Map<string, Tok>();
+  const reasons = new Map<string, Set<Reason>>();
+  for (const m of markers) {
+    const k = key(m);
+    if (k !== undefined) (reasons.get(k) ?? reasons.set(k, new Set()).get(k)!).add(m.reason);
+  }
+  for (const e of es) {
+    const k = key(e);
+    if (k === undefined) continue;
+    const t = days.get(k) ?? days.set(k, zero()).get(k)!;
+    for (const x of KEYS) t[x] += e.tok[x];
+  }
+  return { days: new Map([...days].filter(([, t]) => KEYS.some((k) => t[k] > 0))), reasons };
+}
+
+const utcDay = (e: { ts: string }) => new Date(e.ts).toISOString().slice(0, 10);
 
 describe("ccusage daily --json and lake-reader usage daily --json on the same Claude Code files", () => {
   const tmp = tempDir("reader-ccusage");
@@ -116,13 +150,13 @@ describe("ccusage daily --json and lake-reader usage daily --json on the same Cl
   });
 
   it("the model of ccusage's rules reproduces ccusage exactly (so the explanations are true)", () => {
-    const m = model(jsonlFiles(join(config, "projects")));
-    const nonEmpty = [...m.days].filter(([, t]) => KEYS.some((k) => t[k] > 0));
-    expect(new Map(nonEmpty)).toEqual(cc);
+    const e = entries(jsonlFiles(join(config, "projects")));
+    expect(model(e.counted, e.markers, utcDay).days).toEqual(cc);
   });
 
   it("every day agrees exactly unless an explained rule is at work on it", () => {
-    const { reasons } = model(jsonlFiles(join(config, "projects")));
+    const e = entries(jsonlFiles(join(config, "projects")));
+    const { reasons } = model(e.counted, e.markers, utcDay);
     const days = [...new Set([...cc.keys(), ...lake.keys()])].sort();
     const agree: string[] = [];
     const explained: Record<string, Reason[]> = {};
@@ -208,5 +242,162 @@ describe("ccusage session --mode calculate and lake-reader usage session on the 
     // The fixture sessions the two count alike, 258c7280 (1-hour cache writes, ccusage $12.23) among them.
     expect(same.sort()).toEqual(["-tmp-private", "258c7280-ae70-4798-800f-63464d01a85d", "dag_compact_after_rewind", "session-alpha", "session-beta", "sessions", "short", "subagent", "tool_heavy"]);
     expect(lake.find((s) => s.session_id === "258c7280-ae70-4798-800f-63464d01a85d")!.cache_write_1h_tokens).toBe(394137);
+  });
+});
+
+// Every report with a zone: ccusage 20.0.24 `daily|weekly|monthly|session|blocks --timezone Z` against
+// `lake-reader usage … --timezone Z` on the same files. The model of ccusage's rules (above) must
+// reproduce each of ccusage's reports exactly; then every period where the two differ must have an
+// explaining rule at work in it, and every other period must agree. ccusage's weeks start on Monday
+// (it has no --start-of-week), as lake's do by default. Its session and blocks reports come from
+// another loader, which neither counts agent_progress copies nor counts a message.id without a
+// requestId twice — as lake — so only the spaced-JSON rule parts them there.
+const ZONE = "Asia/Tokyo";
+const zoneDay = (ts: string) => new Intl.DateTimeFormat("en-CA", { timeZone: ZONE, year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date(ts));
+const monday = (day: string) => {
+  const d = new Date(`${day}T00:00:00Z`);
+  return new Date(d.getTime() - ((d.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
+};
+const HOUR = 3_600_000;
+
+/** ccusage's (and lake's) 5-hour blocks: a block starts at its first entry floored to the UTC hour; an entry 5 h after the start or after the previous entry starts the next. */
+function blockStarts(es: readonly { ts: string }[]): (x: { ts: string }) => string {
+  const times = [...new Set(es.map((e) => Date.parse(e.ts)))].sort((a, b) => a - b);
+  const starts: number[] = [];
+  let last = -Infinity;
+  for (const t of times) {
+    const cur = starts[starts.length - 1];
+    if (cur === undefined || t - cur >= 5 * HOUR || t - last >= 5 * HOUR) starts.push(Math.floor(t / HOUR) * HOUR);
+    last = t;
+  }
+  return ({ ts }) => {
+    const t = Date.parse(ts);
+    let at: number | undefined;
+    for (const st of starts) if (st <= t) at = st;
+    return at !== undefined && t < at + 5 * HOUR ? new Date(at).toISOString() : `(between blocks) ${ts}`;
+  };
+}
+
+type CcRow = { period?: string; startTime?: string; isGap?: boolean; inputTokens?: number; cacheReadTokens?: number; cacheCreationTokens?: number; outputTokens?: number; tokenCounts?: { inputTokens: number; outputTokens: number; cacheCreationInputTokens: number; cacheReadInputTokens: number } };
+type LakeRow = Record<string, unknown> & { input_tokens: number | null; cached_input_tokens: number | null; cache_write_tokens: number | null; output_tokens: number | null };
+const ccTok = (r: CcRow): Tok =>
+  r.tokenCounts
+    ? { input: r.tokenCounts.inputTokens, cacheRead: r.tokenCounts.cacheReadInputTokens, cacheWrite: r.tokenCounts.cacheCreationInputTokens, output: r.tokenCounts.outputTokens }
+    : { input: r.inputTokens ?? 0, cacheRead: r.cacheReadTokens ?? 0, cacheWrite: r.cacheCreationTokens ?? 0, output: r.outputTokens ?? 0 };
+const lakeTok = (r: LakeRow): Tok => ({ input: r.input_tokens ?? 0, cacheRead: r.cached_input_tokens ?? 0, cacheWrite: r.cache_write_tokens ?? 0, output: r.output_tokens ?? 0 });
+
+describe(`ccusage and lake-reader on the same Claude Code files, every report, --timezone ${ZONE}`, () => {
+  const tmp = tempDir("reader-ccusage-zone");
+  const config = join(tmp, "claude");
+  const store = join(tmp, "fleet");
+  const cc = new Map<string, Map<string, Tok>>();
+  const lake = new Map<string, Map<string, Tok>>();
+  const periods = new Map<string, Set<string>>(); // lake session → ccusage periods of its files
+  let e: ReturnType<typeof entries>;
+
+  beforeAll(async () => {
+    cpSync(CLAUDE_FIXTURES, join(config, "projects"), { recursive: true });
+    rmSync(join(config, "projects", "UPSTREAM-SOURCES.md"));
+    e = entries(jsonlFiles(join(config, "projects")));
+    const records = await claudeRecords();
+    for (const r of records) if (r.usage) (periods.get(r.session_id) ?? periods.set(r.session_id, new Set()).get(r.session_id)!).add(ccusagePeriod(r.source_path));
+    await pushBronze(store, records);
+    for (const report of ["daily", "weekly", "monthly", "session", "blocks"] as const) {
+      const out = execFileSync(ccusageBin, [report, "--json", "--offline", "--timezone", ZONE], { encoding: "utf8", env: { PATH: process.env.PATH, HOME: tmp, CLAUDE_CONFIG_DIR: config, TZ: "UTC" } });
+      const rows = (JSON.parse(out) as Record<string, CcRow[]>)[report === "blocks" ? "blocks" : report]!;
+      cc.set(report, new Map(rows.filter((r) => !r.isGap).map((r) => [r.period ?? r.startTime!, ccTok(r)])));
+      const ours = await runJson<Record<string, LakeRow[]>>(["usage", report, "--json", "--timezone", ZONE, "--store", pathToFileURL(store).href], { LAKE_READER_CACHE: join(tmp, "cache") });
+      const key = { daily: "date", weekly: "week", monthly: "month", session: "session_id", blocks: "start" }[report];
+      const m = new Map<string, Tok>();
+      for (const r of ours[report === "session" ? "sessions" : report]!) {
+        let k = String(r[key]);
+        if (report === "session") {
+          // Summed per ccusage session; a lake session spread over several is named by all of them.
+          k = [...(periods.get(k) ?? [k])].sort().join(" + ");
+        }
+        const t = m.get(k) ?? m.set(k, zero()).get(k)!;
+        for (const x of KEYS) t[x] += lakeTok(r)[x];
+      }
+      lake.set(report, m);
+    }
+  });
+
+  const keys = {
+    daily: (x: { ts: string }) => zoneDay(x.ts),
+    weekly: (x: { ts: string }) => monday(zoneDay(x.ts)),
+    monthly: (x: { ts: string }) => zoneDay(x.ts).slice(0, 7),
+    session: (x: { file: string }) => ccusagePeriod(relative(join(config, "projects"), x.file)),
+  };
+
+  it.each(["daily", "weekly", "monthly", "session", "blocks"] as const)("the model of ccusage's rules reproduces ccusage's %s exactly", (report) => {
+    const m = report === "blocks" ? model(e.blocks, [], blockStarts(e.blocks)) : report === "session" ? model(e.blocks, [], keys.session) : model(e.counted, e.markers, keys[report]);
+    expect(m.days).toEqual(cc.get(report));
+  });
+
+  /** The periods where lake and ccusage differ, each with the rules at work in it (asserting there are some), after checking the rest agree. */
+  function differences(report: string, reasons: Map<string, Set<Reason>>, minAgree = 3): Record<string, Reason[]> {
+    const a = cc.get(report)!;
+    const b = lake.get(report)!;
+    const explained: Record<string, Reason[]> = {};
+    let agree = 0;
+    for (const k of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+      const x = a.get(k) ?? zero();
+      const y = b.get(k) ?? zero();
+      // A lake session spread over several ccusage sessions: compared as their sum.
+      const parts = k.split(" + ");
+      const xs = parts.length > 1 ? parts.reduce((t, p) => (KEYS.forEach((q) => (t[q] += (a.get(p) ?? zero())[q])), t), zero()) : x;
+      if (KEYS.every((q) => xs[q] === y[q]) || (parts.length === 1 && b.has(k) === false && [...b.keys()].some((l) => l.split(" + ").includes(k)))) {
+        agree++;
+        continue;
+      }
+      const why = [...new Set(parts.flatMap((p) => [...(reasons.get(p) ?? [])]))].sort();
+      expect(why.length, `${report} ${k}: ccusage ${JSON.stringify(xs)} vs lake ${JSON.stringify(y)} unexplained`).toBeGreaterThan(0);
+      explained[k] = why;
+    }
+    expect(agree, report).toBeGreaterThanOrEqual(minAgree);
+    return explained;
+  }
+
+  it("daily in the zone (responses from 15:00 UTC fall on the next day there, for both): differences explained", () => {
+    const moved = e.counted.filter((x) => zoneDay(x.ts) !== utcDay(x));
+    expect(moved.length).toBeGreaterThan(0);
+    for (const x of moved) expect(lake.get("daily")!.has(zoneDay(x.ts)), x.ts).toBe(true);
+    // The UTC days that differ (above), each a day later in Tokyo.
+    expect(differences("daily", model(e.counted, e.markers, keys.daily).reasons)).toEqual({
+      "2025-12-11": ["no-request-id"],
+      "2025-12-20": ["no-request-id"],
+      "2025-12-24": ["no-request-id"],
+      "2026-02-11": ["progress-usage"],
+      "2026-06-15": ["spaced-json"],
+    });
+  });
+
+  it("weekly (Monday weeks in the zone): equal but where a rule is at work", () => {
+    expect(differences("weekly", model(e.counted, e.markers, keys.weekly).reasons)).toEqual({
+      "2025-12-08": ["no-request-id"],
+      "2025-12-15": ["no-request-id"],
+      "2025-12-22": ["no-request-id"],
+      "2026-02-09": ["progress-usage"],
+      "2026-06-15": ["spaced-json"],
+    });
+  });
+
+  it("monthly in the zone: equal but where a rule is at work", () => {
+    expect(differences("monthly", model(e.counted, e.markers, keys.monthly).reasons, 2)).toEqual({
+      "2025-12": ["no-request-id"],
+      "2026-02": ["progress-usage"],
+      "2026-06": ["spaced-json"],
+    });
+  });
+
+  const spaced = () => e.markers.filter((m) => m.reason === "spaced-json");
+
+  it("session (ccusage's session loader counts like lake but for spaced JSON): equal but the session it skips", () => {
+    expect(differences("session", model([], spaced(), keys.session).reasons)).toEqual({ "55550000-0000-4000-8000-000000000001": ["spaced-json"] });
+  });
+
+  it("blocks: equal but the block ccusage's spaced-JSON prefilter empties", () => {
+    const starts = blockStarts([...e.blocks, ...spaced()]);
+    expect(differences("blocks", model([], spaced(), starts).reasons)).toEqual({ "2026-06-15T10:00:00.000Z": ["spaced-json"] });
   });
 });
