@@ -1,5 +1,5 @@
 // Default locations: the fleet store URL, the local root and the reader's cache come from
-// @lake/layout (ARCHITECTURE.md; the collector's clean deletes the cache).
+// @lake/layout (docs/ARCHITECTURE.md; the collector's clean deletes the cache).
 import { defaultLocalRoot, defaultReaderCache, defaultStoreUrl } from "@lake/layout/defaults";
 
 /** The local root: `$LAKE_ROOT`, else `$XDG_DATA_HOME/lake`, else `~/.local/share/lake`. */

@@ -1,4 +1,4 @@
-// The fleet store key layout (spec/fleet-store-layout.md): builders, parsers and partition-value
+// The fleet store key layout (docs/spec/fleet-store-layout.md): builders, parsers and partition-value
 // validation. Every key is relative to the fleet root.
 import { LayoutError } from "./errors.js";
 import { isUlid } from "./ulid.js";

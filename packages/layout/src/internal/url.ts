@@ -1,4 +1,4 @@
-// Store URLs: file:///abs/dir or s3://bucket/prefix, and the default store of ARCHITECTURE.md.
+// Store URLs: file:///abs/dir or s3://bucket/prefix, and the default store of docs/ARCHITECTURE.md.
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { defaultStoreUrl } from "./defaults.js";

@@ -1,4 +1,4 @@
-// Forgetting a session: the storage root's removal procedure (spec/storage-root.md, "A scenario
+// Forgetting a session: the storage root's removal procedure (docs/spec/storage-root.md, "A scenario
 // root", adapted to a removal a person asks for). The record in _forget/ comes first and stays as
 // the exclusion; then the listed source files, the session directory and the chain directory
 // (each in one rename into _removed/, then deleted there), the spool files, the caller's state
@@ -409,7 +409,7 @@ async function run(root: string, rec: ForgetRecord, started: boolean, options: R
 }
 
 /**
- * Forget a session in the root, in the order of spec/storage-root.md: (1) the forget record is
+ * Forget a session in the root, in the order of docs/spec/storage-root.md: (1) the forget record is
  * written, saying removing (from then on every pass finishes the removal without deciding again,
  * and the record keeps discovery from landing the session); (2) the source files named in the
  * request, then the empty directories named for the session; (3) `<root>/<id>/` renamed to

@@ -75,7 +75,7 @@ export function scanSession(sessionDir: string): SessionScan {
 
 /**
  * Names in a storage root that are never sessions, though they start with neither `_` nor `.`:
- * `labels/` (the operator labels, spec/transcript-lake-architecture.md) and `fleet/` (the default
+ * `labels/` (the operator labels, docs/spec/transcript-lake-architecture.md) and `fleet/` (the default
  * local fleet store, @lake/layout's defaultStoreUrl).
  */
 export const RESERVED_ROOT_NAMES: ReadonlySet<string> = new Set(["labels", "fleet"]);
