@@ -21,7 +21,7 @@ for (const file of files) {
     for (const m of line.matchAll(MENTION)) {
       const [whole, prefix, doc] = m;
       const target = doc === "CONTRIBUTING.md" ? doc : `docs/${doc}`;
-      // Inside docs/ the documents name each other relative to docs/ (`spec/…` beside ARCHITECTURE.md).
+      // Inside docs/ the documents name each other relative to docs/ (`spec/…` beside docs/ARCHITECTURE.md).
       const ok = file.startsWith("docs/") ? prefix === "" || `${prefix}${doc}` === target : `${prefix}${doc}` === target;
       if (!ok) bad.push(`${file}:${i + 1}: "${whole}": name it as ${target}`);
       else if (!existsSync(join(root, target))) bad.push(`${file}:${i + 1}: ${target} does not exist`);
