@@ -1,4 +1,4 @@
-import { watch as fsWatch, type FSWatcher, existsSync, mkdirSync } from "node:fs";
+import { watch as fsWatch, type FSWatcher, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join, resolve as resolvePath } from "node:path";
 import { collect, runtimeRoots, type CollectSummary, type Discovered, type PassCache } from "../collect.js";
 import { acquireRootLease } from "../root-lease.js";
@@ -21,8 +21,9 @@ an overflowing event queue (more than 10,000 changed files waiting) runs a full 
 a full pass also runs every --interval seconds (default 600) to catch what events miss (network
 file systems, a store moved into place). Bursts are coalesced: a session is read at most once per
 --read-interval seconds (default 1), so a fast writer cannot cause a pass per line. Where
-recursive watching is not available, watch says so (state degraded) and relies on the full pass
-every --interval seconds.
+recursive watching is not available, watch says so (state degraded, with the reason) and watches
+each directory of the tree by itself (at most 4,096 per root; one that appears is watched from the
+full pass its event asks for), with the full pass every --interval seconds behind it.
 
 One writer per root: <root>/watch.lock/owner.json names the owner (host, pid, start time, token);
 a live owner means refusal (exit 4), a dead one is removed after a liveness check.
@@ -60,12 +61,65 @@ function seconds(flag: string, v: unknown, dflt: number): number {
   return n * 1000;
 }
 
+/** Directories watched one by one at most, per root, where recursive watching is not available. */
+const MAX_DIR_WATCHES = 4096;
+
 /** One root's watch: the directory, whether it is recursive, and why it failed when it did. */
 interface RootWatch {
   readonly dir: string;
   watcher?: FSWatcher | undefined;
+  /** Without recursive watching: one watch per directory of the tree (the root's own included). */
+  subs?: Map<string, FSWatcher>;
   recursive: boolean;
   failed?: string | undefined;
+}
+
+/** A recursive watch, or the error a platform without one gives (LAKE_TEST_NO_RECURSIVE_WATCH=1 plays one, for tests). */
+function watchRecursive(dir: string, on: (ev: string, name: string | Buffer | null) => void): FSWatcher {
+  if (process.env.LAKE_TEST_NO_RECURSIVE_WATCH === "1") throw Object.assign(new Error("recursive watching is not available"), { code: "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM" });
+  return fsWatch(dir, { recursive: true, persistent: true }, on);
+}
+
+/**
+ * Watch every directory of `w`'s tree one by one (breadth first, at most MAX_DIR_WATCHES), adding
+ * the ones that appeared since and dropping the ones gone; returns how many were left unwatched.
+ */
+function watchTree(w: RootWatch, on: (dir: string, ev: string, name: string | Buffer | null) => void, failed: (dir: string) => void): number {
+  const subs = (w.subs ??= new Map());
+  for (const [d, fw] of subs) {
+    if (!existsSync(d)) {
+      fw.close();
+      subs.delete(d);
+    }
+  }
+  let left = 0;
+  const queue = [w.dir];
+  for (let d = queue.shift(); d !== undefined; d = queue.shift()) {
+    if (!subs.has(d)) {
+      if (subs.size >= MAX_DIR_WATCHES) {
+        left++;
+        continue;
+      }
+      try {
+        const fw = fsWatch(d, { persistent: true }, (ev, name) => on(d!, ev, name));
+        const dir = d;
+        fw.on("error", () => {
+          fw.close();
+          subs.delete(dir);
+          failed(dir);
+        });
+        subs.set(d, fw);
+      } catch {
+        continue; // gone or unreadable: the full pass covers it
+      }
+    }
+    try {
+      for (const e of readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) queue.push(join(d, e.name));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return left;
 }
 
 const OPTIONS = { root: ROOT, source: SOURCE, "sources-only": SOURCES_ONLY, interval: text("SECONDS", "a full rescan at least this often (default 600)"), "read-interval": text("SECONDS", "read changed files at most this often (default 1)"), "max-passes": text("N", "stop after N passes"), json: JSON_FLAG, "otlp-listen": text("HOST:PORT", "also receive OTLP/HTTP metrics on /v1/metrics (e.g. 127.0.0.1:4318)"), "metrics-port": text("PORT", "serve the derived metrics for Prometheus on /metrics (PORT on 127.0.0.1, or HOST:PORT)") } as const;
@@ -120,27 +174,33 @@ async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> 
   };
 
   const watches = new Map<string, RootWatch>();
+  const perDirectory = (w: RootWatch, why: string) => {
+    const base = why.replace(/: watching \d+ directories.*$/, "");
+    const left = watchTree(w, onEvent, () => requestRescan("a watch failed"));
+    w.failed = `${base}: watching ${w.subs!.size} directories one by one${left ? ` (${left} more are found by the full pass)` : ""}, new ones from the next full pass, and a full pass every ${rescanMs / 1000} s`;
+  };
   const installWatches = () => {
     for (const dirs of runtimeRoots(root, sources).values()) {
       for (const d of dirs) {
         const dir = resolvePath(d);
         const w = watches.get(dir) ?? { dir, recursive: true };
         watches.set(dir, w);
-        if (w.watcher || !existsSync(dir)) continue;
+        if (!existsSync(dir)) continue;
+        if (w.subs) {
+          perDirectory(w, w.failed ?? "");
+          continue;
+        }
+        if (w.watcher) continue;
         try {
-          w.watcher = fsWatch(dir, { recursive: true, persistent: true }, (ev, name) => onEvent(dir, ev, name));
+          w.watcher = watchRecursive(dir, (ev, name) => onEvent(dir, ev, name));
           w.recursive = true;
           w.failed = undefined;
         } catch (e) {
-          try {
-            // No recursive watching here: the top level only, and the full pass every --interval.
-            w.watcher = fsWatch(dir, { persistent: true }, (ev, name) => onEvent(dir, ev, name));
-            w.recursive = false;
-            w.failed = `recursive file watching is not available (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): changes below the top level are found by the full pass every ${rescanMs / 1000} s`;
-          } catch (e2) {
-            w.failed = `cannot watch (${(e2 as NodeJS.ErrnoException).code ?? (e2 as Error).message}): changes are found by the full pass every ${rescanMs / 1000} s`;
-            continue;
-          }
+          // No recursive watching here: each directory watched by itself (the ones that appear
+          // from the next full pass on), and the full pass every --interval.
+          w.recursive = false;
+          perDirectory(w, `recursive file watching is not available (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+          continue;
         }
         w.watcher.on("error", (err) => {
           w.watcher?.close();
@@ -228,7 +288,7 @@ async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> 
       started_at: startedAt,
       passes,
       ...(s === "degraded" ? { reason: reasons().join("; ") } : {}),
-      watching: [...watches.values()].map((w) => ({ dir: w.dir, recursive: w.recursive, active: w.watcher !== undefined, ...(w.failed ? { problem: w.failed } : {}) })),
+      watching: [...watches.values()].map((w) => ({ dir: w.dir, recursive: w.recursive, active: w.watcher !== undefined || (w.subs?.size ?? 0) > 0, ...(w.subs ? { directories: w.subs.size } : {}), ...(w.failed ? { problem: w.failed } : {}) })),
       ...(lastPass ? { last_pass: lastPass } : {}),
       ...(lastRescan ? { last_full_pass: lastRescan } : {}),
       full_passes: rescans,
@@ -334,7 +394,10 @@ async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> 
       status(state);
     }
   } finally {
-    for (const w of watches.values()) w.watcher?.close();
+    for (const w of watches.values()) {
+      w.watcher?.close();
+      for (const fw of w.subs?.values() ?? []) fw.close();
+    }
     await receiver?.close();
     await metrics?.close();
     status("stopped");
