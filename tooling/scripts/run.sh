@@ -3,8 +3,9 @@
 # lake needs, builds, and then:
 #   run.sh demo   runs lake's main job on the sample corpus bundled in the repo
 #   run.sh test   starts the S3 test server (Ceph radosgw, installed from Debian's packages when
-#                 missing; Chromium too, for lake-reader's browser tests, and Prometheus for the
-#                 collector's metrics scrape test), runs lint and every test of every package and app, stops the server,
+#                 missing; Chromium too, for lake-reader's browser tests: chromium-find.sh, and
+#                 Prometheus for the collector's metrics scrape test), runs lint and every test of
+#                 every package and app, stops the server,
 #                 and prints "N passed, N failed" as its last line
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -60,19 +61,13 @@ if [ -z "${LAKE_TEST_S3_ENDPOINT:-}" ]; then
   step "S3 test server at $LAKE_TEST_S3_ENDPOINT"
 fi
 
-# lake-reader's browser tests drive Debian's Chromium (playwright-core, no browser download).
-if ! command -v chromium >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ]; then
-    step "installing chromium from Debian's packages (browser tests)"
-    (
-      flock 9
-      if ! command -v chromium >/dev/null 2>&1; then
-        apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >&2
-      fi
-    ) 9>/tmp/lake-chromium-install.lock || echo "run.sh: apt-get install chromium failed: lake-reader's browser tests will fail" >&2
-  else
-    echo "run.sh: chromium is not installed and this is not root: apt-get install -y chromium (lake-reader's browser tests need it)" >&2
-  fi
+# lake-reader's browser tests drive Debian's Chromium (playwright-core, no browser download):
+# installed when missing, like radosgw, and named to the tests by LAKE_TEST_CHROMIUM.
+if chromium=$(bash tooling/scripts/chromium-find.sh); then
+  export LAKE_TEST_CHROMIUM=$chromium
+  step "Chromium at $LAKE_TEST_CHROMIUM"
+else
+  echo "run.sh: no Chromium: lake-reader's browser tests will fail" >&2
 fi
 
 # lake-collector's metrics test starts Debian's Prometheus on loopback to scrape watch --metrics-port.

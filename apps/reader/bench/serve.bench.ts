@@ -3,7 +3,9 @@
 // fixtures and the Codex/Gemini samples, collected and pushed by the built lake-collector,
 // compacted by lake-maint; building it is not timed). Baselines, measured in the same run: for
 // start-up, `lake-reader --help` (Node's start and the CLI's module load); for each API call, the
-// CLI command that prints the same JSON as a whole process.
+// CLI command that prints the same JSON as a whole process (for /api/responses, `usage session
+// --json`, the command that counts and prices the same responses). A page's conversation is kept
+// once folded (until its chain changes), so the first /api/show of a fresh server is timed too.
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { request } from "node:http";
@@ -47,6 +49,8 @@ try {
       ["overview: /api/usage/daily?by=model", "api/usage/daily?by=model", ["usage", "daily", "--json", "--by", "model"]],
       ["sessions: /api/sessions", "api/sessions", ["sessions", "--json"]],
       ["session: /api/show/<fixture session>", `api/show/${FIXTURE_SESSION}`, ["show", FIXTURE_SESSION, "--json"]],
+      ["session from events: /api/show/<fixture session>?from=events", `api/show/${FIXTURE_SESSION}?from=events`, ["show", FIXTURE_SESSION, "--from", "events", "--json"]],
+      ["session usage: /api/responses/<fixture session>", `api/responses/${FIXTURE_SESSION}`, ["usage", "session", "--json"]],
       ["search: /api/search?q=marot", "api/search?q=marot", ["search", "marot", "--json"]],
     ];
     for (const [label, path, args] of calls) {
@@ -59,6 +63,26 @@ try {
   } finally {
     await s.stop();
   }
+
+  // The first open of a session page: a fresh server that has answered the Overview (its read
+  // model open), then its first /api/show (nothing kept yet: the fold from the round chain and its
+  // landed files), timed from the request to the last byte.
+  const firsts: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const f = await startServe(fleet.args, fleet.env);
+    try {
+      await get(new URL("api/usage/daily?by=model", f.url).href);
+      const t0 = performance.now();
+      await get(new URL(`api/show/${FIXTURE_SESSION}`, f.url).href);
+      firsts.push(performance.now() - t0);
+    } finally {
+      await f.stop();
+    }
+  }
+  firsts.sort((a, b) => a - b);
+  const show = await measure("lake-reader show <fixture session> --json (whole process)", () => cli(["show", FIXTURE_SESSION, "--json"]), { runs: 3, warmup: 1 });
+  const first = { name: "session, first call of a fresh server: /api/show/<fixture session>", medianMs: firsts[1]!, runs: firsts.length };
+  report("session page, first open (goal < 200 ms)", show, [first], [`first /api/show median: ${first.medianMs.toFixed(1)} ms`]);
   line("fleet", fleet.store);
 } finally {
   if (!process.env.LAKE_KEEP_TMP) rmSync(dir, { recursive: true, force: true });

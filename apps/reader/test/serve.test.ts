@@ -6,23 +6,25 @@
 // console error and shows what the CLI's --json says. With LAKE_UPDATE_SCREENSHOTS=1 the pages'
 // screenshots in docs/ are rewritten.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumPath } from "@lake/tooling/chromium";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { buildServedFleet, FIXTURE_SESSION, READER, SECRET_SESSION, startServe, testSecrets, type Served, type ServedFleet } from "./support/served.js";
+import { buildServedFleet, FIXTURE_SESSION, READER, SECRET_SESSION, startServe, testSecrets, UNPRICED_SESSION, type Served, type ServedFleet } from "./support/served.js";
 
-const CHROMIUM = process.env.LAKE_TEST_CHROMIUM ?? "/usr/bin/chromium";
 const SHOTS = fileURLToPath(new URL("../docs/", import.meta.url));
 const UPDATE_SHOTS = process.env.LAKE_UPDATE_SCREENSHOTS === "1";
+/** The zone the server and the CLI run in ($TZ): its days differ from UTC's on the fixtures (checked). */
+const ZONE = "Asia/Tokyo";
 
 type Row = Record<string, unknown>;
 type Tool = { name: string | null; call_id: string | null; input: string | null; result: { text: string | null; is_error: boolean | null } | null; child?: { stream: string; items: Item[] } };
 type Item = { kind: string; ts: string | null; stream: string; turn: number; text?: string; thinking?: true; tool?: Tool };
-type Conv = { session_id: string; items: Item[]; other_streams: { stream: string; items: Item[] }[] };
+type Conv = { session_id: string; source: string; first_ts: string | null; last_ts: string | null; items: Item[]; other_streams: { stream: string; items: Item[] }[] };
 
 let fleet: ServedFleet;
 let served: Served;
@@ -30,12 +32,22 @@ let context: BrowserContext;
 
 /** Run the built lake-reader bin and parse its JSON. */
 function cli<T>(args: readonly string[]): T {
-  return JSON.parse(execFileSync(process.execPath, [READER, ...args, ...fleet.args], { encoding: "utf8", env: { PATH: process.env.PATH, TZ: "UTC", ...fleet.env }, maxBuffer: 64 << 20 })) as T;
+  return JSON.parse(execFileSync(process.execPath, [READER, ...args, ...fleet.args], { encoding: "utf8", env: { PATH: process.env.PATH, TZ: ZONE, ...fleet.env }, maxBuffer: 64 << 20 })) as T;
 }
 
 const fmtInt = (n: unknown) => (n === null ? "–" : Math.round(Number(n)).toLocaleString("en-US"));
-const fmtUsd = (n: unknown) => (n === null ? "unpriced" : `$${Number(n).toFixed(2)}`);
+/** A cost as `usage` prints it: "$X", "$X + unpriced" when some tokens have no price, "unpriced" when none has. */
+const fmtCost = (n: Row) => (n.cost_usd === null ? "unpriced" : `$${Number(n.cost_usd).toFixed(2)}${Number(n.unpriced_tokens) > 0 ? " + unpriced" : ""}`);
+/** "yyyy-mm-dd HH:MM" of an ISO time in ZONE. */
+function zoned(iso: string): string {
+  const p: Record<string, string> = {};
+  for (const x of new Intl.DateTimeFormat("en-US", { timeZone: ZONE, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit" }).formatToParts(Date.parse(iso))) p[x.type] = x.value;
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`;
+}
 const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/** expect.poll with room for a loaded machine (the default second is too short for a page's API calls there). */
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 30_000, interval: 100 });
 
 /** Open a page of the server; collects console errors and page errors. */
 async function open(path: string): Promise<{ page: Page; errors: string[] }> {
@@ -84,11 +96,12 @@ function httpGet(url: string, headers: Record<string, string> = {}, method = "GE
 const getStatus = async (url: string, headers: Record<string, string> = {}, method = "GET") => (await httpGet(url, headers, method)).status;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} does not exist: install Debian's chromium (apt-get install -y chromium; tooling/scripts/run.sh test does it as root) or set LAKE_TEST_CHROMIUM`);
+  // $LAKE_TEST_CHROMIUM, else chromium on PATH, installed from Debian's packages when missing (as root).
+  const executablePath = chromiumPath();
   fleet = await buildServedFleet(tempDir("reader-serve"));
-  served = await startServe(fleet.args, fleet.env);
+  served = await startServe(fleet.args, { ...fleet.env, TZ: ZONE });
   context = await chromium.launchPersistentContext(tempDir("reader-chromium"), {
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     viewport: { width: 1360, height: 900 },
@@ -103,54 +116,79 @@ afterAll(async () => {
 });
 
 describe("lake-reader serve in Chromium", () => {
-  it("overview: the daily numbers and totals are usage daily --json's; a chart per day; no console error", async () => {
-    const daily = cli<{ daily: Row[]; totals: Row }>(["usage", "daily", "--json"]);
+  it("overview: the daily numbers and totals are usage daily --json's (\"+ unpriced\" like usage), in the server's zone, another zone on request; a chart per day; no console error", async () => {
+    const daily = cli<{ daily: Row[]; totals: Row; timezone: string }>(["usage", "daily", "--json"]);
     expect(daily.daily.length).toBeGreaterThan(3);
+    expect(daily.timezone).toBe(ZONE);
     const { page, errors } = await open("/");
     const table = page.getByTestId("daily");
     await table.locator("tfoot tr").waitFor();
-    const rows = await table.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
-    const want = [...daily.daily].reverse().map((d) => [d.date, d.input_tokens, d.cached_input_tokens, d.cache_write_tokens, d.output_tokens, d.total_tokens].map((v, i) => (i === 0 ? String(v) : fmtInt(v))).concat(fmtUsd(d.cost_usd)));
-    expect(rows).toEqual(want);
+    const shown = () => table.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+    const rowsOf = (d: { daily: Row[] }) => [...d.daily].reverse().map((r) => [r.date, r.input_tokens, r.cached_input_tokens, r.cache_write_tokens, r.output_tokens, r.total_tokens].map((v, i) => (i === 0 ? String(v) : fmtInt(v))).concat(fmtCost(r)));
+    const rows = await shown();
+    expect(rows).toEqual(rowsOf(daily));
+    // The day of the unpriced session has priced usage too: "$X + unpriced", as the usage table says.
+    expect(daily.daily.filter((d) => Number(d.unpriced_tokens) > 0 && d.cost_usd !== null).length).toBeGreaterThan(0);
+    expect(rows.filter((r) => r[6]!.endsWith(" + unpriced")).length).toBeGreaterThan(0);
     const foot = await table.locator("tfoot td").allTextContents();
     const t = daily.totals;
-    expect(foot).toEqual(["Total", ...[t.input_tokens, t.cached_input_tokens, t.cache_write_tokens, t.output_tokens, t.total_tokens].map(fmtInt), fmtUsd(t.cost_usd)]);
-    expect(await page.getByTestId("card-total").locator(".card-value").textContent()).toBe(fmtUsd(t.cost_usd));
+    expect(foot).toEqual(["Total", ...[t.input_tokens, t.cached_input_tokens, t.cache_write_tokens, t.output_tokens, t.total_tokens].map(fmtInt), fmtCost(t)]);
+    expect(foot[6]).toMatch(/^\$\d+\.\d\d \+ unpriced$/);
+    expect(await page.getByTestId("card-total").locator(".card-value").textContent()).toBe(fmtCost(t));
+    // The zone the days are counted in is named, and is the header control's choice.
+    expect(await page.getByTestId("days-zone").textContent()).toContain(ZONE);
+    expect(await page.locator("select[name=tz]").inputValue()).toBe(ZONE);
     // The stacked chart: one canvas, a legend entry per model of the period.
     await page.locator(".chart canvas").waitFor();
     const models = new Set(cli<{ daily: { model: string | null }[] }>(["usage", "daily", "--json", "--by", "model"]).daily.map((d) => d.model ?? "unknown"));
     expect(await page.locator(".legend-item").count()).toBe(models.size);
     await page.locator(".toggle button", { hasText: "Runtime" }).click();
     await page.waitForURL(/by=runtime/);
-    await expect.poll(() => page.locator(".legend-item").count()).toBe(3);
+    await poll(() => page.locator(".legend-item").count()).toBe(3);
     await page.locator(".toggle button", { hasText: "Model" }).click();
     await page.waitForURL((u) => !u.search.includes("by="));
-    await expect.poll(() => page.locator(".legend-item").count()).toBe(models.size);
+    await poll(() => page.locator(".legend-item").count()).toBe(models.size);
     await shot(page, "overview");
+    // Another zone: the days are usage daily --timezone UTC --json's (not the same days as ZONE's).
+    const utc = cli<{ daily: Row[]; timezone: string }>(["usage", "daily", "--json", "--timezone", "UTC"]);
+    expect(utc.daily.map((d) => d.date)).not.toEqual(daily.daily.map((d) => d.date));
+    await page.locator("select[name=tz]").selectOption("UTC");
+    await page.waitForURL(/tz=UTC/);
+    await poll(() => page.getByTestId("days-zone").textContent()).toContain("UTC");
+    await poll(shown).toEqual(rowsOf(utc));
+    // The zone goes along to the next page.
+    await page.locator("nav a", { hasText: "Sessions" }).click();
+    await page.waitForURL(/\/sessions\?tz=UTC/);
     expect(errors).toEqual([]);
     await page.close();
   });
 
   it("sessions: every session of sessions --json, filtered and sorted through the URL", async () => {
     const all = cli<Row[]>(["sessions", "--json"]);
-    const costs = new Map(cli<{ sessions: Row[] }>(["usage", "session", "--json"]).sessions.map((s) => [s.session_id, s.cost_usd as number | null]));
+    const usage = cli<{ sessions: Row[] }>(["usage", "session", "--json"]).sessions;
+    const costs = new Map(usage.map((s) => [s.session_id, s.cost_usd as number | null]));
     const { page, errors } = await open("/sessions");
     const ids = () => page.locator("[data-testid=sessions] tbody tr").evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.session ?? ""));
-    await expect.poll(async () => (await ids()).length).toBe(all.length);
+    await poll(async () => (await ids()).length).toBe(all.length);
     expect((await ids()).sort()).toEqual(all.map((s) => String(s.session_id)).sort());
     await shot(page, "sessions");
     await page.locator("select[name=runtime]").selectOption("codex");
     await page.waitForURL(/runtime=codex/);
     const codex = all.filter((s) => s.runtime === "codex").map((s) => String(s.session_id));
     expect(codex.length).toBeGreaterThan(0);
-    await expect.poll(async () => (await ids()).sort()).toEqual(codex.sort());
+    await poll(async () => (await ids()).sort()).toEqual(codex.sort());
     await page.goto(new URL("/sessions?sort=cost", served.url).href);
-    await expect.poll(async () => (await ids()).length).toBe(all.length);
+    await poll(async () => (await ids()).length).toBe(all.length);
     const byCost = await ids();
     const shown = byCost.map((id) => costs.get(id) ?? -1);
     expect(shown).toEqual([...shown].sort((a, b) => (b ?? -1) - (a ?? -1)));
     await page.goto(new URL(`/sessions?q=${FIXTURE_SESSION.slice(0, 8)}`, served.url).href);
-    await expect.poll(ids).toEqual([FIXTURE_SESSION]);
+    await poll(ids).toEqual([FIXTURE_SESSION]);
+    // The session of a model with no price: its cost is "unpriced", as usage session says.
+    expect(fmtCost(usage.find((s) => s.session_id === UNPRICED_SESSION)!)).toBe("unpriced");
+    await page.goto(new URL(`/sessions?q=${UNPRICED_SESSION.slice(0, 8)}`, served.url).href);
+    await poll(ids).toEqual([UNPRICED_SESSION]);
+    expect(await page.locator("[data-testid=sessions] tbody tr td.num").last().textContent()).toBe("unpriced");
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -188,7 +226,7 @@ describe("lake-reader serve in Chromium", () => {
     expect(await page.locator(".item.thinking > details:not([open])").count()).toBeGreaterThanOrEqual(thinking);
     // Usage per turn adds up to the session's usage (usage session --json).
     const want = cli<{ sessions: Row[] }>(["usage", "session", "--json"]).sessions.find((s) => s.session_id === FIXTURE_SESSION)!;
-    await expect.poll(() => page.getByTestId("session-usage").textContent()).toMatch(/responses/);
+    await poll(() => page.getByTestId("session-usage").textContent()).toMatch(/responses/);
     const turns = await page.getByTestId("turn-usage").allTextContents();
     expect(turns.length).toBe(new Set(conv.items.map((i) => i.turn)).size);
     const perTurn = await page.evaluate(async (sid) => {
@@ -196,6 +234,9 @@ describe("lake-reader serve in Chromium", () => {
       return r.responses.reduce((a, x) => a + (x.total_tokens ?? 0), 0);
     }, FIXTURE_SESSION);
     expect(perTurn).toBe(want.total_tokens);
+    // Times in the server's zone, named.
+    expect(squash((await page.locator(".meta").textContent()) ?? "")).toContain(`${zoned(conv.first_ts!)} → ${zoned(conv.last_ts!)} ${ZONE}`);
+    expect(await page.locator(".turn-time").first().textContent()).toBe(zoned(conv.items[0]!.ts!));
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, "session");
     expect(errors).toEqual([]);
@@ -234,7 +275,7 @@ describe("lake-reader serve in Chromium", () => {
     await page.locator("input[name=q]").press("Enter");
     await page.waitForURL(/q=marot/);
     const links = page.locator("[data-testid=event-hits] a.hit-link");
-    await expect.poll(() => links.count()).toBe(hits.events.length);
+    await poll(() => links.count()).toBe(hits.events.length);
     await shot(page, "search");
     const link = links.filter({ has: page.locator(`text=${FIXTURE_SESSION.slice(0, 8)}`) }).first();
     const href = await link.getAttribute("href");
@@ -246,7 +287,7 @@ describe("lake-reader serve in Chromium", () => {
     expect(await target.getAttribute("data-ts")).toBe(at.ts);
     expect(await target.getAttribute("data-stream")).toBe(hit.stream);
     expect(await target.evaluate((e) => Number(e.closest("section.turn")?.getAttribute("data-turn")))).toBe(at.turn);
-    await expect.poll(() => target.evaluate((e) => { const r = e.getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; })).toBe(true);
+    await poll(() => target.evaluate((e) => { const r = e.getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; })).toBe(true);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -316,6 +357,34 @@ describe("lake-reader serve refuses what it must", () => {
       expect(new URL(page.url()).search).toBe("");
       await page.getByTestId("roster").locator("tbody tr").first().waitFor();
       await page.close();
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe("lake-reader serve keeps folded conversations", () => {
+  it("/api/show answers its kept fold until the session's landed files or rounds change", async () => {
+    const root = tempDir("reader-serve-root");
+    cpSync(fleet.root, root, { recursive: true });
+    const s = await startServe(["--store", fleet.store, "--root", root], fleet.env);
+    const flat = (items: readonly Item[], out: Item[] = []): Item[] => (items.forEach((i) => (out.push(i), i.tool?.child && flat(i.tool.child.items, out))), out);
+    try {
+      const url = new URL(`/api/show/${FIXTURE_SESSION}`, s.url).href;
+      const first = JSON.parse((await httpGet(url)).body) as Conv;
+      expect(first.source).toBe("chain");
+      expect(flat(first.items).some((i) => i.kind === "gone")).toBe(false);
+      expect(JSON.parse((await httpGet(url)).body)).toEqual(first);
+      // A landed file of the session goes: its records show as gone on the next call.
+      const main = join(root, FIXTURE_SESSION, "streams", "main");
+      const landed = readdirSync(main).filter((n) => n.endsWith(".sd")).sort();
+      expect(landed.length).toBeGreaterThan(1);
+      rmSync(join(main, landed[landed.length - 1]!));
+      const after = JSON.parse((await httpGet(url)).body) as Conv;
+      expect(flat(after.items).filter((i) => i.kind === "gone").length).toBeGreaterThan(0);
+      // Its rounds go: the conversation comes from the fleet's events.
+      rmSync(join(root, "_conversations", FIXTURE_SESSION, "rounds"), { recursive: true });
+      expect((JSON.parse((await httpGet(url)).body) as Conv).source).toBe("events");
     } finally {
       await s.stop();
     }

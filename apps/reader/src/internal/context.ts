@@ -42,6 +42,8 @@ export interface Locations {
   readonly labelsFile: string;
   /** A long-running process's open read models (serve), reused while the fleet is unchanged. */
   readonly models?: ReadModelSource | undefined;
+  /** A long-running process's memo of built answers (serve), each keyed by what it was built from. */
+  readonly memo?: Memo | undefined;
   /** Damaged objects left out while reading (shared with the command's Io). */
   readonly damaged: Damage[];
 }
@@ -50,6 +52,14 @@ export interface Locations {
 export interface ReadModelSource {
   /** Run `fn` on an open read model of `files` (opened, or reused when the fleet has not changed). */
   use<T>(files: FleetFiles, labelsFile: string, fn: (rm: ReadModel) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Keeps values a long-running process built, by a key naming everything the value was built from
+ * (a changed input is a new key): `get` answers the kept value, or builds, keeps and answers it.
+ */
+export interface Memo {
+  get<T>(key: string, build: () => Promise<T>): Promise<T>;
 }
 
 /**

@@ -104,6 +104,12 @@ export function fmtUsd(n: number | null | undefined): string {
   return "$" + n.toFixed(2);
 }
 
+/** `$14.89`, `$14.89 + unpriced` (some tokens are not priced), `unpriced` (none is): the usage tables' and the web UI's cost. */
+export function costCell(n: { readonly cost_usd: number | null; readonly unpriced_tokens: number }): string {
+  if (n.cost_usd === null) return "unpriced";
+  return n.unpriced_tokens > 0 ? `${fmtUsd(n.cost_usd)} + unpriced` : fmtUsd(n.cost_usd);
+}
+
 /** JSON.stringify that writes Dates as ISO strings and BigInts as numbers when safe. */
 export function toJson(v: unknown, indent = 2): string {
   return JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? (Number.isSafeInteger(Number(x)) ? Number(x) : x.toString()) : x), indent);

@@ -5,6 +5,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { RecordRef, StreamNode, ToolCall } from "@lake/chain";
+import type { Memo } from "./context.js";
 import { ReaderError } from "./errors.js";
 import { clip, fmtDuration } from "./format.js";
 import { QUARANTINE_TYPE } from "@lake/redact";
@@ -211,9 +212,33 @@ const refKey = (r: RecordRef) => `${r.seq}:${r.row}`;
  * chain (with rounds) for it. Record text comes from the landed files the rounds cite; a record of a
  * file that is gone (tombstoned) shows as a `gone` item.
  */
-export async function chainConversation(root: string, want: string): Promise<ShowConversation | undefined> {
+export async function chainConversation(root: string, want: string, memo?: Memo): Promise<ShowConversation | undefined> {
   const sid = await pickSession(chainIds(root), want, `the local root ${root}`, (ids) => localMatches(root, ids));
   if (sid === undefined) return undefined;
+  if (!memo) return foldConversation(root, sid);
+  return memo.get(`chain\0${root}\0${sid}\0${await chainGeneration(root, sid)}`, () => foldConversation(root, sid));
+}
+
+/**
+ * What a session's conversation from the chain is built from, as a string that changes when any
+ * of it does: each round file (its name holds its round and commit) and each stream directory of the session (its
+ * time changes when a landed file is added or removed).
+ */
+export async function chainGeneration(root: string, sid: string): Promise<string> {
+  const [{ listChain }, { stat, readdir }] = await Promise.all([import("@lake/chain"), import("node:fs/promises")]);
+  const parts = (await listChain(root, sid)).rounds.map((r) => r.name);
+  for (const area of ["streams", "runs"]) {
+    const dir = join(root, sid, area);
+    const streams = await readdir(dir).catch(() => [] as string[]);
+    for (const s of streams.sort()) {
+      const st = await stat(join(dir, s)).catch(() => null);
+      parts.push(`${area}/${s} ${st ? st.mtimeMs : "-"}`);
+    }
+  }
+  return parts.join("\n");
+}
+
+async function foldConversation(root: string, sid: string): Promise<ShowConversation | undefined> {
   const [{ foldChain, isChainError }, { readLanded, isStoreError }] = await Promise.all([import("@lake/chain"), import("@lake/store")]);
   let fold;
   try {

@@ -1,7 +1,8 @@
 // A real fleet for `serve`'s browser tests and bench: the Claude Code fixtures and the Codex and
 // Gemini samples collected and pushed by the built lake-collector, compacted and snapshotted by the
 // built lake-maint (with a promoted claim and a held lease), an intent declared through
-// @lake/layout; and the built lake-reader serving it.
+// @lake/layout (plus two small transcripts: one holding secrets, one of a model with no price);
+// and the built lake-reader serving it.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -48,6 +49,18 @@ function secretTranscript(): string {
   return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 }
 
+/** A session whose model has no price, on a day with priced usage: that day and the totals are "$X + unpriced". */
+export const UNPRICED_SESSION = "7e3b2f10-4c1d-4e8a-9b6f-0d2c5a8e1f33";
+
+function unpricedTranscript(): string {
+  const base = { isSidechain: false, userType: "external", cwd: "/work/demo", sessionId: UNPRICED_SESSION, version: "2.1.38", gitBranch: "main" };
+  const lines = [
+    { ...base, parentUuid: null, type: "user", uuid: "c2a1d9b0-0000-4000-8000-000000000001", timestamp: "2026-02-12T10:00:00.000Z", message: { role: "user", content: "summarise the release notes" } },
+    { ...base, parentUuid: "c2a1d9b0-0000-4000-8000-000000000001", type: "assistant", uuid: "c2a1d9b0-0000-4000-8000-000000000002", timestamp: "2026-02-12T10:00:06.000Z", requestId: "req_unpriced_1", message: { id: "msg_unpriced_1", role: "assistant", model: "mystery-model-9", content: [{ type: "text", text: "Three fixes and one new flag." }], usage: { input_tokens: 1200, output_tokens: 340 } } },
+  ];
+  return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
+}
+
 /** A built fleet: its store URL, the collector's local root, and the reader's environment. */
 export interface ServedFleet {
   readonly dir: string;
@@ -75,6 +88,7 @@ export async function buildServedFleet(dir: string): Promise<ServedFleet> {
   cpSync(CLAUDE_FIXTURES, claude, { recursive: true });
   mkdirSync(join(claude, "-work-demo"), { recursive: true });
   writeFileSync(join(claude, "-work-demo", `${SECRET_SESSION}.jsonl`), secretTranscript());
+  writeFileSync(join(claude, "-work-demo", `${UNPRICED_SESSION}.jsonl`), unpricedTranscript());
   const collector = (args: string[]) => bin(COLLECTOR, "lake-collector", args, { LAKE_AGENT: "host-t" });
   const maint = (args: string[]) => bin(MAINT, "lake-maint", [...args, "--store", store]);
   collector(["collect", "--root", root, "--sources-only", "--source", `claude-code=${claude}`, "--source", `codex=${join(SAMPLES, "codex")}`, "--source", `gemini=${join(SAMPLES, "gemini", "tmp")}`]);

@@ -1,6 +1,7 @@
 // The web UI of `lake-reader serve`: one page per URL, data from the JSON API.
 import { render } from "preact";
-import { interceptLinks, useRoute } from "./router.js";
+import { pageZone, serverZone } from "./format.js";
+import { interceptLinks, setQuery, useRoute } from "./router.js";
 import { Overview } from "./pages/overview.js";
 import { Sessions } from "./pages/sessions.js";
 import { Session } from "./pages/session.js";
@@ -15,6 +16,28 @@ const NAV = [
   ["/search", "Search"],
   ["/fleet", "Fleet"],
 ] as const;
+
+/** The zones the control offers: the server's first, then UTC, the browser's and every zone Intl knows. */
+function zones(): string[] {
+  const all = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+  return [...new Set([serverZone(), "UTC", Intl.DateTimeFormat().resolvedOptions().timeZone, ...all])];
+}
+
+/** The page's zone (?tz=, else the server's): days are counted and times shown in it. */
+function ZoneControl(props: { query: URLSearchParams }) {
+  const zone = pageZone(props.query.toString());
+  const server = serverZone();
+  return (
+    <label class="tz" title="Days are counted and times shown in this zone (usage --timezone)">
+      <span class="tz-label">Timezone</span>
+      <select name="tz" value={zone} onChange={(e) => setQuery({ tz: (e.target as HTMLSelectElement).value === server ? undefined : (e.target as HTMLSelectElement).value })}>
+        {zones().map((z) => (
+          <option value={z}>{z === server ? `${z} (server)` : z}</option>
+        ))}
+      </select>
+    </label>
+  );
+}
 
 function App() {
   const route = useRoute();
@@ -41,7 +64,7 @@ function App() {
             </a>
           ))}
         </nav>
-        <span class="tz" title="Days and times are UTC, as the CLI counts them">UTC</span>
+        <ZoneControl query={route.query} />
       </header>
       <main>{page}</main>
     </>

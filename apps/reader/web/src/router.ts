@@ -53,6 +53,9 @@ export function interceptLinks(): void {
     const url = new URL(a.href, location.href);
     if (url.origin !== location.origin || url.pathname.startsWith("/api/")) return;
     e.preventDefault();
+    // The zone the reader picked goes along to the next page.
+    const tz = new URLSearchParams(location.search).get("tz");
+    if (tz && !url.searchParams.has("tz")) url.searchParams.set("tz", tz);
     navigate(url.pathname + url.search);
   });
 }

@@ -1,31 +1,19 @@
 // The API's JSON shapes: the CLI's --json objects (their types come from the reader itself).
+import type { PricingInfo as Pricing, UsageNumbers } from "../../src/internal/usage.js";
 export type { ShowConversation, ShowItem, OtherStream } from "../../src/internal/show.js";
 export type { EventHit, ClaimHit } from "../../src/internal/commands/search.js";
 export type { ResponseRow } from "../../src/internal/serve/api.js";
 export type { RosterEntry, IntentRecord, LeaseListEntry } from "@lake/layout";
 
-/** Token and cost keys of every usage row (null: nobody reported it / unpriced). */
-export interface UsageNumbers {
-  input_tokens: number | null;
-  cached_input_tokens: number | null;
-  cache_write_tokens: number | null;
-  output_tokens: number | null;
-  reasoning_tokens: number | null;
-  total_tokens: number | null;
-  cost_usd: number | null;
-}
-
-export interface Pricing {
-  version: string;
-  date: string;
-  unpriced_models: string[];
-}
-
+/** Token and cost keys of every usage row, and the pricing facts beside a report. */
+export type { UsageNumbers, PricingInfo as Pricing } from "../../src/internal/usage.js";
 /** `usage daily --json [--by K]` (with --by model|runtime, one row per day and key). */
 export interface DailyJson {
   daily: (UsageNumbers & { date: string; models: string[]; model?: string | null; runtime?: string | null })[];
   totals: UsageNumbers;
   pricing: Pricing;
+  /** The zone the days are counted in. */
+  timezone: string;
 }
 
 /** `usage session --json`. */

@@ -96,12 +96,15 @@ which source it came from. A prefix that matches several sessions is a usage err
 export async function showConversation(loc: Locations, want: string, from?: "chain" | "events" | undefined): Promise<ShowConversation> {
   let conv: ShowConversation | undefined;
   if (from !== "events") {
-    conv = await chainConversation(loc.root, want);
+    conv = await chainConversation(loc.root, want, loc.memo);
     if (!conv && from === "chain") {
       throw new ReaderError("NotFound", `${loc.root}: no round chain for session ${JSON.stringify(want)}`, { data: { file: loc.root } });
     }
   }
-  return conv ?? (await withReadModel(loc, (rm) => conversation(rm, want)));
+  if (conv) return conv;
+  const memo = loc.memo;
+  // From events: the same fleet (fingerprint) folds to the same conversation.
+  return withReadModel(loc, (rm) => (memo ? memo.get(`events\0${rm.files.fingerprint}\0${want}`, () => conversation(rm, want)) : conversation(rm, want)));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { RUNTIMES } from "@lake/events/usage";
 import { choice, choices, flag, text, texts, type RunContext } from "@lake/cli";
 import { COMMON, fleetFiles, locations, oneOf, usageError, type CommonValues, type Io } from "../context.js";
-import { STYLE, fmtInt, fmtUsd, paint, renderTable, shortModel, strWidth, terminalOf, toJson, type Terminal } from "../format.js";
+import { STYLE, costCell, fmtInt, fmtUsd, paint, renderTable, shortModel, strWidth, terminalOf, toJson, type Terminal } from "../format.js";
 import { COST_MODES, DATASET, loadPricing, rollupPriceable, type CostMode } from "../pricing.js";
 import { fleetUsage } from "../usage-scan.js";
 import { WEEK_DAYS, isUtcZone, localDay, localMinute, parseDayArg, resolveTimeZone, type WeekDay } from "../time.js";
@@ -21,11 +21,6 @@ function pick(n: UsageNumbers): UsageNumbers {
   return out as unknown as UsageNumbers;
 }
 
-/** `$14.89`, `$14.89 + unpriced` (some tokens are not priced), `unpriced` (none is). */
-export function costCell(n: Pick<UsageNumbers, "cost_usd" | "unpriced_tokens">): string {
-  if (n.cost_usd === null) return "unpriced";
-  return n.unpriced_tokens > 0 ? `${fmtUsd(n.cost_usd)} + unpriced` : fmtUsd(n.cost_usd);
-}
 
 const HEAD = ["Input", "Cached", "Cache write (1h)", "Output", "Reasoning", "Total", "Cost (USD)"];
 /** The compact table's numbers: cache reads, writes and reasoning are in Total. */

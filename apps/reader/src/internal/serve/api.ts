@@ -8,6 +8,8 @@ import { sqlString } from "../sqltext.js";
 export interface ApiRequest {
   readonly path: readonly string[];
   readonly query: URLSearchParams;
+  /** The zone usage reports count days in when the query names none (serve's --timezone, else the system's). */
+  readonly timezone: string;
 }
 
 const bad = (msg: string) => new ReaderError("Usage", msg);
@@ -41,7 +43,7 @@ export async function answer(loc: Locations, env: NodeJS.ProcessEnv, req: ApiReq
       const report = rest[0];
       const { USAGE_REPORTS, usageJson, usageReport } = await import("../commands/usage.js");
       if (rest.length !== 1 || report === undefined || !(USAGE_REPORTS as readonly string[]).includes(report)) break;
-      const values = { ...common(loc), since: one(q, "since"), until: one(q, "until"), timezone: one(q, "timezone") ?? "UTC", runtime: many(q, "runtime"), model: many(q, "model"), by: one(q, "by"), breakdown: one(q, "breakdown") === "1" || one(q, "breakdown") === "true" };
+      const values = { ...common(loc), since: one(q, "since"), until: one(q, "until"), timezone: one(q, "timezone") ?? req.timezone, runtime: many(q, "runtime"), model: many(q, "model"), by: one(q, "by"), breakdown: one(q, "breakdown") === "1" || one(q, "breakdown") === "true" };
       return usageJson(await usageReport(report as (typeof USAGE_REPORTS)[number], values, env));
     }
     case "sessions": {

@@ -4,12 +4,14 @@ import { fileURLToPath } from "node:url";
 import { count, flag, text, type RunContext } from "@lake/cli";
 import { COMMON, locations, withReadModel, type Io } from "../context.js";
 import { readerCommand } from "../commands/parse.js";
+import { resolveTimeZone } from "../time.js";
 
 const OPTIONS = {
   ...COMMON,
   port: count("N", "port to listen on (default 8421; 0 = any free port)", { max: 65535, default: 8421 }),
   host: text("ADDR", "address to bind (default 127.0.0.1); a non-loopback address needs --token"),
   token: text("T", "require T on every request (Authorization: Bearer T, or open the URL with\n?token=T once; it becomes a cookie). Default $LAKE_READER_TOKEN"),
+  timezone: text("TZ", "the zone the pages count days and show times in, unless a page picks another\n(default: the system's zone, $TZ, as the usage commands)"),
   open: flag("open the UI in the default browser"),
 } as const;
 
@@ -20,12 +22,13 @@ async function serve({ values, io }: RunContext<typeof OPTIONS, Io>): Promise<nu
   const port = values.port;
   const host = values.host ?? "127.0.0.1";
   const token = values.token ?? (io.env.LAKE_READER_TOKEN || undefined);
-  const [{ startServer }, { OpenModels }] = await Promise.all([import("./server.js"), import("./models.js")]);
+  const timezone = resolveTimeZone(values.timezone, io.env);
+  const [{ startServer }, { OpenModels }, { KeptAnswers }] = await Promise.all([import("./server.js"), import("./models.js"), import("./memo.js")]);
   const models = new OpenModels();
-  const loc = { ...locations(values, io.env), models };
-  const running = await startServer({ loc, env: io.env, host, port, token, webDir: WEB_DIR });
+  const loc = { ...locations(values, io.env), models, memo: new KeptAnswers() };
+  const running = await startServer({ loc, env: io.env, host, port, token, timezone, webDir: WEB_DIR });
   const open = token === undefined ? running.url : `${running.url}?token=${encodeURIComponent(token)}`;
-  io.out(`lake-reader serve: listening on ${running.url}\n`);
+  io.out(`lake-reader serve: listening on ${running.url} (times in ${timezone})\n`);
   if (values.open) openBrowser(open, io);
   // Open the read model now, while nobody waits for it (a failure shows on the first page instead).
   void withReadModel(loc, async () => undefined).catch(() => undefined);

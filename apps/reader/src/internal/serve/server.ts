@@ -21,6 +21,8 @@ export interface ServeOptions {
   readonly port: number;
   /** Required on every request when set: `Authorization: Bearer T`, the `lake_token` cookie, or `?token=T` once. */
   readonly token?: string | undefined;
+  /** The IANA zone the API counts days in unless a request names one (`?timezone=`), and the UI shows times in. */
+  readonly timezone: string;
   /** The built web UI (index.html and assets/). */
   readonly webDir: string;
 }
@@ -112,12 +114,15 @@ function cookieToken(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
+const escapeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+
 /** Start the server; resolves once it listens. */
 export async function startServer(o: ServeOptions): Promise<RunningServer> {
   checkBind(o.host, o.token);
   const index = join(o.webDir, "index.html");
   if (!existsSync(index)) throw new ReaderError("NotFound", `${index}: the web UI is not built (pnpm build builds it)`, { data: { file: index } });
-  const indexHtml = readFileSync(index);
+  // The page learns the server's zone from a meta element (the CSP allows no inline script).
+  const indexHtml = Buffer.from(readFileSync(index, "utf8").replace("<head>", `<head>\n    <meta name="lake-timezone" content="${escapeAttr(o.timezone)}" />`));
   const files = new Map<string, Buffer>();
   let hosts: Set<string> | undefined;
 
@@ -150,7 +155,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     if (url.pathname.startsWith("/api/")) {
       const path = url.pathname.slice(5).split("/").filter((s) => s !== "").map((s) => decodeURIComponent(s));
       try {
-        const value = await answer(o.loc, o.env, { path, query: url.searchParams });
+        const value = await answer(o.loc, o.env, { path, query: url.searchParams, timezone: o.timezone });
         return send(res, 200, "application/json; charset=utf-8", toJson(value, 0), head, { "cache-control": "no-store" });
       } catch (e) {
         const status = statusOf(e);

@@ -3,15 +3,25 @@
 import { useMemo } from "preact/hooks";
 import { qs, useApi } from "../api.js";
 import { StackedBars, type StackSeries } from "../chart.js";
-import { addDays, fmtCompact, fmtInt, fmtTime, fmtUsd, shortId, utcDay } from "../format.js";
+import { addDays, fmtClock, fmtCompact, fmtCost, fmtInt, fmtTime, pageZone, shortId, zoneDay } from "../format.js";
 import { setQuery } from "../router.js";
 import type { BlocksJson, DailyJson, SessionUsageJson, UsageNumbers } from "../types.js";
 
 type Metric = "cost" | "tokens";
 const valueOf = (n: UsageNumbers, m: Metric) => (m === "cost" ? (n.cost_usd ?? 0) : (n.total_tokens ?? 0));
 
-function sum(rows: readonly DailyJson["daily"][number][], from: string, to: string, m: Metric): number {
+type Day = DailyJson["daily"][number];
+
+function sum(rows: readonly Day[], from: string, to: string, m: Metric): number {
   return rows.filter((r) => r.date >= from && r.date <= to).reduce((a, r) => a + valueOf(r, m), 0);
+}
+
+/** The cost of the days from..to as the reports show it: priced USD "+ unpriced" when some tokens have no price. */
+function costOf(rows: readonly Day[], from: string, to: string): string {
+  const days = rows.filter((r) => r.date >= from && r.date <= to);
+  const priced = days.filter((r) => r.cost_usd !== null);
+  const unpriced_tokens = days.reduce((a, r) => a + r.unpriced_tokens, 0);
+  return fmtCost({ cost_usd: priced.length || !unpriced_tokens ? priced.reduce((a, r) => a + r.cost_usd!, 0) : null, unpriced_tokens });
 }
 
 export function Overview(props: { query: URLSearchParams }) {
@@ -20,11 +30,13 @@ export function Overview(props: { query: URLSearchParams }) {
   const metric: Metric = q.get("metric") === "tokens" ? "tokens" : "cost";
   const since = q.get("since") ?? "";
   const until = q.get("until") ?? "";
-  const daily = useApi<DailyJson>(`/api/usage/daily${qs({ since, until })}`);
+  // Days counted in the page's zone (?tz=, else the server's), as `usage --timezone` counts them.
+  const timezone = pageZone(q.toString());
+  const daily = useApi<DailyJson>(`/api/usage/daily${qs({ since, until, timezone })}`);
   // The same days split by model or runtime (`usage daily --by K --json`: one row per day and key).
-  const split = useApi<DailyJson>(`/api/usage/daily${qs({ by, since, until })}`);
-  const sessions = useApi<SessionUsageJson>(`/api/usage/session${qs({ since, until })}`);
-  const blocks = useApi<BlocksJson>("/api/usage/blocks");
+  const split = useApi<DailyJson>(`/api/usage/daily${qs({ by, since, until, timezone })}`);
+  const sessions = useApi<SessionUsageJson>(`/api/usage/session${qs({ since, until, timezone })}`);
+  const blocks = useApi<BlocksJson>(`/api/usage/blocks${qs({ timezone })}`);
   const fmt = metric === "cost" ? (n: number) => `$${n < 10 ? n.toFixed(2) : n.toFixed(1)}` : fmtCompact;
 
   const parts = useMemo(() => (split.data?.daily ?? []).filter((r) => r.date !== "unknown").map((r) => ({ ...r, key: String(r[by] ?? "unknown") })), [split.data, by]);
@@ -41,7 +53,7 @@ export function Overview(props: { query: URLSearchParams }) {
 
   const rows = daily.data?.daily ?? [];
   // The week ends at the range's end, else at the last day with usage (the card names the day).
-  const end = until || rows.filter((r) => r.date !== "unknown").pop()?.date || utcDay(new Date());
+  const end = until || rows.filter((r) => r.date !== "unknown").pop()?.date || zoneDay(new Date());
   const thisWeek = sum(rows, addDays(end, -6), end, metric);
   const lastWeek = sum(rows, addDays(end, -13), addDays(end, -7), metric);
   const change = lastWeek > 0 ? ((thisWeek - lastWeek) / lastWeek) * 100 : null;
@@ -50,8 +62,6 @@ export function Overview(props: { query: URLSearchParams }) {
   const top = [...(sessions.data?.sessions ?? [])].sort((a, b) => (b.cost_usd ?? -1) - (a.cost_usd ?? -1) || (b.total_tokens ?? 0) - (a.total_tokens ?? 0)).slice(0, 8);
   const totals = daily.data?.totals;
   const unpriced = daily.data?.pricing.unpriced_models ?? [];
-  // What the priced models cost (the total is unpriced once any model is).
-  const pricedCost = parts.reduce((a, r) => a + (r.cost_usd ?? 0), 0);
 
   return (
     <div class="page overview">
@@ -66,24 +76,26 @@ export function Overview(props: { query: URLSearchParams }) {
           <label class="field">
             To <input type="date" value={until} onChange={(e) => setQuery({ until: (e.target as HTMLInputElement).value })} />
           </label>
-          <span class="tz-note" title="lake counts days in UTC (the CLI has no timezone option)">Timezone: UTC</span>
+          <span class="tz-note" data-testid="days-zone" title="the zone the days are counted in (usage --timezone); the zone control at the top changes it">
+            Days in {daily.data?.timezone ?? timezone}
+          </span>
         </div>
       </div>
       {daily.error && <div class="error">{daily.error}</div>}
       <div class="cards">
         <div class="card" data-testid="card-total">
           <div class="card-label">Total cost</div>
-          <div class="card-value">{totals ? fmtUsd(totals.cost_usd) : "…"}</div>
+          <div class="card-value">{totals ? fmtCost(totals) : "…"}</div>
           <div class="card-sub">
             {totals ? `${fmtCompact(totals.total_tokens)} tokens` : ""}
-            {totals && totals.cost_usd === null && ` · ${fmtUsd(pricedCost)} priced, plus ${unpriced.length} unpriced model${unpriced.length === 1 ? "" : "s"}`}
+            {totals && totals.unpriced_tokens > 0 && ` · ${fmtCompact(totals.unpriced_tokens)} unpriced (${unpriced.length} model${unpriced.length === 1 ? "" : "s"})`}
           </div>
         </div>
         <div class="card" data-testid="card-week">
           <div class="card-label">7 days to {end}</div>
-          <div class="card-value">{metric === "cost" ? fmtUsd(thisWeek) : fmtCompact(thisWeek)}</div>
+          <div class="card-value">{metric === "cost" ? costOf(rows, addDays(end, -6), end) : fmtCompact(thisWeek)}</div>
           <div class="card-sub">
-            previous 7 days {metric === "cost" ? fmtUsd(lastWeek) : fmtCompact(lastWeek)}
+            previous 7 days {metric === "cost" ? costOf(rows, addDays(end, -13), addDays(end, -7)) : fmtCompact(lastWeek)}
             {change !== null && <span class={change > 0 ? "up" : "down"}> {change > 0 ? "▲" : "▼"} {Math.abs(change).toFixed(0)}%</span>}
           </div>
         </div>
@@ -91,22 +103,22 @@ export function Overview(props: { query: URLSearchParams }) {
           <div class="card-label">5-hour block</div>
           {active ? (
             <>
-              <div class="card-value">{fmtUsd(active.cost_usd)}</div>
+              <div class="card-value">{fmtCost(active)}</div>
               <div class="card-sub">
-                active since {fmtTime(active.start)}, ends {active.end.slice(11, 16)} · {fmtCompact(active.total_tokens)} tokens
+                active since {fmtTime(active.start)}, ends {fmtClock(active.end).slice(0, 5)} · {fmtCompact(active.total_tokens)} tokens
               </div>
             </>
           ) : (
             <>
               <div class="card-value muted">none active</div>
-              <div class="card-sub">{lastBlock ? `last: ${fmtTime(lastBlock.start)} · ${fmtUsd(lastBlock.cost_usd)}` : "no timed usage"}</div>
+              <div class="card-sub">{lastBlock ? `last: ${fmtTime(lastBlock.start)} · ${fmtCost(lastBlock)}` : "no timed usage"}</div>
             </>
           )}
         </div>
         <div class="card">
           <div class="card-label">Sessions with usage</div>
           <div class="card-value">{sessions.data ? fmtInt(sessions.data.sessions.length) : "…"}</div>
-          <div class="card-sub">pricing {daily.data?.pricing.version ?? ""}</div>
+          <div class="card-sub">{daily.data?.pricing.dataset ? `prices ${daily.data.pricing.dataset.name} ${daily.data.pricing.dataset.version}` : ""}</div>
         </div>
       </div>
       <section class="panel">
@@ -138,7 +150,7 @@ export function Overview(props: { query: URLSearchParams }) {
                   </td>
                   <td class="models" title={s.runtime}>{s.models.join(", ")}</td>
                   <td class="num">{fmtCompact(s.total_tokens)}</td>
-                  <td class="num">{fmtUsd(s.cost_usd)}</td>
+                  <td class="num">{fmtCost(s)}</td>
                 </tr>
               ))}
             </tbody>
@@ -167,7 +179,7 @@ export function Overview(props: { query: URLSearchParams }) {
                   <td class="num">{fmtInt(r.cache_write_tokens)}</td>
                   <td class="num">{fmtInt(r.output_tokens)}</td>
                   <td class="num">{fmtInt(r.total_tokens)}</td>
-                  <td class="num">{fmtUsd(r.cost_usd)}</td>
+                  <td class="num">{fmtCost(r)}</td>
                 </tr>
               ))}
             </tbody>
@@ -180,7 +192,7 @@ export function Overview(props: { query: URLSearchParams }) {
                   <td class="num">{fmtInt(totals.cache_write_tokens)}</td>
                   <td class="num">{fmtInt(totals.output_tokens)}</td>
                   <td class="num">{fmtInt(totals.total_tokens)}</td>
-                  <td class="num">{fmtUsd(totals.cost_usd)}</td>
+                  <td class="num">{fmtCost(totals)}</td>
                 </tr>
               </tfoot>
             )}

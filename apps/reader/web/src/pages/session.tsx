@@ -5,7 +5,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
 import { MASK_PATTERN } from "@lake/redact";
 import { useApi } from "../api.js";
-import { fmtClock, fmtCompact, fmtInt, fmtTime, fmtUsd } from "../format.js";
+import { fmtClock, fmtCompact, fmtCost, fmtInt, fmtTime, pageZone } from "../format.js";
 import type { ResponseRow, ShowConversation, ShowItem } from "../types.js";
 
 /** Text with each mask (`[REDACTED:rule:hash]`, @lake/redact's MASK_PATTERN) shown as a mask chip. */
@@ -170,25 +170,35 @@ function Items(props: { items: readonly ShowItem[] }) {
 
 interface TurnUsage {
   tokens: number;
-  cost: number | null;
+  /** USD of the priced responses (null while none is priced), and the tokens of the unpriced ones, as `usage` counts them. */
+  cost_usd: number | null;
+  unpriced_tokens: number;
   responses: number;
 }
+
+/** Add a response's usage to a total. */
+function add(u: TurnUsage, r: ResponseRow): void {
+  u.tokens += r.total_tokens ?? 0;
+  if (r.cost_usd !== null) u.cost_usd = (u.cost_usd ?? 0) + r.cost_usd;
+  u.unpriced_tokens += r.unpriced_tokens;
+  u.responses++;
+}
+
+const noUsage = (): TurnUsage => ({ tokens: 0, cost_usd: null, unpriced_tokens: 0, responses: 0 });
 
 /** Group a stream's items into turns, and count each response into the turn it fell in (by time). */
 function turnsOf(items: readonly ShowItem[], responses: readonly ResponseRow[]) {
   const turns: { turn: number; start: string | null; items: ShowItem[]; usage: TurnUsage }[] = [];
   for (const it of items) {
     const cur = turns[turns.length - 1];
-    if (!cur || cur.turn !== it.turn) turns.push({ turn: it.turn, start: it.ts, items: [it], usage: { tokens: 0, cost: 0, responses: 0 } });
+    if (!cur || cur.turn !== it.turn) turns.push({ turn: it.turn, start: it.ts, items: [it], usage: noUsage() });
     else cur.items.push(it);
   }
   for (const r of responses) {
     let at = turns[0];
     for (const t of turns) if (t.start !== null && r.ts !== null && t.start <= r.ts) at = t;
     if (!at) continue;
-    at.usage.tokens += r.total_tokens ?? 0;
-    at.usage.cost = at.usage.cost === null || r.cost_usd === null ? null : at.usage.cost + r.cost_usd;
-    at.usage.responses++;
+    add(at.usage, r);
   }
   return turns;
 }
@@ -219,8 +229,8 @@ export function Session(props: { id: string; query: URLSearchParams }) {
   if (conv.error) return <div class="page"><div class="error">{conv.error}</div></div>;
   const c = conv.data;
   if (!c) return <div class="page"><div class="loading">Loading session…</div></div>;
-  const tokens = responses.reduce((a, r) => a + (r.total_tokens ?? 0), 0);
-  const cost = responses.some((r) => r.cost_usd === null) ? null : responses.reduce((a, r) => a + (r.cost_usd ?? 0), 0);
+  const total = noUsage();
+  for (const r of responses) add(total, r);
   return (
     <div class="page session">
       <div class="page-head">
@@ -230,11 +240,11 @@ export function Session(props: { id: string; query: URLSearchParams }) {
         <span><b>{c.runtime}</b></span>
         <span>{c.agent === null ? "local root" : `agent ${c.agent}`}</span>
         <span>
-          {fmtTime(c.first_ts)} → {fmtTime(c.last_ts)} UTC
+          {fmtTime(c.first_ts)} → {fmtTime(c.last_ts)} {pageZone()}
         </span>
         <span>from {c.source === "chain" ? "the round chain" : "events"}</span>
         <span data-testid="session-usage">
-          {fmtCompact(tokens)} tokens · {fmtUsd(cost)} · {responses.length} responses
+          {fmtCompact(total.tokens)} tokens · {fmtCost(total)} · {responses.length} responses
         </span>
         {c.chain && c.chain.tombstones.length > 0 && <span class="badge">{c.chain.tombstones.length} landed file(s) gone</span>}
       </div>
@@ -244,7 +254,7 @@ export function Session(props: { id: string; query: URLSearchParams }) {
             <span class="turn-no">Turn {t.turn}</span>
             <span class="turn-time">{fmtTime(t.start)}</span>
             <span class="turn-usage" data-testid="turn-usage">
-              {t.usage.responses ? `${fmtCompact(t.usage.tokens)} tokens · ${fmtUsd(t.usage.cost)} · ${t.usage.responses} response${t.usage.responses === 1 ? "" : "s"}` : "no usage"}
+              {t.usage.responses ? `${fmtCompact(t.usage.tokens)} tokens · ${fmtCost(t.usage)} · ${t.usage.responses} response${t.usage.responses === 1 ? "" : "s"}` : "no usage"}
             </span>
           </div>
           <Items items={t.items} />

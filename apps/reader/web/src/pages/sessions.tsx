@@ -2,7 +2,7 @@
 // project, date and text, sorted by cost or last activity. Every filter is in the URL.
 import { useMemo } from "preact/hooks";
 import { useApi } from "../api.js";
-import { fmtCompact, fmtDuration, fmtInt, fmtTime, fmtUsd, shortId } from "../format.js";
+import { fmtCompact, fmtCost, fmtDuration, fmtInt, fmtTime, shortId, zoneDay } from "../format.js";
 import { setQuery } from "../router.js";
 import type { SessionRow, SessionUsageJson } from "../types.js";
 
@@ -25,8 +25,9 @@ export function Sessions(props: { query: URLSearchParams }) {
       if (f.runtime && s.runtime !== f.runtime) return false;
       if (f.agent && s.agent !== f.agent) return false;
       if (f.project && projectOf(s) !== f.project) return false;
-      const last = (s.last_ts ?? "").slice(0, 10);
-      const first = (s.first_ts ?? "").slice(0, 10);
+      // Days in the page's zone, as the usage reports count them.
+      const last = s.last_ts ? zoneDay(s.last_ts) : "";
+      const first = s.first_ts ? zoneDay(s.first_ts) : "";
       if (f.since && (!last || last < f.since)) return false;
       if (f.until && (!first || first > f.until)) return false;
       if (text && ![s.session_id, s.cwd, s.repo, s.branch, s.agent, ...(s.models ?? [])].some((x) => x?.toLowerCase().includes(text))) return false;
@@ -123,7 +124,7 @@ export function Sessions(props: { query: URLSearchParams }) {
                   </td>
                   <td class="models">{(s.models ?? []).join(", ")}</td>
                   <td class="num">{u ? fmtCompact(u.total_tokens) : "–"}</td>
-                  <td class="num">{u ? fmtUsd(u.cost_usd) : "–"}</td>
+                  <td class="num">{u ? fmtCost(u) : "–"}</td>
                 </tr>
               );
             })}
