@@ -8,9 +8,10 @@ export {
 } from "./internal/metrics/spool.js";
 export type { SpoolName, SpoolState, SpoolEntry, SpoolOptions } from "./internal/metrics/spool.js";
 export {
-  decodeMetricsRequest, decodeMetricsRequestJson, encodeMetricsRequest, metricsRequestToJson, metricsResponseBody, ExportMetricsServiceRequestSchema,
+  decodeMetricsRequest, decodeMetricsRequestJson, decodeMetricsResponse, encodeMetricsRequest, metricsRequestToJson, metricsResponseBody, ExportMetricsServiceRequestSchema,
+  EXPORT_ID_ATTRIBUTE, withExportId, exportIdOf,
 } from "./internal/otlp/codec.js";
-export type { ExportMetricsServiceRequest } from "./internal/otlp/codec.js";
+export type { ExportMetricsServiceRequest, MetricsResponse } from "./internal/otlp/codec.js";
 export { metricPoints, attributesToJs, anyValueToJs } from "./internal/otlp/points.js";
 export type { MetricPoint } from "./internal/otlp/points.js";
 export { StoreError, isStoreError } from "./internal/errors.js";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
-  decodeMetricsRequest, decodeMetricsRequestJson, decodeSpoolState, encodeMetricsRequest, encodeSpoolState, isStoreError, listSpool,
+  decodeMetricsRequest, decodeMetricsRequestJson, decodeMetricsResponse, decodeSpoolState, exportIdOf, withExportId, encodeMetricsRequest, encodeSpoolState, isStoreError, listSpool,
   localSpoolName, metricsRequestToJson, otlpSpoolName, parseSpoolName, spoolReceived,
 } from "../src/metrics.js";
 
@@ -53,6 +53,21 @@ describe("metrics spool", () => {
     }
     expect(() => decodeMetricsRequestJson("{", "y.json")).toThrow(/^y\.json: not JSON/);
     expect(() => decodeMetricsRequestJson('{"resourceMetrics":7}', "z.json")).toThrow(/^z\.json: not an OTLP metrics request/);
+  });
+
+  it("lake.export.id is set on every resource and read back; a receiver's answer decodes (empty, partial success, JSON), garbage is Corrupt", () => {
+    const req = decodeMetricsRequest(v(OTLP), OTLP);
+    expect(exportIdOf(req)).toBeUndefined();
+    const once = decodeMetricsRequest(encodeMetricsRequest(withExportId(req, "host-a/metrics-x-000001-local.pb")), "x");
+    expect(exportIdOf(once)).toBe("host-a/metrics-x-000001-local.pb");
+    const twice = withExportId(once, "host-b/y");
+    expect(twice.resourceMetrics[0]!.resource!.attributes.filter((a) => a.key === "lake.export.id")).toHaveLength(1);
+    expect(exportIdOf(twice)).toBe("host-b/y");
+    expect(decodeMetricsResponse(new Uint8Array(), "protobuf", "r")).toEqual({ rejectedDataPoints: 0n, errorMessage: "" });
+    // ExportMetricsServiceResponse{partial_success{rejected_data_points: 3, error_message: "no"}}
+    expect(decodeMetricsResponse(new Uint8Array([0x0a, 0x06, 0x08, 0x03, 0x12, 0x02, 0x6e, 0x6f]), "protobuf", "r")).toEqual({ rejectedDataPoints: 3n, errorMessage: "no" });
+    expect(decodeMetricsResponse(Buffer.from('{"partialSuccess":{"rejectedDataPoints":"2","errorMessage":"x"}}'), "json", "r")).toEqual({ rejectedDataPoints: 2n, errorMessage: "x" });
+    expect(() => decodeMetricsResponse(Buffer.from("<html>"), "json", "http://h/v1/metrics")).toThrow(/^http:\/\/h\/v1\/metrics: not an OTLP metrics response/);
   });
 
   it("names and spool.state", () => {

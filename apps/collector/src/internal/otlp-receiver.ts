@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { gunzipSync } from "node:zlib";
-import { decodeMetricsRequest, decodeMetricsRequestJson, encodeMetricsRequest, isStoreError, metricsResponseBody, spoolReceived } from "@lake/store/metrics";
+import { readFileSync } from "node:fs";
+import {
+  decodeMetricsRequest, decodeMetricsRequestJson, encodeMetricsRequest, exportIdOf, isStoreError, listSpool, metricsResponseBody, spoolReceived,
+} from "@lake/store/metrics";
 import { CollectorError } from "./errors.js";
 
 /** Largest request body the receiver takes (OTLP/HTTP answers 413 above it). */
@@ -54,6 +57,23 @@ function reply(res: ServerResponse, status: number, kind: "protobuf" | "json", m
 export function startOtlpReceiver(root: string, listen: string, log: (line: string) => void): Promise<OtlpReceiver> {
   const { host, port } = parseListen(listen);
   let queue: Promise<unknown> = Promise.resolve();
+  // The `lake.export.id`s already spooled (read from the spool at the first request that has one):
+  // a request lake's exporter sends again after a crash is answered 200 and not spooled twice.
+  let exportIds: Set<string> | undefined;
+  const spooledIds = (): Set<string> => {
+    if (exportIds) return exportIds;
+    exportIds = new Set();
+    for (const e of listSpool(root)) {
+      if (e.parsed.kind !== "otlp") continue;
+      try {
+        const id = exportIdOf(decodeMetricsRequest(readFileSync(e.path), e.path));
+        if (id !== undefined) exportIds.add(id);
+      } catch (err) {
+        log(`otlp: ${(err as Error).message}`);
+      }
+    }
+    return exportIds;
+  };
   const server: Server = createServer((req, res) => {
     void (async () => {
       const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
@@ -64,19 +84,27 @@ export function startOtlpReceiver(root: string, listen: string, log: (line: stri
       const body = await readBody(req);
       if (body === "too-large") return reply(res, 413, kind, `request larger than ${MAX_OTLP_BODY} bytes`);
       let bytes: Uint8Array;
+      let id: string | undefined;
       try {
         const raw = req.headers["content-encoding"] === "gzip" ? gunzipSync(body) : body;
         const source = `${req.socket.remoteAddress ?? "?"} /v1/metrics`;
-        bytes = kind === "json" ? encodeMetricsRequest(decodeMetricsRequestJson(raw.toString("utf8"), source)) : (decodeMetricsRequest(raw, source), raw);
+        const decoded = kind === "json" ? decodeMetricsRequestJson(raw.toString("utf8"), source) : decodeMetricsRequest(raw, source);
+        bytes = kind === "json" ? encodeMetricsRequest(decoded) : raw;
+        id = exportIdOf(decoded);
       } catch (e) {
         log(`otlp: rejected a request: ${(e as Error).message}`);
         return reply(res, 400, kind, (e as Error).message);
       }
       // One spool write at a time: numbers are issued in arrival order.
-      const spooled = queue.then(() => spoolReceived(root, bytes));
+      const spooled = queue.then(async () => {
+        if (id !== undefined && spooledIds().has(id)) return false;
+        await spoolReceived(root, bytes);
+        if (id !== undefined) spooledIds().add(id);
+        return true;
+      });
       queue = spooled.catch(() => undefined);
       try {
-        await spooled;
+        if (!(await spooled)) log(`otlp: ${id!}: spooled before; answered without spooling again`);
       } catch (e) {
         log(`otlp: could not spool a request: ${isStoreError(e) ? e.message : String(e)}`);
         return reply(res, 503, kind, "could not store the request; retry");

@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { CollectorError } from "../errors.js";
 import { exitCodeOf, interruptedLine, trapInterrupts } from "../interrupt.js";
-import { defineCommand, jsonLine, seconds, text, type Io, type RunContext } from "@lake/cli";
+import { defineCommand, flag, jsonLine, seconds, text, values as valuesOf, type Io, type RunContext } from "@lake/cli";
+import { otlpMetricsUrl, parseHeader } from "../otlp-export.js";
 import { resolveStore, storeOption } from "@lake/cli/store";
 import { ROOT, JSON_FLAG, requireRoot, resolveRoot, resolveAgent } from "../options.js";
 
@@ -34,16 +35,28 @@ AWS_ENDPOINT_URL_S3 (path-style).
 --agent ID: this machine's agent id (default $LAKE_AGENT, else the host name).
 --fleet-id ID: the fleet id written to fleet.json when the store has none yet.
 
+--otlp-endpoint URL also exports metrics over OTLP/HTTP (protobuf): first every landed file not derived
+yet is derived (a receipt under <root>/<session>/metrics/, then _metrics/metrics-<session>-<seq>-local.pb),
+then every spool file — received (watch --otlp-listen) and derived — that this endpoint has not answered
+is sent, one request each, with lake.export.id=<agent>/<file> on its resources; push.state's
+otlp_receivers records per endpoint what it accepted and rejected, after each file. A base URL
+(http://host:4318) gets /v1/metrics. --otlp-header KEY=VALUE (repeatable) adds a request header
+(e.g. authorization). A 4xx other than 408/429 is a rejection, recorded and never sent again; a 5xx,
+408, 429 or network error stops the export (exit 5: run again). A crash after the receiver's 200 and
+before push.state is saved re-sends that file: a lake receiver spools an export id once.
+--metrics-only does only that: no fleet store is opened.
+
 Ctrl-C (SIGINT, or SIGTERM) stops the push before its next session (push.state is saved after
 each), releases the push lock, prints "interrupted; N sessions done, run again to continue" and
 exits 130 (143 for SIGTERM); the next push sends the rest, nothing twice.
 
-Exit codes: 0 done · 3 completed with problems: a session whose local data is damaged (a landed
+Exit codes: 0 done · 3 completed with problems: a metrics request the endpoint rejected, a session
+whose metrics could not be derived, a session whose local data is damaged (a landed
 file or index that does not read or check; named on stderr, one line each) or, with something to
 send, that the store has a tombstone for was not sent, the rest were · 4 another push holds the root · 5 store error (outcome unknown: run again) · 7 the root does not
 exist (nothing is created) or the disk refused · 2 usage · 130 interrupted.`;
 
-const OPTIONS = { root: ROOT, store: storeOption(), agent: text("ID", "this machine's agent id (default $LAKE_AGENT, else the host name)"), "seal-idle": seconds("seal a session idle this long (default 21600 s, 6 h)", { default: 21_600 }), "fleet-id": text("ID", "the fleet id written to fleet.json when the store has none yet"), json: JSON_FLAG } as const;
+const OPTIONS = { root: ROOT, store: storeOption(), agent: text("ID", "this machine's agent id (default $LAKE_AGENT, else the host name)"), "seal-idle": seconds("seal a session idle this long (default 21600 s, 6 h)", { default: 21_600 }), "fleet-id": text("ID", "the fleet id written to fleet.json when the store has none yet"), "otlp-endpoint": text("URL", "also export the metrics spool to this OTLP/HTTP receiver (a base URL gets /v1/metrics)"), "otlp-header": valuesOf("KEY=VALUE", "a header for --otlp-endpoint requests (repeatable)", parseHeader), "metrics-only": flag("only derive and export metrics to --otlp-endpoint; send nothing to the fleet store"), json: JSON_FLAG } as const;
 
 async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> {
   const root = resolveRoot(values.root);
@@ -56,8 +69,11 @@ async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> 
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
   }
-  if (values.store === undefined && !process.env.LAKE_STORE) moveLegacyStore(root, io);
-  const store = openStore(resolveStore(values.store, io.env));
+  const otlpEndpoint = values["otlp-endpoint"] === undefined ? undefined : otlpMetricsUrl(values["otlp-endpoint"]);
+  const metricsOnly = Boolean(values["metrics-only"]);
+  if (metricsOnly && otlpEndpoint === undefined) throw new CollectorError("Usage", "--metrics-only needs --otlp-endpoint URL");
+  if (!metricsOnly && values.store === undefined && !process.env.LAKE_STORE) moveLegacyStore(root, io);
+  const store = metricsOnly ? undefined : openStore(resolveStore(values.store, io.env));
   const lock = await acquireLock(join(root, "_export"), { waitMs: 0 }).catch((e: unknown) => {
     if ((e as { code?: unknown }).code !== "Locked") throw e;
     throw new CollectorError("Locked", `${join(root, "_export", ".lock")}: another push holds this root (${(e as Error).message})`);
@@ -65,29 +81,39 @@ async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> 
   const traps = trapInterrupts();
   try {
     await finishPending(root, { holdsExportLock: true });
-    const s = await push(localRoot(root), store, {
-      agent: resolveAgent(values.agent),
-      sealIdleSeconds: sealIdle,
-      ...(values["fleet-id"] ? { fleetId: values["fleet-id"] } : {}),
-      shouldStop: () => traps.signal() !== undefined,
-    });
-    for (const p of s.problems) io.err(`lake-collector push: ${p.reason}; session ${p.session} not sent (the others were)\n`);
-    for (const id of s.refused) io.err(`lake-collector: ${s.store}/tombstones/${id}.json: session ${id} was forgotten in this fleet; not sent (lake-collector forget ${id} --apply removes it here too)\n`);
-    io.out(
-      values.json
-        ? jsonLine(s)
-        : `${s.store}: ${s.sessions} sessions sent, ${s.segments} segments (${s.rows} rows, ${(s.bytes / 1e6).toFixed(2)} MB), ${s.sealed} sealed, ${s.quarantined} quarantined${s.learned ? `, ${s.learned} continued in a new part (sealed in the store)` : ""}${s.recovered ? `, ${s.recovered} segments recovered from an interrupted push` : ""}\n`,
-    );
+    const agent = resolveAgent(values.agent);
+    const s = store
+      ? await push(localRoot(root), store, {
+          agent,
+          sealIdleSeconds: sealIdle,
+          ...(values["fleet-id"] ? { fleetId: values["fleet-id"] } : {}),
+          shouldStop: () => traps.signal() !== undefined,
+        })
+      : undefined;
+    for (const p of s?.problems ?? []) io.err(`lake-collector push: ${p.reason}; session ${p.session} not sent (the others were)\n`);
+    for (const id of s?.refused ?? []) io.err(`lake-collector: ${s!.store}/tombstones/${id}.json: session ${id} was forgotten in this fleet; not sent (lake-collector forget ${id} --apply removes it here too)\n`);
+    let otlp: import("../otlp-export.js").OtlpExportSummary | undefined;
+    if (otlpEndpoint !== undefined && !s?.interrupted) {
+      const { exportMetrics } = await import("../otlp-export.js");
+      otlp = await exportMetrics(root, { endpoint: otlpEndpoint, headers: Object.fromEntries(values["otlp-header"] ?? []), agent, shouldStop: () => traps.signal() !== undefined });
+      for (const p of otlp.problems) io.err(`lake-collector push: ${p}\n`);
+    }
+    if (values.json) io.out(jsonLine(s ? (otlp ? { ...s, otlp } : s) : { otlp }));
+    else {
+      if (s) io.out(`${s.store}: ${s.sessions} sessions sent, ${s.segments} segments (${s.rows} rows, ${(s.bytes / 1e6).toFixed(2)} MB), ${s.sealed} sealed, ${s.quarantined} quarantined${s.learned ? `, ${s.learned} continued in a new part (sealed in the store)` : ""}${s.recovered ? `, ${s.recovered} segments recovered from an interrupted push` : ""}\n`);
+      if (otlp) io.out(`${otlp.endpoint}: ${otlp.derived} landed files derived, ${otlp.sent} metrics requests sent (${otlp.accepted_points} points accepted), ${otlp.rejected} rejected${otlp.empty ? `, ${otlp.empty} without points` : ""}\n`);
+    }
     const sig = traps.signal();
-    if (s.interrupted && sig) {
-      io.err(`lake-collector: ${interruptedLine(s.sessions, "sessions")}\n`);
+    if ((s?.interrupted || otlp?.interrupted) && sig) {
+      io.err(`lake-collector: ${interruptedLine(s?.sessions ?? 0, "sessions")}\n`);
       return exitCodeOf(sig);
     }
-    return s.refused.length > 0 || s.problems.length > 0 ? 3 : 0;
+    if (otlp && (otlp.problems.length > 0 || otlp.rejected > 0)) return 3;
+    return s && (s.refused.length > 0 || s.problems.length > 0) ? 3 : 0;
   } finally {
     traps.release();
     lock.release();
-    store.close();
+    store?.close();
   }
 }
 
