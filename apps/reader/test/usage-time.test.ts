@@ -120,6 +120,28 @@ describe("usage reports in a time zone", () => {
     }
   });
 
+  it("hourly: hours in the zone (03:00 UTC is 20:00 the evening before in Los Angeles); each day is the sum of its hours", async () => {
+    for (const zone of ["America/Los_Angeles", "Asia/Kolkata"]) {
+      const days = await daily("--timezone", zone);
+      const hourly = await runJson<{ hourly: Row[]; totals: Row; timezone: string }>(["usage", "hourly", "--json", "--store", store, "--timezone", zone], env);
+      expect(hourly.timezone).toBe(days.timezone);
+      expect(hourly.totals).toEqual(days.totals);
+      // Rows without a time: "unknown", in both.
+      for (const h of hourly.hourly) expect(String(h.hour), zone).toMatch(/^(\d{4}-\d\d-\d\d \d\d:00|unknown)$/);
+      for (const d of days.daily) {
+        const inDay = hourly.hourly.filter((h) => (d.date === "unknown" ? h.hour === "unknown" : String(h.hour).startsWith(`${String(d.date)} `)));
+        expect(inDay.length, `${zone} ${String(d.date)}`).toBeGreaterThan(0);
+        for (const k of [...USAGE_KEYS, "total_tokens"]) {
+          const vals = inDay.map((h) => h[k] as number | null);
+          expect(d[k], `${zone} ${String(d.date)} ${k}`).toBe(vals.every((v) => v === null) ? null : vals.reduce<number>((a, v) => a + (v ?? 0), 0));
+        }
+      }
+      expect(hourly.hourly.length).toBeGreaterThan(days.daily.length);
+    }
+    const la = await runJson<{ hourly: Row[] }>(["usage", "hourly", "--json", "--store", store, "--timezone", "America/Los_Angeles", "--since", "2026-04-01", "--until", "2026-04-01"], env);
+    expect(la.hourly.map((h) => [h.hour, h.output_tokens])).toEqual([["2026-04-01 20:00", 56]]);
+  });
+
   it("a compacted fleet (rollups summed per UTC day) counts days in a zone from its rows, with the same answer", async () => {
     const before = await daily("--timezone", "America/Los_Angeles");
     const dt = "2026-04-02";

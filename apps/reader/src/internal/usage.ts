@@ -6,7 +6,7 @@
 import { addUsageInto, totalTokens, type Usage, type UsageContribution } from "@lake/events/usage";
 import { priceContribution, toPico, type CostMode, type DatasetInfo, type Pricing } from "./pricing.js";
 import type { UsageFilters } from "./usage-scan.js";
-import { weekStart, type WeekDay } from "./time.js";
+import { localMinute, weekStart, type WeekDay } from "./time.js";
 
 /** Row order of a report (`--order`): oldest first (the default) or newest first. */
 export type Order = "asc" | "desc";
@@ -212,8 +212,8 @@ export function sessionReport(u: PricedUsage, order: Order = "asc", g: Grouping 
   return { sessions, totals: totalsOf(u.items, unpriced), pricing: pricingInfo(u, unpriced) };
 }
 
-/** A period report's grouping: day, week (keyed by its first day) or month, in the report's zone (contributions' `day`). */
-export type Period = "daily" | "weekly" | "monthly";
+/** A period report's grouping: hour, day, week (keyed by its first day) or month, in the report's zone (contributions' `day`; hours from `ts`). */
+export type Period = "hourly" | "daily" | "weekly" | "monthly";
 
 /** `usage daily --json` (and weekly, keyed by `week`; monthly, keyed by `month`). */
 export interface PeriodReport {
@@ -227,17 +227,20 @@ export interface PeriodOptions extends Grouping {
   /** The day weeks start on (default monday: ISO weeks). */
   readonly startOfWeek?: WeekDay | undefined;
   readonly order?: Order | undefined;
+  /** hourly: the IANA zone hours are counted in (default UTC). */
+  readonly timezone?: string | undefined;
 }
 
 /**
- * Per-day (`yyyy-mm-dd`), per-week (the week's first day, a Monday by default, like ccusage's
+ * Per-hour (`yyyy-mm-dd HH:00` in the zone), per-day (`yyyy-mm-dd`), per-week (the week's first day, a Monday by default, like ccusage's
  * `weekly --start-of-week monday`) or per-month (`yyyy-mm`) report of the contributions' `day`s;
  * "unknown" collects rows without a time. With `by`, a period has one row per value.
  */
 export function periodReport(u: PricedUsage, period: Period, opts: PeriodOptions = {}): PeriodReport {
   const unpriced = new Set<string>();
   const sow = opts.startOfWeek ?? "monday";
-  const keyOf = (c: UsageContribution) => (period === "daily" || c.day === "unknown" ? c.day : period === "weekly" ? weekStart(c.day, sow) : c.day.slice(0, 7));
+  const hour = (c: UsageContribution) => (c.ts && !Number.isNaN(Date.parse(c.ts)) ? `${localMinute(c.ts, opts.timezone ?? "UTC").slice(0, 13)}:00` : "unknown");
+  const keyOf = (c: UsageContribution) => (period === "hourly" ? hour(c) : period === "daily" || c.day === "unknown" ? c.day : period === "weekly" ? weekStart(c.day, sow) : c.day.slice(0, 7));
   const rows = [...group(u.items, keyOf)]
     .sort(([a], [b]) => cmp(a, b))
     .flatMap(([key, a]) => split(a, opts, unpriced).map(({ acc, ...f }) => ({ key, models: modelsOf(acc), ...acc.numbers(unpriced), ...f })));

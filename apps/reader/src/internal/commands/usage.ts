@@ -75,7 +75,7 @@ function note(p: PricingInfo, totals: UsageNumbers): string {
 }
 
 /** Every usage report, in the order the help lists them. */
-export const USAGE_REPORTS = ["daily", "weekly", "monthly", "session", "blocks"] as const;
+export const USAGE_REPORTS = ["hourly", "daily", "weekly", "monthly", "session", "blocks"] as const;
 
 /** Values of `--order`. */
 export const ORDERS = ["asc", "desc"] as const;
@@ -109,7 +109,7 @@ type Reports = typeof import("../usage.js");
 export type UsageResult = (
   | { readonly report: "session"; readonly r: ReturnType<Reports["sessionReport"]> }
   | { readonly report: "blocks"; readonly r: ReturnType<Reports["blocksReport"]> }
-  | { readonly report: "daily" | "weekly" | "monthly"; readonly r: ReturnType<Reports["periodReport"]> }
+  | { readonly report: "hourly" | "daily" | "weekly" | "monthly"; readonly r: ReturnType<Reports["periodReport"]> }
 ) & {
   /** The IANA zone days were counted in. */
   readonly timezone: string;
@@ -154,7 +154,7 @@ export async function usageReport(report: UsageReportName, values: UsageValues, 
   let reports: Reports | undefined;
   const counted = await fleetUsage(files, {
     runtimes: filters.runtimes,
-    rowsOnly: report === "blocks" || (!utc && daysMatter) || fromRows,
+    rowsOnly: report === "blocks" || report === "hourly" || (!utc && daysMatter) || fromRows,
     priceable: (r) => rollupPriceable(pricing, r),
     meanwhile: async () => (reports = await import("../usage.js")),
   });
@@ -177,7 +177,7 @@ export async function usageReport(report: UsageReportName, values: UsageValues, 
     }
     return { ...base, report, r };
   }
-  return { ...base, report, r: periodReport(cs, report, { ...grouping, startOfWeek, order }) };
+  return { ...base, report, r: periodReport(cs, report, { ...grouping, startOfWeek, order, timezone }) };
 }
 
 /** A row's `--by` value and `--breakdown` parts, as JSON. */
@@ -227,7 +227,7 @@ export function usageJson(u: UsageResult): Record<string, unknown> {
       pricing: r.pricing,
     };
   }
-  const keyName = u.report === "daily" ? "date" : u.report === "weekly" ? "week" : "month";
+  const keyName = u.report === "hourly" ? "hour" : u.report === "daily" ? "date" : u.report === "weekly" ? "week" : "month";
   return {
     [u.report]: u.r.rows.map((x) => ({ [keyName]: x.key, ...groupJson(u, x), models: x.models, ...pick(x), ...breakdownJson(x) })),
     totals: pick(u.r.totals),
@@ -297,7 +297,7 @@ async function usage({ values, positionals, io }: RunContext<typeof OPTIONS, Io>
   }
   const report = positionals[0] as UsageReportName | undefined;
   if (report === undefined || !USAGE_REPORTS.includes(report)) {
-    throw usageError(`usage: expected daily, weekly, monthly, session, blocks or explain${report === undefined ? "" : `, got ${JSON.stringify(report)}`}`);
+    throw usageError(`usage: expected hourly, daily, weekly, monthly, session, blocks or explain${report === undefined ? "" : `, got ${JSON.stringify(report)}`}`);
   }
   if (positionals.length > 1) throw usageError(`usage ${report}: unexpected argument ${JSON.stringify(positionals[1])}`);
   const u = await usageReport(report, values, io.env, io.damaged);
@@ -335,10 +335,10 @@ async function usage({ values, positionals, io }: RunContext<typeof OPTIONS, Io>
     return 0;
   }
   const r = u.r;
-  const lead = [u.report === "daily" ? "Date" : u.report === "weekly" ? "Week" : "Month", ...byHead, "Models"];
+  const lead = [u.report === "hourly" ? "Hour" : u.report === "daily" ? "Date" : u.report === "weekly" ? "Week" : "Month", ...byHead, "Models"];
   const lines = r.rows.flatMap((x) => withParts([x.key, ...byCell(x)], x.models, x));
-  const { table, compact } = usageTable(t, lead, lines, r.totals, [10, ...byHead.map(() => 12), 20], values.compact ?? false);
-  io.out(`${title(`Token usage by ${u.report === "daily" ? "day" : u.report === "weekly" ? `week (from ${u.startOfWeek})` : "month"} (${u.timezone})`)}\n${table}\n${note(r.pricing, r.totals)}${compactNote(compact)}${machinesNote(u)}\n`);
+  const { table, compact } = usageTable(t, lead, lines, r.totals, [u.report === "hourly" ? 16 : 10, ...byHead.map(() => 12), 20], values.compact ?? false);
+  io.out(`${title(`Token usage by ${u.report === "hourly" ? "hour" : u.report === "daily" ? "day" : u.report === "weekly" ? `week (from ${u.startOfWeek})` : "month"} (${u.timezone})`)}\n${table}\n${note(r.pricing, r.totals)}${compactNote(compact)}${machinesNote(u)}\n`);
   return 0;
 }
 /** `lake-reader usage …`. */
@@ -353,7 +353,7 @@ force at its time. Unknown models are unpriced, never priced as zero: a cost is 
 priced, shown as "$X + unpriced" beside unpriced tokens.
 explain: why a session's (or a day's) total is what it is: the rows carrying usage, the ones
 counted, and the ones dropped by each rule (duplicates, copies of a response, replayed history …).
-Days are days in --timezone (default: the system's zone, $TZ); a week is keyed by its first day.
+Days (and hours) are in --timezone (default: the system's zone, $TZ); a week is keyed by its first day.
 A malformed or missing --pricing file is named like store data.
 
 Tables fit the terminal ($COLUMNS, else the TTY's width): the full table when it fits (long text

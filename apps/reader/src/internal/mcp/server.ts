@@ -251,7 +251,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
         "blocks → {blocks: [{start, end, last_ts, active, sessions, models, …}], untimed_tokens}; each row has input_tokens, cached_input_tokens, cache_write_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens, total_tokens, cost_usd (the sum of what is priced), unpriced_tokens, unpriced_models, cost_source (calculated, recorded, mixed). " +
         "totals and pricing cover every row of the report, not only this page; plus next_cursor.",
       input: {
-        report: z.enum(USAGE_REPORTS).describe("daily, weekly, monthly, session or blocks"),
+        report: z.enum(USAGE_REPORTS).describe("hourly, daily, weekly, monthly, session or blocks"),
         since: day.describe("first day included (in timezone), yyyy-mm-dd"),
         until: day.describe("last day included (in timezone), yyyy-mm-dd"),
         timezone: z.string().min(1).max(64).optional().describe("IANA zone days are counted in (default UTC)"),
