@@ -63,7 +63,7 @@ describe("lake-reader mcp over a fleet built by lake-collector and lake-maint", 
     }
     const schema = (name: string) => tools.find((t) => t.name === name)!.inputSchema as { properties: Record<string, { type?: string; enum?: string[] }>; required?: string[] };
     expect(schema("search").required).toEqual(["query"]);
-    expect(schema("usage").properties.report!.enum).toEqual(["daily", "weekly", "monthly", "session", "blocks"]);
+    expect(schema("usage").properties.report!.enum).toEqual(["hourly", "daily", "weekly", "monthly", "session", "blocks"]);
     expect(schema("lease_release").required!.sort()).toEqual(["epoch", "repo", "resource"]);
     expect(schema("lease_renew").required!.sort()).toEqual(["epoch", "repo", "resource", "ttl_seconds"]);
     expect(schema("sql").properties.max_bytes!.type).toBe("integer");
