@@ -22,7 +22,7 @@ import {
   type SessionPartition,
 } from "@lake/layout";
 import type { FleetRow } from "@lake/segments";
-import { QUARANTINE_TYPE } from "@lake/redact";
+import { QUARANTINE_TYPE } from "@lake/redact/quarantine";
 import { CollectorError } from "./errors.js";
 import type { LocalRoot, LandedFileRef } from "./local-root.js";
 import { step } from "./crash.js";
@@ -30,7 +30,7 @@ import { emptySummary, writePushState, type PushOptions, type PushState, type Pu
 
 /**
  * Send the sessions in `look` (every session of the root when undefined) to `store`, recording in
- * `state` (push.state, saved after each session) what was sent and each looked-at session's index
+ * `state` (push.state, saved at most every second, before a seal and at the end) what was sent and each looked-at session's index
  * watermark.
  */
 export async function send(local: LocalRoot, store: ObjectStore, options: PushOptions, state: PushState, look: readonly string[] | undefined): Promise<PushSummary> {
@@ -51,8 +51,20 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
   let writer: Awaited<ReturnType<typeof import("@lake/segments").SegmentWriter.open>> | undefined;
   const segmentWriter = async () => (writer ??= await (await import("@lake/segments")).SegmentWriter.open());
   const runtimes = new Set<string>();
-  // Watermarks recorded for sessions that had nothing new: saved once, at the end.
+  // push.state holds every session: rewriting it after each one would make a push of a few
+  // sessions cost the whole file once per session. It is saved at most every SAVE_EVERY_MS, at the
+  // end, and before an error leaves; a push killed in between finds the segments it wrote under
+  // their keys on the next run and counts their landed files as sent (recovered), so nothing is
+  // sent twice and nothing is lost.
   let unsaved = false;
+  let savedAt = Date.now();
+  const save = (force: boolean): void => {
+    if (!unsaved || (!force && Date.now() - savedAt < SAVE_EVERY_MS)) return;
+    writePushState(local.root, state);
+    step("push:state-saved");
+    savedAt = Date.now();
+    unsaved = false;
+  };
   try {
     for (const sessionId of look ?? local.sessions()) {
       if (options.shouldStop?.()) {
@@ -160,12 +172,14 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         }
         for (const f of fresh) st.files[f.rel] = digests.get(f.rel) ?? "";
         recordWatermark(st, watermark, files);
-        writePushState(local.root, state);
-        unsaved = false;
-        step("push:state-saved");
+        unsaved = true;
+        save(false);
         summary.sessions++;
       }
       if (!st.sealed && sealDue(local, sessionId, files, options.sealIdleSeconds, now)) {
+        // What was sent is saved before the seal: a rerun must never find its own _SEALED over
+        // files push.state does not list (it would send them again, to the next part).
+        save(true);
         for (const runtime of Object.keys(st.next_seg)) {
           const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: sessionLabel(sessionId, st.part) };
           const body = encodeSealed({ sealed_at: new Date(now()).toISOString(), segments: st.segments[runtime] ?? 0, rows: st.rows[runtime] ?? 0 });
@@ -176,15 +190,18 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         st.sealed = true;
         summary.sealed++;
         recordWatermark(st, watermark, files);
-        writePushState(local.root, state);
-        unsaved = false;
+        unsaved = true;
+        save(false);
       }
       options.onSession?.(sessionId, sent);
     }
-    if (unsaved) writePushState(local.root, state);
+    save(true);
     if (summary.sessions > 0 || runtimes.size > 0) {
       await heartbeat(store, { agent_id: options.agent, runtime: [...runtimes].sort().join(",") || "lake-collector", repo: "", branch: "", tool: "push", ttlSeconds: 900 }, { now });
     }
+  } catch (e) {
+    save(true);
+    throw e;
   } finally {
     writer?.close();
     rmSync(tmp, { recursive: true, force: true });
@@ -192,6 +209,9 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
   return summary;
 }
 
+
+/** How often a push saves push.state while it sends (ms); always at the end. */
+const SAVE_EVERY_MS = 1000;
 
 /**
  * Record that every landed file of the index read at `watermark` is in `ss.files` (true when that

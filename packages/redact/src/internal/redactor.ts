@@ -4,6 +4,7 @@ import { RedactError, isRedactError } from "./errors.js";
 import { keyBytes, RedactKey } from "./key.js";
 import { Engine, GENERIC_RULE_ID, maskFor, shortHash, wholeValueIsSecret } from "./engine.js";
 import { defaultRules, type Rule } from "./rules.js";
+import { QUARANTINE_TYPE } from "./quarantine-type.js";
 
 /** A JSON value, as records are handled: plain objects, arrays, strings, finite numbers, booleans, null. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -266,9 +267,4 @@ function formatPath(path: readonly (string | number)[]): string {
   return path.length === 0 ? "$" : "$" + path.map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`)).join("");
 }
 
-/**
- * The `vendor_type` of the canonical record that stands in for a record withheld whole
- * (quarantined): ids and usage kept, `attrs` = the {@link QuarantineRecord} JSON, no text.
- * The collector lands it; readers show it as withheld.
- */
-export const QUARANTINE_TYPE = "lake/quarantined";
+export { QUARANTINE_TYPE };
