@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { decodePassState, encodePassState, isStoreError, openSession, readPassState, sessionUnchanged, writePassState, type FoundSource, type SessionMark } from "../src/index.js";
 import { capture, convert, jline, src } from "./helpers.js";
+import { indexedSeq, lostToCheck, LostSessionTracker } from "../src/pass.js";
 
 afterAll(cleanupTempDirs);
 
@@ -98,5 +99,50 @@ describe("pass.state", () => {
     expect(sessionUnchanged(root, "s1", mk4, found())).toBe(true);
     rmSync(join(root, "s1", "index"), { recursive: true });
     expect(sessionUnchanged(root, "s1", mk4, found())).toBe(false);
+  });
+
+  it("indexedSeq is index.state's indexed_seq (the watermark): it moves when files are indexed, and is undefined without an index", async () => {
+    const base = tempDir("watermark");
+    const root = join(base, "root");
+    mkdirSync(join(base, "src"), { recursive: true });
+    const file = join(base, "src", "s.jsonl");
+    writeFileSync(file, jline("u1"));
+    const srcA = src(file, { source: "t:s.jsonl" });
+    const pass = async () => {
+      const s = await openSession(root, "s1", { logger: capture().logger });
+      try {
+        const p = s.beginPass();
+        await p.collectAppend(srcA, convert);
+        return p.finish();
+      } finally {
+        s.close();
+      }
+    };
+    expect((await pass()).seq).toBe(1);
+    expect(indexedSeq(root, "s1")).toBe(1);
+    // Nothing new: the watermark stays.
+    await pass();
+    expect(indexedSeq(root, "s1")).toBe(1);
+    appendFileSync(file, jline("u2"));
+    expect((await pass()).seq).toBe(2);
+    expect(indexedSeq(root, "s1")).toBe(2);
+    // No index (deleted, as clean does): undefined, until a pass rebuilds it to the same watermark.
+    rmSync(join(root, "s1", "index"), { recursive: true });
+    expect(indexedSeq(root, "s1")).toBeUndefined();
+    await pass();
+    expect(indexedSeq(root, "s1")).toBe(2);
+    // An index.state without this schema gives no watermark (the reader then reads the index, which derives it).
+    writeFileSync(join(root, "s1", "index", "index.state"), "not key value\n");
+    expect(indexedSeq(root, "s1")).toBeUndefined();
+  });
+
+  it("lostToCheck: the root's sessions discovery did not find and the tracker has not checked", () => {
+    const root = join(tempDir("lost"), "root");
+    for (const id of ["a", "b", "c", "_forget", ".tmp"]) mkdirSync(join(root, id), { recursive: true });
+    const tracker = new LostSessionTracker(["b"]);
+    expect(lostToCheck(root, new Set(["a"]), tracker)).toEqual(["c"]);
+    // Found again, b is checked again once it is lost again.
+    expect(lostToCheck(root, new Set(["a", "b"]), tracker)).toEqual(["c"]);
+    expect(lostToCheck(root, new Set(["a"]), tracker)).toEqual(["b", "c"]);
   });
 });
