@@ -64,7 +64,7 @@ export interface PushOptions {
   readonly now?: () => number;
   /** Called after each session (progress). */
   readonly onSession?: (sessionId: string, sent: number) => void;
-  /** Asked before each session (push.state is saved after every one): true stops the push there. */
+  /** Asked before each session: true stops the push there (push.state is saved before it returns). */
   readonly shouldStop?: () => boolean;
 }
 

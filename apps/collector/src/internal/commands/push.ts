@@ -46,8 +46,9 @@ otlp_receivers records per endpoint what it accepted and rejected, after each fi
 before push.state is saved re-sends that file: a lake receiver spools an export id once.
 --metrics-only does only that: no fleet store is opened.
 
-Ctrl-C (SIGINT, or SIGTERM) stops the push before its next session (push.state is saved after
-each), releases the push lock, prints "interrupted; N sessions done, run again to continue" and
+Ctrl-C (SIGINT, or SIGTERM) stops the push before its next session (push.state is saved then;
+while sending, at most every second and before a seal), releases the push lock, prints
+"interrupted; N sessions done, run again to continue" and
 exits 130 (143 for SIGTERM); the next push sends the rest, nothing twice.
 
 Exit codes: 0 done · 3 completed with problems: a metrics request the endpoint rejected, a session
