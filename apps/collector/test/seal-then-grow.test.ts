@@ -62,7 +62,7 @@ describe("push and a seal it did not write", () => {
     const toolSid = (JSON.parse(readFileSync(tool, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
     const big = join(tree.claude, "-home-marco-projects-spotter", "258c7280-ae70-4798-800f-63464d01a85d.jsonl");
     const bigSid = "258c7280-ae70-4798-800f-63464d01a85d";
-    const segOf = (sid: string) => walk(fleet).filter((f) => f.includes(`/session=${sid}/seg-`));
+    const segOf = (sid: string) => walk(fleet).filter((f) => f.includes(`/session=${sid}/seg-`) && f.endsWith(".parquet"));
     const sessionsState = () => Object.values((JSON.parse(readFileSync(join(root, "push.state"), "utf8")) as { receivers: Record<string, { sessions: Record<string, { part: number; rows: Record<string, number> }> }> }).receivers)[0]!.sessions;
     expect(segOf(toolSid)).toHaveLength(1);
     writeFileSync(join(segOf(toolSid)[0]!, "..", "_SEALED"), encodeSealed({ sealed_at: "2026-02-13T00:00:00.000Z", segments: 1, rows: sessionsState()[toolSid]!.rows["claude-code"]!, sealed_by: "lake-maint" }));
@@ -81,7 +81,7 @@ describe("push and a seal it did not write", () => {
     // Nothing was added to the sealed directory; its new records are in session=<id>.2. The unsealed
     // session grew in place.
     expect(segOf(toolSid)).toHaveLength(1);
-    expect(walk(fleet).filter((f) => f.includes(`/session=${toolSid}.2/seg-`))).toHaveLength(1);
+    expect(walk(fleet).filter((f) => f.includes(`/session=${toolSid}.2/seg-`) && f.endsWith(".parquet"))).toHaveLength(1);
     expect(segOf(bigSid)).toHaveLength(2);
     expect(sessionsState()[toolSid]!.part).toBe(2);
     expect(sessionsState()[bigSid]!.part).toBe(1);

@@ -23,6 +23,7 @@ export {
   resourceKey,
   sealedKey,
   segmentKey,
+  segmentUsageKey,
   sessionPrefix,
   snapshotBlobKey,
   tombstoneKey,

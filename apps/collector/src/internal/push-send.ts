@@ -17,6 +17,7 @@ import {
   seededUlid,
   sessionLabel,
   segmentKey,
+  segmentUsageKey,
   utcDate,
   type ObjectStore,
   type SessionPartition,
@@ -146,6 +147,10 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
             step("push:segment-written");
             const r = await store.upload(key, { path }, { ifAbsent: true });
             step("push:uploaded");
+            // The directory's first segment gets its usage rollup beside it (a reader of a fleet not
+            // compacted yet adds it instead of reading the rows); a later segment has none, so the
+            // directory is read from rows until compacted.
+            if (r.status === "written" && seg === 0) await putSegmentRollup(store, p, seg, path, tmp);
             rmSync(path, { force: true });
             if (r.status === "written") {
               st.next_seg[runtime] = seg + 1;
@@ -234,6 +239,24 @@ async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionP
     if ((await store.head(key)) !== undefined) return true;
   }
   return false;
+}
+
+/** Upload the usage rollup of segments 0..seq of a directory (here: its segment 0, at `path`), keys first. */
+async function putSegmentRollup(store: ObjectStore, p: SessionPartition, seq: number, path: string, tmp: string): Promise<void> {
+  const { writeUsageRollup } = await import("@lake/segments");
+  const dir = join(tmp, `rollup-${randomBytes(4).toString("hex")}`);
+  mkdirSync(dir);
+  try {
+    const w = await writeUsageRollup([{ path, layout: "bronze", runtime: p.runtime }], dir, { label: segmentKey(p, seq) });
+    for (const [file, f] of [["keys", w.keys], ["json", w.json]] as const) {
+      const key = segmentUsageKey(p, seq, file, f.sha256);
+      const r = await store.upload(key, { path: f.path }, { ifAbsent: true });
+      step("push:rollup");
+      if (r.status === "unknown") throw new CollectorError("Store", `${store.url}/${key}: upload outcome unknown; run push again`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function putQuarantine(store: ObjectStore, agent: string, r: FleetRow): Promise<number> {

@@ -4,7 +4,7 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { COMPACTED_COLUMNS, buildUsageRollup, duckdbType, encodeUsageRollup } from "@lake/events";
+import { COMPACTED_COLUMNS, duckdbType } from "@lake/events";
 import {
   COMPACTED_FORMAT,
   casUpdate,
@@ -21,8 +21,7 @@ import {
   type CompactedUsage,
   type ObjectStore,
 } from "@lake/layout";
-import { copyParquet, parquetSource, readUsageRecords, sha256File, sqlString } from "@lake/segments";
-import { statSync, writeFileSync } from "node:fs";
+import { copyParquet, parquetSource, sqlString, writeUsageRollup } from "@lake/segments";
 import { scratch, testHook, withLease, type MaintContext } from "./context.js";
 import { MaintError, isMaintError, reasonOf } from "./errors.js";
 import { decoded, downloadSegments, lateSegments, readSealed, scanSessions, sealedMismatch, type SessionDir } from "./scan.js";
@@ -331,14 +330,8 @@ export async function buildGeneration(
     db.closeSync();
   }
   // Part files sort as their keys do (zero-padded), so this is a reader's read order.
-  const records = await readUsageRecords(built.parts.map((p) => ({ path: p.path, layout: "compacted" as const })), { label: `sessions/compacted/dt=${dt}/fleet=${fleet}/gen=${gen}` });
-  const rollup = buildUsageRollup(records);
-  const enc = encodeUsageRollup(rollup);
-  const path = join(dir, "usage.json");
-  const keysPath = join(dir, "usage.keys");
-  writeFileSync(path, enc.json);
-  writeFileSync(keysPath, enc.keys);
-  const keys = { key: compactedUsageKey({ dt, fleet }, gen, "usage.keys"), path: keysPath, bytes: enc.keys.length, sha256: await sha256File(keysPath), count: rollup.keys.length };
-  const usage = { key: compactedUsageKey({ dt, fleet }, gen), path, bytes: statSync(path).size, sha256: await sha256File(path), rows: rollup.rows.length, keys };
+  const w = await writeUsageRollup(built.parts.map((p) => ({ path: p.path, layout: "compacted" as const })), dir, { label: `sessions/compacted/dt=${dt}/fleet=${fleet}/gen=${gen}` });
+  const keys = { key: compactedUsageKey({ dt, fleet }, gen, "usage.keys"), path: w.keys.path, bytes: w.keys.bytes, sha256: w.keys.sha256, count: w.keys.count };
+  const usage = { key: compactedUsageKey({ dt, fleet }, gen), path: w.json.path, bytes: w.json.bytes, sha256: w.json.sha256, rows: w.rows, keys };
   return { rows: built.total, parts: built.parts, usage };
 }

@@ -1,6 +1,6 @@
 // `forget SESSION`: remove a session from the fleet. In this order: (1) the tombstone
 // tombstones/<id>.json (create-only), so a collector's push of it is refused from then on; (2) every
-// bronze object of it (segments, _SEALED, digest.json of session=<id> and session=<id>.N) and its
+// bronze object of it (segments and their usage rollups, _SEALED, digest.json of session=<id> and session=<id>.N) and its
 // quarantine objects; (3) every compacted partition whose _COMPACTED cites it is compacted again
 // without it (a partition left with no session loses its marker), then its old generations (parts
 // and usage rollups) are garbage-collected once older than the grace period; (4) claims that cite
@@ -55,7 +55,7 @@ export async function runForget(ctx: MaintContext, sessionId: string, options: {
   for await (const o of store.listAll(PREFIXES.sessions)) {
     if (o.key.startsWith(PREFIXES.compacted)) continue;
     const k = parseKey(o.key);
-    if (k === undefined || (k.kind !== "segment" && k.kind !== "sealed" && k.kind !== "digest") || !labelOf(k.session, sessionId)) continue;
+    if (k === undefined || (k.kind !== "segment" && k.kind !== "segment-usage" && k.kind !== "sealed" && k.kind !== "digest") || !labelOf(k.session, sessionId)) continue;
     partitions.set(`${k.dt}/${k.fleet}`, { dt: k.dt, fleet: k.fleet });
     deleted.push(o.key);
   }

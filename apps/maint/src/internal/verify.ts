@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 // `verify`: every key where the layout says, segments readable, markers consistent. One problem per line.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -128,6 +129,7 @@ export async function runVerify(store: ObjectStore): Promise<VerifyReport> {
     else if (k.kind === "claim-event") check(key, () => decodeClaimEvent(key, b, k.agent), "invalid claim: ");
     else if (k.kind === "fleet-claim") check(key, () => decodeFleetClaim(key, b, k.claimId), "invalid promoted claim: ");
     else if (k.kind === "quarantine") check(key, () => decodeQuarantine(key, b));
+    else if (k.kind === "segment-usage" && createHash("sha256").update(b).digest("hex") !== k.sha256) add(key, "damaged: its bytes do not hash to the SHA-256 its name records");
   }
   const tmp = scratch("verify");
   const db = await DuckDBInstance.create(":memory:");

@@ -45,6 +45,20 @@ export interface CompactedPartition {
   readonly usage: { readonly json: string; readonly keys: string; readonly key: string } | undefined;
 }
 
+/**
+ * A bronze session directory whose newest segment has push's usage rollup beside it (of all its
+ * segments, 0..N): usage adds the rollup instead of reading those segments' rows.
+ */
+export interface BronzeRollup {
+  /** Store key of the rollup's usage.json. */
+  readonly key: string;
+  /** Local paths of its usage.json and usage.keys. */
+  readonly json: string;
+  readonly keys: string;
+  /** Local paths of the directory's segments (also in FleetFiles.bronze), read instead when the rollup cannot be added. */
+  readonly segments: readonly string[];
+}
+
 /** A sealed session directory. */
 export interface SealedSession {
   readonly dt: string;
@@ -68,6 +82,8 @@ export interface FleetFiles {
   readonly compacted: readonly CompactedFile[];
   /** The compacted partitions, in key order. */
   readonly partitions: readonly CompactedPartition[];
+  /** Bronze directories with a usage rollup of all their segments, in key order. */
+  readonly bronzeRollups: readonly BronzeRollup[];
   readonly sealed: readonly SealedSession[];
   /** Local path of the current snapshot SQLite, when the store has one. */
   readonly snapshot: string | undefined;
@@ -224,11 +240,18 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string, optio
   const sealed: SealedSession[] = [];
   const markers: { obj: ListedObject; dt: string; fleet: string }[] = [];
   const compactedObjs = new Map<string, ListedObject>();
+  // Push's segment rollups per session directory and segment number: the json and keys objects.
+  const segRollups = new Map<string, { json?: ListedObject & { sha256: string }; keys?: ListedObject & { sha256: string } }>();
   try {
     for await (const o of store.listAll("sessions/")) {
       const k = parseKey(o.key);
       if (k?.kind === "segment") segs.push({ ...o, part: { dt: k.dt, fleet: k.fleet, runtime: k.runtime, agent: k.agent, session: k.session } });
-      else if (k?.kind === "sealed") sealed.push({ dt: k.dt, fleet: k.fleet, runtime: k.runtime, agent: k.agent, session: k.session });
+      else if (k?.kind === "segment-usage") {
+        const id = `${k.dt}\0${k.fleet}\0${k.runtime}\0${k.agent}\0${k.session}\0${k.seq}`;
+        const r = segRollups.get(id) ?? {};
+        r[k.file] ??= { ...o, sha256: k.sha256 };
+        segRollups.set(id, r);
+      } else if (k?.kind === "sealed") sealed.push({ dt: k.dt, fleet: k.fleet, runtime: k.runtime, agent: k.agent, session: k.session });
       else if (k?.kind === "compacted-marker") markers.push({ obj: o, dt: k.dt, fleet: k.fleet });
       else if (k?.kind === "compacted-part" || k?.kind === "compacted-usage") compactedObjs.set(o.key, o);
     }
@@ -305,13 +328,40 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string, optio
     partitions.push({ dt: mk.dt, fleet: mk.fleet, gen: marker.gen, parts, usage });
   }
   const bronze: BronzeFile[] = [];
+  const byDir = new Map<string, { seqs: number[]; paths: string[]; whole: boolean }>();
   for (const s of segs) {
     if (covered.has(dirOf(s.part))) continue;
     fp.update(`B${s.key}\0${s.size}\0${s.etag ?? s.lastModified?.getTime() ?? ""}\0`);
     const l = await access.localPath(s);
+    const d = byDir.get(dirOf(s.part)) ?? { seqs: [], paths: [], whole: true };
+    byDir.set(dirOf(s.part), d);
+    d.seqs.push(parseKey(s.key)?.kind === "segment" ? (parseKey(s.key) as { seq: number }).seq : -1);
     // A damaged segment is left out: the rest of its session, and every other, is read.
-    if (l.damage !== undefined) damaged.push(l.damage);
-    else bronze.push({ key: s.key, path: l.path, ...s.part });
+    if (l.damage !== undefined) {
+      damaged.push(l.damage);
+      d.whole = false;
+    } else {
+      bronze.push({ key: s.key, path: l.path, ...s.part });
+      d.paths.push(l.path);
+    }
+  }
+  // A directory whose segments are 0..N, all readable, with both rollup objects of segment N: its
+  // rollup counts what its rows count. A damaged rollup is named and its rows are read instead.
+  const bronzeRollups: BronzeRollup[] = [];
+  for (const [dir, d] of byDir) {
+    const n = d.seqs.length - 1;
+    if (!d.whole || d.seqs.some((q, i) => q !== i)) continue;
+    const r = segRollups.get(`${dir}\0${n}`);
+    if (r?.json === undefined || r.keys === undefined) continue;
+    const j = await access.localPath(r.json, r.json.sha256);
+    const k = await access.localPath(r.keys, r.keys.sha256);
+    const damage = j.damage ?? k.damage;
+    if (damage !== undefined) {
+      damaged.push({ key: damage.key, reason: `${damage.reason} (its session directory read from its segments)` });
+      continue;
+    }
+    fp.update(`R${r.json.key}\0${r.keys.key}\0`);
+    bronzeRollups.push({ key: r.json.key, json: j.path, keys: k.path, segments: d.paths });
   }
   for (const s of sealed) fp.update(`S${s.dt}/${s.fleet}/${s.runtime}/${s.agent}/${s.session}\0`);
   let snapshot = await resolveSnapshot(access);
@@ -345,7 +395,7 @@ export async function resolveFleet(store: ReadableStore, cacheDir: string, optio
     checks.save();
     return bad;
   };
-  return { storeUrl, bronze, compacted, partitions, sealed, snapshot: snapshot?.path, damaged, fingerprint: fp.digest("hex"), fetch };
+  return { storeUrl, bronze, compacted, partitions, bronzeRollups, sealed, snapshot: snapshot?.path, damaged, fingerprint: fp.digest("hex"), fetch };
 }
 
 /** The file the reader keeps its hash checks of a store in (CheckedFiles). */

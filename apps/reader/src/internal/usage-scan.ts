@@ -67,42 +67,55 @@ export async function fleetUsage(
 ): Promise<UsageContribution[]> {
   const ev = await import("@lake/events/usage");
   const want = options.runtimes && options.runtimes.length ? new Set(options.runtimes) : undefined;
-  const usable: { parts: readonly CompactedFile[]; rollup: import("@lake/events/usage").UsageRollup }[] = [];
+  // A rollup stands for its files: a compacted partition's parts, or a bronze directory's segments.
+  const usable: { parts: readonly CompactedFile[]; segments: readonly string[]; rollup: import("@lake/events/usage").UsageRollup }[] = [];
   const fromRows: CompactedFile[] = [];
-  // A rollup whose bytes do not hash to what its marker records is not read: its partition is
-  // counted from its parts (fetch named it in `damaged`).
-  const bad = options.rowsOnly ? new Set<string>() : await files.fetch(files.partitions.flatMap((p) => (p.usage === undefined ? [] : [p.usage.json, p.usage.keys])));
-  for (const p of files.partitions) {
-    if (options.rowsOnly || p.usage === undefined || bad.has(p.usage.json) || bad.has(p.usage.keys)) {
-      fromRows.push(...p.parts);
-      continue;
-    }
+  const rollupSegments = new Set<string>();
+  // A rollup whose bytes do not hash to what its marker (or its name) records is not read: its
+  // files are counted from their rows (fetch named it in `damaged`).
+  const wanted = options.rowsOnly ? [] : [...files.partitions.flatMap((p) => (p.usage === undefined ? [] : [p.usage.json, p.usage.keys])), ...files.bronzeRollups.flatMap((r) => [r.json, r.keys])];
+  const bad = wanted.length ? await files.fetch(wanted) : new Set<string>();
+  const decode = (json: string, keysPath: string, key: string): import("@lake/events/usage").UsageRollup | undefined => {
     let text: string;
     let keys: Buffer;
     try {
-      text = readFileSync(p.usage.json, "utf8");
-      keys = readFileSync(p.usage.keys);
+      text = readFileSync(json, "utf8");
+      keys = readFileSync(keysPath);
     } catch (e) {
-      throw new ReaderError("Io", `${p.usage.key}: cannot read: ${(e as Error).message}`, { data: { file: p.usage.key }, cause: e });
+      throw new ReaderError("Io", `${key}: cannot read: ${(e as Error).message}`, { data: { file: key }, cause: e });
     }
     try {
-      const rollup = ev.decodeUsageRollup(text, keys, p.usage.key);
-      if (options.priceable && !options.priceable(rollup)) fromRows.push(...p.parts);
-      else usable.push({ parts: p.parts, rollup });
+      const rollup = ev.decodeUsageRollup(text, keys, key);
+      return options.priceable && !options.priceable(rollup) ? undefined : rollup;
     } catch (e) {
-      // A rollup of a newer maint may count differently, an older one cannot be priced exactly:
-      // its partition is counted from its rows.
-      if (ev.isEventsError(e) && (e.code === "NewerRollup" || e.code === "OlderRollup")) fromRows.push(...p.parts);
-      else if (ev.isEventsError(e)) throw new ReaderError("Corrupt", e.message, { data: { file: p.usage.key }, cause: e });
-      else throw e;
+      // A rollup of a newer writer may count differently, an older one cannot be priced exactly:
+      // its files are counted from their rows.
+      if (ev.isEventsError(e) && (e.code === "NewerRollup" || e.code === "OlderRollup")) return undefined;
+      if (ev.isEventsError(e)) throw new ReaderError("Corrupt", e.message, { data: { file: key }, cause: e });
+      throw e;
     }
+  };
+  for (const p of files.partitions) {
+    const rollup = options.rowsOnly || p.usage === undefined || bad.has(p.usage.json) || bad.has(p.usage.keys) ? undefined : decode(p.usage.json, p.usage.keys, p.usage.key);
+    if (rollup === undefined) fromRows.push(...p.parts);
+    else usable.push({ parts: p.parts, segments: [], rollup });
+  }
+  for (const r of options.rowsOnly ? [] : files.bronzeRollups) {
+    const rollup = bad.has(r.json) || bad.has(r.keys) ? undefined : decode(r.json, r.keys, r.key);
+    if (rollup === undefined) continue;
+    usable.push({ parts: [], segments: r.segments, rollup });
+    for (const s of r.segments) rollupSegments.add(s);
   }
   // Everything read from rows (partitions without a usable rollup, bronze) first: its sessions and
   // keys decide which rollups cannot be added as they are. One scan, in read order (compacted keys
-  // sort before bronze keys); read again, with the overlapping partitions, only when there are any.
-  let records = await scanUsage(files, files.bronze, fromRows, { meanwhile: options.meanwhile });
+  // sort before bronze keys); read again, with the overlapping rollups' files, only when there are any.
+  const rowBronze = (extra: ReadonlySet<string>) => files.bronze.filter((b) => !rollupSegments.has(b.path) || extra.has(b.path));
+  let records = await scanUsage(files, rowBronze(new Set()), fromRows, { meanwhile: options.meanwhile });
   const overlap = usable.length ? ev.overlappingRollups(usable.map((u) => u.rollup), records.length ? ev.usageIdentity(records) : undefined) : new Set<number>();
-  if (overlap.size) records = await scanUsage(files, files.bronze, [...fromRows, ...usable.filter((_, i) => overlap.has(i)).flatMap((u) => u.parts)]);
+  if (overlap.size) {
+    const back = usable.filter((_, i) => overlap.has(i));
+    records = await scanUsage(files, rowBronze(new Set(back.flatMap((u) => u.segments))), [...fromRows, ...back.flatMap((u) => u.parts)]);
+  }
   const contributions: UsageContribution[] = [];
   usable.forEach((u, i) => {
     if (!overlap.has(i)) for (const c of ev.rollupContributions(u.rollup)) contributions.push(c);

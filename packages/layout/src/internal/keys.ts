@@ -27,6 +27,7 @@ export type ParsedKey =
   | { readonly kind: "intent"; readonly agent: string }
   | { readonly kind: "lease"; readonly resourceKey: string }
   | ({ readonly kind: "segment"; readonly seq: number } & SessionPartition)
+  | ({ readonly kind: "segment-usage"; readonly seq: number; readonly file: "json" | "keys"; readonly sha256: string } & SessionPartition)
   | ({ readonly kind: "sealed" } & SessionPartition)
   | ({ readonly kind: "digest" } & SessionPartition)
   | ({ readonly kind: "compacted-part"; readonly gen: string; readonly part: number } & CompactedPartition)
@@ -133,6 +134,15 @@ export function sessionPrefix(p: SessionPartition): string {
 /** `…/session=…/seg-NNNNNN.parquet` (six digits, 0..999999). */
 export function segmentKey(p: SessionPartition, seq: number): string {
   return `${sessionPrefix(p)}seg-${seqField("seq", seq)}.parquet`;
+}
+/**
+ * The usage rollup push writes beside a segment, of that segment's directory up to it (segments 0..seq):
+ * `…/session=…/seg-NNNNNN.usage.<sha256>.json` and `….usage.<sha256>.keys` (@lake/events' two rollup
+ * objects), each named by the SHA-256 of its own bytes.
+ */
+export function segmentUsageKey(p: SessionPartition, seq: number, file: "json" | "keys", sha256: string): string {
+  if (!HEX64.test(sha256)) throw new LayoutError("InvalidKey", `invalid sha256 ${JSON.stringify(sha256)}: expected 64 lowercase hex digits`, { detail: "sha256" });
+  return `${sessionPrefix(p)}seg-${seqField("seq", seq)}.usage.${sha256}.${file}`;
 }
 /** `…/session=…/_SEALED`. */
 export function sealedKey(p: SessionPartition): string {
@@ -243,6 +253,8 @@ function parseStrict(key: string): ParsedKey | undefined {
     const name = s[6]!;
     if (name === "_SEALED") return { kind: "sealed", ...p };
     if (name === "digest.json") return { kind: "digest", ...p };
+    const u = /^seg-(\d{6})\.usage\.([0-9a-f]{64})\.(json|keys)$/.exec(name);
+    if (u) return { kind: "segment-usage", ...p, seq: Number(u[1]), file: u[3] as "json" | "keys", sha256: u[2]! };
     const m = /^seg-(\d{6})\.parquet$/.exec(name);
     return m ? { kind: "segment", ...p, seq: Number(m[1]) } : undefined;
   }

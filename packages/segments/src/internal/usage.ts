@@ -2,8 +2,11 @@
 // filter pushed into read_parquet, no views, no window functions), handed to JS in columns. The
 // reader counts un-compacted bronze with it, and maint counts each compacted generation for its
 // usage rollup, so both read exactly the same rows.
+import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Usage, UsageRecord } from "@lake/events/usage";
-import { USAGE_KEYS } from "@lake/events/usage";
+import { USAGE_KEYS, USAGE_ROLLUP_FILES, buildUsageRollup, encodeUsageRollup } from "@lake/events/usage";
 import { SegmentError } from "./errors.js";
 import { parquetSource, sqlString, type SegmentLayout } from "./segments.js";
 
@@ -169,4 +172,38 @@ export async function readUsageRecords(files: readonly UsageFile[], options: Rea
     conn.closeSync();
     db.closeSync();
   }
+}
+
+/** One written rollup object. */
+export interface RollupFile {
+  readonly path: string;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/** What {@link writeUsageRollup} wrote. */
+export interface WrittenRollup {
+  readonly json: RollupFile;
+  readonly keys: RollupFile & { readonly count: number };
+  /** Rollup rows. */
+  readonly rows: number;
+}
+
+/**
+ * The usage rollup (@lake/events buildUsageRollup, encodeUsageRollup) of what countUsage counts in
+ * `files`, read as a reader reads them (readUsageRecords), written as `usage.json` and `usage.keys`
+ * into `dir`. Maint writes one per compacted generation, push one beside each segment.
+ */
+export async function writeUsageRollup(files: readonly UsageFile[], dir: string, options: ReadUsageOptions = {}): Promise<WrittenRollup> {
+  const rollup = buildUsageRollup(await readUsageRecords(files, options));
+  const enc = encodeUsageRollup(rollup);
+  const out = (name: string, body: string | Uint8Array): RollupFile => {
+    const path = join(dir, name);
+    writeFileSync(path, body);
+    const buf = typeof body === "string" ? Buffer.from(body) : body;
+    return { path, bytes: buf.length, sha256: createHash("sha256").update(buf).digest("hex") };
+  };
+  const keys = out(USAGE_ROLLUP_FILES.keys, enc.keys);
+  const json = out(USAGE_ROLLUP_FILES.json, enc.json);
+  return { json, keys: { ...keys, count: rollup.keys.length }, rows: rollup.rows.length };
 }
