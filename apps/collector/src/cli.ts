@@ -4,7 +4,7 @@
 // @lake/layout/defaults (test/hook.test.ts checks what it loads; bench/hook.bench.ts times it).
 import { readFileSync } from "node:fs";
 import { processIo, runCli, type App, type Io, type LazyCommand } from "@lake/cli";
-import { CollectorError, EXIT_CODES, ioErrno, ioFailure, isCollectorError } from "./internal/errors.js";
+import { CollectorError, EXIT_CODES, isCollectorError } from "./internal/errors.js";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
@@ -12,28 +12,12 @@ function lazy(summary: string, load: () => Promise<{ command: Awaited<ReturnType
   return { summary, load: async () => (await load()).command };
 }
 
-/** The one-line message and exit code of an error a command threw. */
-export function describeError(e: unknown): { message: string; code: number } {
-  if (!isCollectorError(e)) {
-    const code = ioErrno(e);
-    if (code !== undefined) e = ioFailure(e, code);
-  }
-  if (isCollectorError(e)) return { message: e.message, code: EXIT_CODES[e.code] };
-  const err = e as { message?: string; code?: unknown; name?: string };
-  if (err && typeof err.message === "string" && typeof err.code === "string" && err.name !== "Error") {
-    // Errors of lake's packages carry a code and a one-line message naming the file.
-    const code =
-      err.code === "Locked" ? EXIT_CODES.Locked
-      : err.code === "InvalidUrl" ? EXIT_CODES.Usage
-      // Any other failure of the fleet store (unreachable, no region, refused): a store error.
-      : err.name === "LayoutError" ? EXIT_CODES.Store
-      : EXIT_CODES.Internal;
-    return { message: err.message, code };
-  }
-  return { message: `internal error: ${err?.message ?? String(e)}`, code: EXIT_CODES.Internal };
+/** The one-line message and exit code of a CollectorError; @lake/cli's describeError maps the rest. */
+export function describeError(e: unknown): { message: string; code: number } | undefined {
+  return isCollectorError(e) ? { message: e.message, code: EXIT_CODES[e.code] } : undefined;
 }
 
-/** lake-collector's program: its commands and exit codes (the help prints them). */
+/** lake-collector's program: its commands (the help adds @lake/cli's exit codes). */
 export const APP: App = {
   name: "lake-collector",
   version: VERSION,
@@ -57,13 +41,6 @@ export const APP: App = {
   },
   notes: `Common options: --root DIR (the local storage root: $LAKE_ROOT, else $XDG_DATA_HOME/lake, else
 ~/.local/share/lake), --json (a JSON object instead of text, snake_case keys).`,
-  exitCodes: [
-    { code: EXIT_CODES.Problems, meaning: "completed with problems (a source unreadable, refused, pending or in conflict; verify found problems)" },
-    { code: EXIT_CODES.Locked, meaning: "locked by another collector" },
-    { code: EXIT_CODES.Store, meaning: "fleet store error" },
-    { code: EXIT_CODES.Input, meaning: "bad input" },
-    { code: EXIT_CODES.Io, meaning: "I/O error on the root or the store (read-only, full, permission denied, missing)" },
-  ],
   describeError,
 };
 

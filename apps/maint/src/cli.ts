@@ -16,7 +16,7 @@ import { runCommand } from "./internal/commands/run.js";
 import { sealCommand } from "./internal/commands/seal.js";
 import { snapshotCommand } from "./internal/commands/snapshot.js";
 import { verifyCommand } from "./internal/commands/verify.js";
-import { EXIT, describeError } from "./internal/errors.js";
+import { describeError } from "./internal/errors.js";
 
 export { describeError };
 
@@ -51,14 +51,6 @@ inside the local root; lake-collector push moves a store from the old default ~/
 Read commands take --json. Durations take seconds or a unit: 90, 90s, 15m, 2h, 1d.
 Ctrl-C stops seal, digest, compact and gc before their next partition (the one in progress finishes,
 its lease released) and says "interrupted; N partitions done, run again to continue".`,
-  exitCodes: [
-    { code: EXIT.problems, meaning: "problems found (verify); an operation skipped items it could not process" },
-    { code: EXIT.notFound, meaning: "not found: no fleet.json (run init), a missing key" },
-    { code: EXIT.refused, meaning: "refused: init on an initialised store, a marker changed under the run, lease lost" },
-    { code: EXIT.held, meaning: "a lease is held by another" },
-    { code: EXIT.corrupt, meaning: "corrupt data: a stored object is not what the layout says" },
-    { code: EXIT.io, meaning: "I/O or service error" },
-  ],
   describeError,
 };
 

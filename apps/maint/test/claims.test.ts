@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { EXIT } from "@lake/cli";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
@@ -97,7 +98,7 @@ describe.each(BACKENDS)("claims gate and snapshot (%s)", (backend) => {
     expect(await store.head(`snapshot/${snap.content_hash}.sqlite`)).toBeDefined();
     // verify: everything is consistent except the two invalid proposals, one line each.
     const v = await run(["verify", "--store", url]);
-    expect(v.code).toBe(1);
+    expect(v.code).toBe(EXIT.partial);
     expect(v.out.map((l) => l.split(": ")[0]).sort()).toEqual([bad1, bad2].sort());
     store.close();
   });

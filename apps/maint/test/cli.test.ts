@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { EXIT } from "@lake/cli";
 import { declareIntent, heartbeat, openStore, type SessionPartition } from "@lake/layout";
 import { cleanupTempDirs } from "@lake/tooling/tmp";
 import { BACKENDS, fixtureRecords, freshStore, pushSession, row, run, runBin, split } from "./helpers.js";
@@ -12,7 +13,7 @@ describe.each(BACKENDS)("lake-maint through the built bin (%s)", (backend) => {
     expect(init.code, init.stderr).toBe(0);
     expect(Object.keys(JSON.parse(init.stdout)).sort()).toEqual(["created_at", "fleet_id", "schema_version"]);
     const again = await runBin(["init", "--store", url, "--fleet-id", "team-b"], {}, backend);
-    expect(again.code).toBe(4);
+    expect(again.code).toBe(EXIT.refused);
     expect(again.stderr.trim()).toMatch(/^lake-maint init: fleet\.json: already exists in .* \(fleet_id team-a\); not replaced$/);
     const store = openStore(url);
     const part: SessionPartition = { dt: "2026-02-10", fleet: "team-a", runtime: "claude-code", agent: "host-a", session: "d6e0bada" };
@@ -32,14 +33,14 @@ describe.each(BACKENDS)("lake-maint through the built bin (%s)", (backend) => {
     const verify = await runBin(["verify", "--store", url, "--json"], {}, backend);
     expect(verify.code, verify.stdout).toBe(0);
     expect(JSON.parse(verify.stdout)).toMatchObject({ sessions: 1, segments: 2, compacted_partitions: 1, problems: [] });
-    // A broken object: verify names it, one line, exit 1. A usage rollup that is not the bytes the
+    // A broken object: verify names it, one line, exit 3. A usage rollup that is not the bytes the
     // marker names is one.
     const marker = JSON.parse(Buffer.from((await store.get("sessions/compacted/dt=2026-02-10/fleet=team-a/_COMPACTED"))!.body).toString("utf8")) as { usage: { key: string } };
     const rollup = Buffer.from((await store.get(marker.usage.key))!.body).toString("utf8");
     await store.put(marker.usage.key, Buffer.from(rollup.replace(/"rows":\[\["d6e0bada","claude-code","2026-02-10","([^"]+)",(\d+)/, '"rows":[["d6e0bada","claude-code","2026-02-10","$1",9$2')));
     await store.put("sessions/dt=2026-02-10/fleet=team-a/runtime=claude-code/agent=host-a/session=d6e0bada/seg-000002.parquet", Buffer.from("not parquet"));
     const bad = await run(["verify", "--store", url]);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(EXIT.partial);
     // seg-000002 is past _SEALED's count of 2: a late segment, damaged here. Its damage is the
     // problem, not its number.
     expect(bad.out.filter((l) => l.includes("/_SEALED: "))).toEqual([]);
@@ -76,12 +77,12 @@ describe.each(BACKENDS)("lease, roster, intents commands (%s)", (backend) => {
     expect(aOut.json).toMatchObject({ acquired: true, epoch: 1, owner: "alice" });
     expect(Date.parse(aOut.json.expires_at) - Date.now()).toBeGreaterThan(50_000);
     const b = await run(["lease", "acquire", ...base, "--owner", "bob", "--ttl", "60", "--json"]);
-    expect(b.code).toBe(5);
+    expect(b.code).toBe(EXIT.locked);
     expect(JSON.parse(b.out[0]!)).toMatchObject({ acquired: false, epoch: 1, owner: "alice" });
     const list = await run(["lease", "list", "--store", url, "--json"]);
     expect(list.code).toBe(0);
     expect(JSON.parse(list.out[0]!)).toEqual([expect.objectContaining({ repo: "repo-x", resource: "src/a.ts", owner: "alice", status: "held", epoch: 1, live: true })]);
-    expect((await run(["lease", "release", ...base, "--owner", "bob", "--json"])).code).toBe(5);
+    expect((await run(["lease", "release", ...base, "--owner", "bob", "--json"])).code).toBe(EXIT.locked);
     const rel = await run(["lease", "release", ...base, "--owner", "alice", "--json"]);
     expect(rel.code).toBe(0);
     expect(JSON.parse(rel.out[0]!)).toMatchObject({ released: true, epoch: 1, owner: "alice" });

@@ -1,4 +1,5 @@
 import { utimesSync } from "node:fs";
+import { EXIT } from "@lake/cli";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compactedMarkerKey, openStore, type ObjectStore, type SessionPartition } from "@lake/layout";
@@ -129,7 +130,7 @@ describe.each(BACKENDS)("compact (%s)", (backend) => {
     await pushSession(store, P("s2"), [[row(rec("s2", 0, "y"), "host-a")]], { seal: false });
     await store.put(`sessions/dt=2026-02-10/fleet=f1/runtime=claude-code/agent=host-a/session=s2/_SEALED`, Buffer.from(JSON.stringify({ sealed_at: "2026-02-11T00:00:00Z", segments: 2, rows: 1 })));
     const r = await run(["compact", "--store", url]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(EXIT.partial);
     expect(r.out.some((l) => l.startsWith("skipped sessions/dt=2026-02-10/fleet=f1/runtime=claude-code/agent=host-a/session=s2/_SEALED: _SEALED says 2 segments, found 1"))).toBe(true);
     const m = (await marker(store))!;
     expect(m.value.sessions.map((x: { session: string }) => x.session)).toEqual(["s1"]);
@@ -137,10 +138,10 @@ describe.each(BACKENDS)("compact (%s)", (backend) => {
   });
 });
 
-it("refuses to run on a store without fleet.json (exit 3, names the key)", async () => {
+it("refuses to run on a store without fleet.json (exit 8, names the key)", async () => {
   const url = await freshStore("local", "nofleet");
   const r = await run(["compact", "--store", url]);
-  expect(r.code).toBe(3);
+  expect(r.code).toBe(EXIT.notFound);
   expect(r.err[0]).toMatch(/^lake-maint compact: fleet\.json: not found in file:/);
   openStore(url).close();
 });

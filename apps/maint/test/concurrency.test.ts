@@ -1,6 +1,7 @@
 // Real processes (the built bin): two compactions at once, a crash between part files and the
 // marker swap, and a run whose lease is taken over before its swap.
 import { afterAll, describe, expect, it } from "vitest";
+import { EXIT } from "@lake/cli";
 import { compactedMarkerKey, type ObjectStore, type SessionPartition } from "@lake/layout";
 import { cleanupTempDirs } from "@lake/tooling/tmp";
 import { BACKENDS, fixtureRecords, freshStore, initStore, keys, pushSession, rec, row, run, runBin, split } from "./helpers.js";
@@ -23,7 +24,7 @@ describe.each(BACKENDS)("maint processes (%s)", (backend) => {
     const env = { LAKE_MAINT_TEST_HOOK: "compact:after-lease=sleep:5000" };
     const [a, b] = await Promise.all([runBin(["compact", "--store", url, "--json"], env, backend), runBin(["compact", "--store", url, "--json"], env, backend)]);
     const codes = [a.code, b.code].sort();
-    expect(codes, a.stderr + b.stderr).toEqual([0, 5]);
+    expect(codes, a.stderr + b.stderr).toEqual([0, EXIT.locked]);
     const statuses = [a, b].map((x) => JSON.parse(x.stdout).partitions[0].status).sort();
     expect(statuses).toEqual(["compacted", "held"]);
     expect(await genDirs(store)).toHaveLength(1);
@@ -54,7 +55,7 @@ describe.each(BACKENDS)("maint processes (%s)", (backend) => {
     expect(dirs).toContain(g1.gen);
     expect((await run(["verify", "--store", url])).code).toBe(0);
     // gc needs the partition's lease, which the crashed run still holds: it deletes nothing.
-    expect((await run(["gc", "--store", url, "--grace", "0"])).code).toBe(5);
+    expect((await run(["gc", "--store", url, "--grace", "0"])).code).toBe(EXIT.locked);
     expect(await genDirs(store)).toEqual(dirs);
 
     // The crashed run's lease expires (1 s TTL + 5 s skew bound); a rerun publishes the new generation.
@@ -78,7 +79,7 @@ describe.each(BACKENDS)("maint processes (%s)", (backend) => {
   }, 60_000);
 });
 
-it("a run whose lease was taken over does not swap the marker (exit 4)", async () => {
+it("a run whose lease was taken over does not swap the marker (exit 9)", async () => {
   const url = await freshStore("local", "fence");
   const store = await initStore(url);
   await pushSession(store, P("s1"), [[row(rec("s1", 0, "one"), "host-a")]]);
@@ -94,7 +95,7 @@ it("a run whose lease was taken over does not swap the marker (exit 4)", async (
   }
   expect(grabbed).toBe(true);
   const res = await child;
-  expect(res.code, res.stderr).toBe(4);
+  expect(res.code, res.stderr).toBe(EXIT.refused);
   expect(res.stderr).toMatch(/lease lake-maint\/compact\/dt=2026-02-10\/fleet=f1 \(epoch 1\) lost/);
   expect(await store.get(MARKER)).toBeUndefined();
   store.close();

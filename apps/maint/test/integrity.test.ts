@@ -2,6 +2,7 @@
 // segment and of a compacted part are named by verify every time, and compact never copies a
 // damaged segment (its session is left out, the partition's others compacted) — through the built bin.
 import { randomInt } from "node:crypto";
+import { EXIT } from "@lake/cli";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -67,10 +68,10 @@ describe.each(["local", "s3"] as const)("content hashes in lake-maint (%s)", (ba
     for (const bit of bits) {
       await store.put(key, flipped(good, bit));
       const v = await runBin(["verify", "--store", url], {}, backend);
-      expect(v.code, `bit ${bit}: ${v.stdout}`).toBe(1);
+      expect(v.code, `bit ${bit}: ${v.stdout}`).toBe(EXIT.partial);
       expect(v.stdout.split("\n").filter((l) => l.startsWith(`${key}: damaged: `)), `bit ${bit}`).toHaveLength(1);
       const c = await runBin(["compact", "--store", url], {}, backend);
-      expect(c.code, `bit ${bit}: ${c.stdout}${c.stderr}`).toBe(1);
+      expect(c.code, `bit ${bit}: ${c.stdout}${c.stderr}`).toBe(EXIT.partial);
       expect(c.stdout).toContain(`skipped ${key}: ${key}: damaged segment: `);
       expect(c.stdout).toMatch(/^compacted dt=2026-02-10\/fleet=f1: gen [0-9a-f]{32} \(40 rows from 40, 1 parts/m);
       // Nothing of the damaged session was copied: the generation holds the other session exactly.
@@ -78,7 +79,7 @@ describe.each(["local", "s3"] as const)("content hashes in lake-maint (%s)", (ba
       if (bit === bits[0]) {
         // The next compaction over the same damage changes nothing and says why again.
         const again = await runBin(["compact", "--store", url], {}, backend);
-        expect(again.code).toBe(1);
+        expect(again.code).toBe(EXIT.partial);
         expect(again.stdout).toMatch(/^unchanged dt=2026-02-10\/fleet=f1/m);
         expect(again.stdout).toContain(`skipped ${key}: `);
       }
@@ -107,7 +108,7 @@ describe.each(["local", "s3"] as const)("content hashes in lake-maint (%s)", (ba
     for (const bit of bits) {
       await store.put(key, flipped(good, bit));
       const v = await runBin(["verify", "--store", url], {}, backend);
-      expect(v.code, `bit ${bit}: ${v.stdout}`).toBe(1);
+      expect(v.code, `bit ${bit}: ${v.stdout}`).toBe(EXIT.partial);
       const lines = v.stdout.trim().split("\n");
       expect(lines.filter((l) => l.startsWith(`${key}: damaged: `)), `bit ${bit}: ${v.stdout}`).toHaveLength(1);
       expect(lines.every((l) => l.startsWith(key) || l.includes(key) || l.includes("usage")), v.stdout).toBe(true);
@@ -120,14 +121,14 @@ describe.each(["local", "s3"] as const)("content hashes in lake-maint (%s)", (ba
 });
 
 describe("lake-maint seal and digest with a damaged segment", () => {
-  it("skip that session (named, exit 1) and do the others", async () => {
+  it("skip that session (named, exit 3) and do the others", async () => {
     const { url, store } = await setup("local");
     for (const k of await keys(store, "sessions/")) if (k.endsWith("/_SEALED")) await store.delete(k);
     const key = segmentKey(P("aaaa0001"), 0);
     const good = await bytesOf(store, key);
     await store.put(key, good.subarray(0, good.length - 20)); // a cut footer
     const s = await runBin(["seal", "--store", url, "--idle", "0"], {}, "local");
-    expect(s.code, s.stdout + s.stderr).toBe(1);
+    expect(s.code, s.stdout + s.stderr).toBe(EXIT.partial);
     expect(s.stdout).toContain(`skipped ${key}: ${key}: damaged segment: not a Parquet file`);
     expect(s.stdout).toContain("sealed sessions/dt=2026-02-10/fleet=f1/runtime=claude-code/agent=host-a/session=bbbb0002/_SEALED");
     const d = await runBin(["digest", "--store", url], {}, "local");

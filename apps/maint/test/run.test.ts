@@ -2,6 +2,7 @@
 // line every command prints when it does nothing and why, and a damaged _COMPACTED marker that
 // compact replaces and gc steps around.
 import { mkdirSync, rmSync } from "node:fs";
+import { EXIT } from "@lake/cli";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -112,14 +113,14 @@ describe.each(BACKENDS)("lake-maint run (%s)", (backend) => {
 });
 
 describe("lake-maint run when a step fails or is held", () => {
-  it("a failing compact skips gc only; a held seal partition is 5; the exit code is the worst step's", async () => {
+  it("a failing compact skips gc only; a held seal partition is 4 (locked); the exit code is the worst step's", async () => {
     const url = await freshStore("local", "run-fail");
     const store = await initStore(url);
     await twoSessions(store);
     const s = ["--store", url];
     await ok(["seal", "--idle", "0", "--dt", "2026-02-11", ...s]);
     await ok(["compact", ...s]);
-    // A second seal-able session in dt=2026-02-10 whose seal lease another holds: seal says held (5).
+    // A second seal-able session in dt=2026-02-10 whose seal lease another holds: seal says held (4).
     await ok(["lease", "acquire", "--repo", "lake-maint", "--resource", "seal/dt=2026-02-10/fleet=f1", "--owner", "someone-else", "--ttl", "600", ...s]);
     // dt=2026-02-11's marker cannot be read at all (a directory where the object should be): an I/O
     // failure of compact, not damage it could repair.
@@ -135,8 +136,9 @@ describe("lake-maint run when a step fails or is held", () => {
     expect(r.out.some((l) => l.startsWith("promote: "))).toBe(true);
     expect(r.out.some((l) => l.startsWith("snapshot: published "))).toBe(true);
     const compactCode = r.code;
-    expect(r.out.at(-1)).toBe(`run: exit ${compactCode} (seal 5, digest 0, compact ${compactCode}, promote 0, snapshot 0, gc skipped)`);
-    expect([2, 4, 6, 7]).toContain(compactCode);
+    expect(r.out.at(-1)).toBe(`run: exit ${compactCode} (seal ${EXIT.locked}, digest 0, compact ${compactCode}, promote 0, snapshot 0, gc skipped)`);
+    // (A local store reports a directory where a key should be as an invalid key: a usage error, 2.)
+    expect([EXIT.usage, EXIT.store, EXIT.corrupt, EXIT.io], r.err.join("\n")).toContain(compactCode);
     // Without the failure and the lease, everything is done and exit is 0.
     rmSync(marker, { recursive: true });
     await ok(["lease", "release", "--repo", "lake-maint", "--resource", "seal/dt=2026-02-10/fleet=f1", "--owner", "someone-else", ...s]);
@@ -147,7 +149,7 @@ describe("lake-maint run when a step fails or is held", () => {
 });
 
 describe("lake-maint run over a garbage _COMPACTED marker", () => {
-  it("compact and gc skip that partition only (exit 1); the other partition is compacted; every other step runs", async () => {
+  it("compact and gc skip that partition only (exit 3); the other partition is compacted; every other step runs", async () => {
     const url = await freshStore("local", "garbage");
     const store = await initStore(url);
     await twoSessions(store);
@@ -160,12 +162,12 @@ describe("lake-maint run over a garbage _COMPACTED marker", () => {
     await pushSession(store, { ...B, session: "0b0b0b0b" }, [(await fixtureRecords("tool_heavy.jsonl", "0b0b0b0b")).slice(0, 4).map((r) => row(r, B.agent))]);
     const r = await run(["run", "--grace", "0", ...s]);
     expect(r.err).toEqual([]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(EXIT.partial);
     // One line each, the key named once, the parser's message on the same line.
     expect(r.out).toContain(`compact: skipped ${key}: not JSON (Unexpected token 'g', "garbage " is not valid JSON); partition not compacted (fix or delete the marker)`);
     expect(r.out).toContain(`gc: skipped ${key}: not JSON (Unexpected token 'g', "garbage " is not valid JSON); nothing deleted in this partition`);
     expect(r.out.filter((l) => l.startsWith("compact: compacted dt=2026-02-11/"))).toHaveLength(1);
-    expect(r.out.at(-1)).toBe("run: exit 1 (seal 0, digest 0, compact 1, promote 0, snapshot 0, gc 1)");
+    expect(r.out.at(-1)).toBe("run: exit 3 (seal 0, digest 0, compact 3, promote 0, snapshot 0, gc 3)");
     store.close();
   }, 180_000);
 });

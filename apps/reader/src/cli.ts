@@ -4,8 +4,7 @@
 // picks a command's report or action (usage daily, labels add, wal inspect …).
 import { readFileSync } from "node:fs";
 import { defineCommand, runCli, type App, type LazyCommand, type OptionTable } from "@lake/cli";
-import { isLayoutError } from "@lake/layout/defaults";
-import { isReaderError, exitCodeOf, EXIT } from "./internal/errors.js";
+import { describeError, EXIT } from "./internal/errors.js";
 import type { Io } from "./internal/context.js";
 import type { ReaderCommand } from "./internal/commands/parse.js";
 
@@ -48,13 +47,6 @@ function command(summary: string, load: () => Promise<ReaderCommand<any>>): Lazy
   };
 }
 
-/** The one-line message and exit code of an error a command threw. */
-export function describeError(e: unknown): { message: string; code: number } {
-  if (isReaderError(e)) return { message: e.message, code: exitCodeOf(e.code) };
-  if (isLayoutError(e, "InvalidConfig")) return { message: e.message, code: exitCodeOf("Usage") };
-  return { message: `internal error: ${e instanceof Error ? e.message : String(e)}`, code: EXIT.internal };
-}
-
 /** lake-reader's program: its commands and exit codes (the help prints them). */
 export const APP: App<Io> = {
   name: "lake-reader",
@@ -79,15 +71,6 @@ export const APP: App<Io> = {
   notes: `Common options: --store URL (file:///dir, /abs/dir or s3://bucket/prefix; default $LAKE_STORE, else
 ~/.local/share/lake/fleet inside the local root), --cache DIR, --root DIR, --json, -h/--help
 (each command's --help lists the options it takes).`,
-  exitCodes: [
-    { code: EXIT.corrupt, meaning: "malformed data (or a refused WAL)" },
-    { code: EXIT.newerWriter, meaning: "WAL of a newer writer" },
-    { code: EXIT.notFound, meaning: "not found" },
-    { code: EXIT.io, meaning: "unreadable/unwritable" },
-    { code: EXIT.query, meaning: "SQL query failed or refused" },
-    { code: EXIT.partial, meaning: "partial answer: damaged objects left out (each named on stderr)" },
-    { code: EXIT.refused, meaning: "lease not held (mcp tool errors)" },
-  ],
   describeError,
 };
 

@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { EXIT, formatExitCodes } from "@lake/cli";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 
 interface AppUnderTest {
@@ -12,8 +13,6 @@ interface AppUnderTest {
   readonly bin: string;
   /** A command that takes --store (and reads it before anything else fails). */
   readonly storeCommand: readonly string[];
-  /** The app's exit code for a fleet store that cannot be reached (its README's table). */
-  readonly storeFailure: number;
   /** A command line ending in an option that takes a runtime id, or undefined when the app has none. */
   readonly runtimeOption?: (runtime: string) => readonly string[];
 }
@@ -23,9 +22,9 @@ const version = (app: string) => (JSON.parse(readFileSync(path(`../../${app}/pac
 
 const APPS: readonly AppUnderTest[] = [
   // lake-maint's commands are partitioned by date and fleet, none by runtime.
-  { name: "lake-collector", bin: path("../../collector/bin/lake-collector.js"), storeCommand: ["push"], storeFailure: 5, runtimeOption: (rt) => ["collect", "--source", `${rt}=/tmp`] },
-  { name: "lake-maint", bin: path("../../maint/bin/lake-maint.js"), storeCommand: ["verify"], storeFailure: 7 },
-  { name: "lake-reader", bin: path("../bin/lake-reader.js"), storeCommand: ["sessions"], storeFailure: 6, runtimeOption: (rt) => ["usage", "daily", "--runtime", rt] },
+  { name: "lake-collector", bin: path("../../collector/bin/lake-collector.js"), storeCommand: ["push"], runtimeOption: (rt) => ["collect", "--source", `${rt}=/tmp`] },
+  { name: "lake-maint", bin: path("../../maint/bin/lake-maint.js"), storeCommand: ["verify"] },
+  { name: "lake-reader", bin: path("../bin/lake-reader.js"), storeCommand: ["sessions"], runtimeOption: (rt) => ["usage", "daily", "--runtime", rt] },
 ];
 
 function run(bin: string, args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -59,6 +58,8 @@ interface Case {
 const CASES: readonly Case[] = [
   { name: "no arguments", args: () => [], code: 2, expect: (a) => ({ stdout: "", stderr: expect.stringMatching(new RegExp(`^${a.name} \\d+\\.\\d+\\.\\d+ — [^\\n]+\\n[\\s\\S]*\\nExit codes:\\n    0  ok\\n    1  [^\\n]+\\n    2  usage`)) }) },
   { name: "--help", args: () => ["--help"], code: 0, expect: (a) => ({ stderr: "", stdout: expect.stringMatching(new RegExp(`^${a.name} \\d+\\.\\d+\\.\\d+ — [\\s\\S]*\\nExit codes:\\n    0  ok\\n[\\s\\S]*\\n  130  interrupted`)) }) },
+  // One exit-code table: every app's help ends with it, the same rows.
+  { name: "--help ends with the one exit-code table", args: () => ["--help"], code: 0, expect: () => ({ stderr: "", stdout: expect.stringMatching(new RegExp(`\n${formatExitCodes().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n$`)) }) },
   { name: "--version", args: () => ["--version"], code: 0, expect: (a) => ({ stderr: "", stdout: `${a.name} ${version(a.name.replace("lake-", ""))}\n` }) },
   { name: "an unknown command", args: () => ["no-such-command"], code: 2, expect: (a) => oneErrorLine(a.name, undefined, /unknown command "no-such-command" \(.+ --help lists them\)/) },
   { name: "an unknown flag", args: (a) => [...a.storeCommand, "--no-such-flag"], code: 2, expect: (a) => oneErrorLine(a.name, a.storeCommand.join(" "), /unknown option --no-such-flag \(.+ --help lists the options\)/) },
@@ -92,11 +93,11 @@ describe("every app's command line", () => {
     });
   }
 
-  it("an s3:// store without a region: one line naming the store, no AWS SDK notice, the app's store-failure code", async () => {
+  it("an s3:// store without a region: one line naming the store, no AWS SDK notice, the store-failure code (5) in every app", async () => {
     for (const a of APPS) {
       const noAws = { AWS_REGION: undefined, AWS_DEFAULT_REGION: undefined, AWS_CONFIG_FILE: "/nonexistent", AWS_SHARED_CREDENTIALS_FILE: "/nonexistent", AWS_ENDPOINT_URL_S3: undefined, AWS_PROFILE: undefined };
       const r = await run(a.bin, [...a.storeCommand, "--store", "s3://lake-no-region/p"], noAws);
-      expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }, a.name).toEqual({ code: a.storeFailure, ...oneErrorLine(a.name, a.storeCommand.join(" "), /.*s3:\/\/lake-no-region\/p.*Region is missing/) });
+      expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }, a.name).toEqual({ code: EXIT.store, ...oneErrorLine(a.name, a.storeCommand.join(" "), /.*s3:\/\/lake-no-region\/p.*Region is missing/) });
     }
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXIT } from "@lake/cli";
 import { existsSync, readFileSync, writeFileSync, copyFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -75,7 +76,7 @@ describe("commands against a local fleet store", () => {
     expect(text.out).toMatch(/┌ agent agent-x/);
     expect(text.out).toMatch(/\[masked: aws-access-key\]/);
     const missing = await run(["show", "no-such-session", "--store", store], env);
-    expect(missing.code).toBe(5);
+    expect(missing.code).toBe(EXIT.notFound);
     expect(missing.err).toMatch(/^lake-reader show: .*no session "no-such-session"\n$/);
   });
 
@@ -87,13 +88,13 @@ describe("commands against a local fleet store", () => {
     expect(calls.filter((c) => (c.tool as Row).result !== null).length).toBeGreaterThan(calls.length * 0.9);
   });
 
-  it("sql runs over the views, as a table, JSON and CSV; a bad query exits 7", async () => {
+  it("sql runs over the views, as a table, JSON and CSV; a bad query exits 2", async () => {
     const j = await runJson<Row[]>(["sql", "SELECT session_id, count(*) AS n FROM events WHERE session_id = 'hand-1' GROUP BY 1", "--json", "--store", store], env);
     expect(j).toEqual([{ session_id: "hand-1", n: 8 }]);
     const csv = await run(["sql", "SELECT tool_name, calls, results FROM tools_daily WHERE day = '2026-03-01' ORDER BY tool_name", "--csv", "--store", store], env);
     expect(csv.out).toBe("tool_name,calls,results\r\nBash,1,1\r\nTask,1,1\r\n");
     const bad = await run(["sql", "SELECT nope FROM events", "--store", store], env);
-    expect(bad.code).toBe(7);
+    expect(bad.code).toBe(EXIT.usage);
     expect(bad.err.split("\n").length).toBe(2);
     const both = await run(["sql", "SELECT 1", "--json", "--csv", "--store", store], env);
     expect(both.code).toBe(2);
@@ -211,7 +212,7 @@ describe("commands against a local fleet store", () => {
     expect(missing.code).toBe(2);
     writeFileSync(file, readFileSync(file, "utf8") + "{not json\n");
     const bad = await run(["labels", "list"], env);
-    expect(bad.code).toBe(3);
+    expect(bad.code).toBe(EXIT.corrupt);
     expect(bad.err).toMatch(/labels\.ndjson:3: not a JSON label/);
   });
 
@@ -227,7 +228,7 @@ describe("commands against a local fleet store", () => {
     expect(evAfter).toBe(evBefore);
   });
 
-  it("a malformed _COMPACTED marker is named on stderr, its sessions are read from bronze, and the exit code says partial (8)", async () => {
+  it("a malformed _COMPACTED marker is named on stderr, its sessions are read from bronze, and the exit code says partial (3)", async () => {
     const r2 = tempDir("reader-bad");
     await pushBronze(r2, hand);
     const good = await runJson<{ totals: Row }>(["usage", "daily", "--json", "--store", pathToFileURL(r2).href], env);
@@ -235,7 +236,7 @@ describe("commands against a local fleet store", () => {
     (await import("node:fs")).mkdirSync(m, { recursive: true });
     writeFileSync(join(m, "_COMPACTED"), "{oops");
     const r = await run(["usage", "daily", "--json", "--store", pathToFileURL(r2).href], env);
-    expect(r.code).toBe(8);
+    expect(r.code).toBe(EXIT.partial);
     expect(r.err).toMatch(/^lake-reader usage: sessions\/compacted\/dt=2026-03-01\/fleet=f1\/_COMPACTED: not JSON .*; left out \(partial answer\)\n$/);
     expect((JSON.parse(r.out) as { totals: Row }).totals).toEqual(good.totals);
   });

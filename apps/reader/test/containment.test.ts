@@ -3,6 +3,7 @@
 // a garbage _COMPACTED marker each leave every other session pushed, read and reported; the damaged
 // object is named on stderr in one line and the exit code says the answer or the run is partial.
 import { spawnSync } from "node:child_process";
+import { EXIT } from "@lake/cli";
 import { appendFileSync, chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -114,28 +115,28 @@ function growCodex(root: string): string {
 }
 
 describe("damage is contained (real lake-collector, lake-maint, lake-reader)", () => {
-  it("a cut segment: the reader answers for every other session and names it (exit 8), maint skips its session (exit 1), push goes on", () => {
+  it("a cut segment: the reader answers for every other session and names it (exit 3), maint skips its session (exit 3), push goes on", () => {
     const f = pushedFleet("contain-cut");
     const [seg] = segmentsOf(f.fleet, CUT_SID);
     const key = relative(f.fleet, seg!);
     writeFileSync(seg!, readFileSync(seg!).subarray(0, statSync(seg!).size - 40)); // the footer cut
     const a = answer(f.store, f.env);
-    expect(a.code).toBe(8);
+    expect(a.code).toBe(EXIT.partial);
     expect(a.stderr).toBe(`lake-reader sql: ${key}: damaged: not a Parquet file (no PAR1 at the end: cut or damaged footer); left out (partial answer)\n`);
-    expect(a.usageCode).toBe(8);
+    expect(a.usageCode).toBe(EXIT.partial);
     expect(a.usageStderr).toBe(a.stderr.replace("lake-reader sql:", "lake-reader usage:"));
     expect(a.events).toEqual(without(full.events, CUT_SID));
     expect(a.usage).toEqual(without(full.usage, CUT_SID));
     const v = bin("maint", ["verify", "--store", f.store]);
-    expect(v.code).toBe(1);
+    expect(v.code).toBe(EXIT.partial);
     expect(v.stdout).toContain(`${key}: damaged: not a Parquet file`);
     const c = bin("maint", ["compact", "--store", f.store]);
-    expect(c.code, c.stdout + c.stderr).toBe(1);
+    expect(c.code, c.stdout + c.stderr).toBe(EXIT.partial);
     expect(c.stdout).toContain(`skipped ${key}: ${key}: damaged segment: `);
     expect(c.stdout).toMatch(/^compacted dt=/m);
-    // After the compaction the answer is the same: the other sessions from the generation, still exit 8.
+    // After the compaction the answer is the same: the other sessions from the generation, still exit 3.
     const after = answer(f.store, f.env);
-    expect(after.code).toBe(8);
+    expect(after.code).toBe(EXIT.partial);
     expect(after.events).toEqual(a.events);
     expect(after.usage).toEqual(a.usage);
     // Push: the store's damage does not stop it; the new record is read.
@@ -143,11 +144,11 @@ describe("damage is contained (real lake-collector, lake-maint, lake-reader)", (
     const p = bin("collector", ["push", "--root", f.root, "--store", f.store, "--agent", "host-a", "--seal-idle", "0"]);
     expect(p.code, p.stderr).toBe(0);
     const s = bin("reader", ["sql", `SELECT count(*)::INTEGER AS n FROM events WHERE text = '${text}'`, "--json", "--store", f.store], f.env);
-    expect(s.code).toBe(8);
+    expect(s.code).toBe(EXIT.partial);
     expect(JSON.parse(s.stdout)).toEqual([{ n: 1 }]);
   }, 300_000);
 
-  it("a damaged compacted part: the reader reads its partition from bronze, names the part (exit 8); verify names it", () => {
+  it("a damaged compacted part: the reader reads its partition from bronze, names the part (exit 3); verify names it", () => {
     const f = pushedFleet("contain-part");
     const c = bin("maint", ["compact", "--store", f.store]);
     expect(c.code, c.stdout + c.stderr).toBe(0);
@@ -159,7 +160,7 @@ describe("damage is contained (real lake-collector, lake-maint, lake-reader)", (
     bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0x10;
     writeFileSync(part, bytes);
     const a = answer(f.store, f.env);
-    expect(a.code).toBe(8);
+    expect(a.code).toBe(EXIT.partial);
     const lines = a.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^lake-reader sql: ${key.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: damaged: content hashes to [0-9a-f]+…, its footer records [0-9a-f]+… \\(damaged\\) \\(dt=[^/]+/fleet=f1 read from bronze\\); left out \\(partial answer\\)$`));
@@ -168,7 +169,7 @@ describe("damage is contained (real lake-collector, lake-maint, lake-reader)", (
     expect(a.usageCode, a.usageStderr).toBe(0);
     expect(a.usage).toEqual(full.usage);
     const v = bin("maint", ["verify", "--store", f.store]);
-    expect(v.code).toBe(1);
+    expect(v.code).toBe(EXIT.partial);
     expect(v.stdout).toContain(`${key}: damaged: content hashes to `);
     // The other maint commands go on.
     expect(bin("maint", ["gc", "--store", f.store]).code).toBe(0);
@@ -208,7 +209,7 @@ describe("damage is contained (real lake-collector, lake-maint, lake-reader)", (
     expect(bin("maint", ["verify", "--store", f.store]).code).toBe(0);
   }, 300_000);
 
-  it("a garbage _COMPACTED: the reader reads that partition from bronze (exit 8); compact and gc skip it (exit 1), the other partitions are compacted", () => {
+  it("a garbage _COMPACTED: the reader reads that partition from bronze (exit 3); compact and gc skip it (exit 3), the other partitions are compacted", () => {
     const f = pushedFleet("contain-marker");
     const c = bin("maint", ["compact", "--store", f.store]);
     expect(c.code, c.stdout + c.stderr).toBe(0);
@@ -218,10 +219,10 @@ describe("damage is contained (real lake-collector, lake-maint, lake-reader)", (
     const key = relative(f.fleet, marker);
     writeFileSync(marker, "\u0000garbage{");
     const a = answer(f.store, f.env);
-    expect(a.code).toBe(8);
+    expect(a.code).toBe(EXIT.partial);
     expect(a.stderr.trim().split("\n")).toHaveLength(1);
     expect(a.stderr).toMatch(new RegExp(`^lake-reader sql: ${key.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: `));
-    expect(a.usageCode).toBe(8);
+    expect(a.usageCode).toBe(EXIT.partial);
     expect(a.usageStderr).toBe(a.stderr.replace("lake-reader sql:", "lake-reader usage:"));
     expect(a.events).toEqual(full.events);
     expect(a.usage).toEqual(full.usage);
@@ -230,17 +231,17 @@ describe("damage is contained (real lake-collector, lake-maint, lake-reader)", (
     const p = bin("collector", ["push", "--root", f.root, "--store", f.store, "--agent", "host-a", "--seal-idle", "0"]);
     expect(p.code, p.stderr).toBe(0);
     const again = bin("maint", ["compact", "--store", f.store]);
-    expect(again.code, again.stdout + again.stderr).toBe(1);
+    expect(again.code, again.stdout + again.stderr).toBe(EXIT.partial);
     expect(again.stdout).toContain(`skipped ${key}: `);
     expect(again.stdout).toMatch(/^(compacted|unchanged) dt=/m);
     const gc = bin("maint", ["gc", "--store", f.store]);
-    expect(gc.code, gc.stdout + gc.stderr).toBe(1);
+    expect(gc.code, gc.stdout + gc.stderr).toBe(EXIT.partial);
     expect(gc.stdout).toContain(`skipped ${key}: `);
     const v = bin("maint", ["verify", "--store", f.store]);
-    expect(v.code).toBe(1);
+    expect(v.code).toBe(EXIT.partial);
     expect(v.stdout).toContain(`${key}: `);
     const s = bin("reader", ["sql", `SELECT count(*)::INTEGER AS n FROM events WHERE text = '${text}'`, "--json", "--store", f.store], f.env);
-    expect(s.code).toBe(8);
+    expect(s.code).toBe(EXIT.partial);
     expect(JSON.parse(s.stdout)).toEqual([{ n: 1 }]);
   }, 300_000);
 });

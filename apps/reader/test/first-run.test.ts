@@ -3,6 +3,7 @@
 // one of its records holds a private key, so it is quarantined): thinking blocks and withheld records
 // as one-line placeholders, an ambiguous prefix listing its matches, labels resolving prefixes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXIT } from "@lake/cli";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -99,7 +100,7 @@ describe("show and labels on a first run", () => {
     const added = await runJson<{ session_id: string; runtime: string }>(["labels", "add", "--session", SID.slice(0, 8), "--aspect", "outcome", "--value", "ok", "--json", ...args], env);
     expect(added).toMatchObject({ session_id: SID, runtime: "claude-code" });
     const unknown = await run(["labels", "add", "--session", "ffffffff", "--aspect", "outcome", "--value", "ok", ...args], env);
-    expect(unknown.code).toBe(5);
+    expect(unknown.code).toBe(EXIT.notFound);
     expect(unknown.err).toMatch(/no session "ffffffff"/);
     const ambiguous = await run(["labels", "add", "--session", "d6e0bada", "--aspect", "outcome", "--value", "ok", ...args], env);
     expect(ambiguous.code).toBe(2);

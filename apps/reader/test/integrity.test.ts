@@ -1,9 +1,10 @@
 // Bit rot never becomes a changed value: single bits flipped at ≥ 20 random positions of a bronze
 // segment and (separately) of a compacted part written by the real lake-maint. For each flip, every
 // reader command — sql, usage, export, search, show --from events — either answers exactly what it
-// answers without the damaged object, names it in one stderr line and exits 8, or fails naming it.
+// answers without the damaged object, names it in one stderr line and exits 3, or fails naming it.
 // The hash checks are remembered in the reader's cache: an unchanged fleet is not hashed again.
 import { randomInt } from "node:crypto";
+import { EXIT } from "@lake/cli";
 import { existsSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -80,7 +81,7 @@ const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 /**
  * Flip each bit of `file` in turn: every command's answer equals `expected` (its answer without
- * the object) with exit 8 and one stderr line naming `key`, or equals the intact answer (exit 0: the
+ * the object) with exit 3 and one stderr line naming `key`, or equals the intact answer (exit 0: the
  * command did not read the object), or the command fails naming `key`. Never any other value.
  */
 async function flipEach(file: string, key: string, intact: unknown[], expected: unknown[]): Promise<Record<string, number>> {
@@ -93,7 +94,7 @@ async function flipEach(file: string, key: string, intact: unknown[], expected: 
       const what = `${c.name} with bit ${bit} of ${key} flipped: exit ${r.code}, ${r.err}`;
       seen[`${c.name}:${r.code}`] = (seen[`${c.name}:${r.code}`] ?? 0) + 1;
       const named = r.err.split("\n").filter((l) => new RegExp(`^lake-reader ${c.name}: ${esc(key)}: damaged: `).test(l));
-      if (r.code === 8) {
+      if (r.code === EXIT.partial) {
         expect(named, what).toHaveLength(1);
         expect(r.err.trim().split("\n"), what).toHaveLength(1);
         expect(c.value(r), what).toEqual(expected[i]);
@@ -121,7 +122,7 @@ beforeAll(async () => {
 }, 300_000);
 
 describe("flipped bits never change what the reader answers", () => {
-  it("in a bronze segment: every command leaves it out (exit 8, named) or fails naming it", async () => {
+  it("in a bronze segment: every command leaves it out (exit 3, named) or fails naming it", async () => {
     const seg = filesUnder(join(root, "sessions"), ".parquet").find((f) => f.includes(`/session=${BRONZE}/`) && f.endsWith("seg-000000.parquet"))!;
     const key = relative(root, seg);
     // The answers without that segment: what a partial answer must equal.
@@ -135,7 +136,7 @@ describe("flipped bits never change what the reader answers", () => {
     expect(await answers()).toEqual(intact);
   }, 900_000);
 
-  it("in a compacted part: every command reads its partition from bronze (exit 8, named) or never reads the part (exit 0)", async () => {
+  it("in a compacted part: every command reads its partition from bronze (exit 3, named) or never reads the part (exit 0)", async () => {
     const parts = filesUnder(join(root, "sessions", "compacted"), ".parquet");
     const part = parts.find((p) => statSync(p).size === Math.max(...parts.map((x) => statSync(x).size)))!;
     const key = relative(root, part);
@@ -163,7 +164,7 @@ describe("flipped bits never change what the reader answers", () => {
     const good = readFileSync(seg);
     writeFileSync(seg, flip(good, 8 * 100));
     const bad = await run(["sql", "SELECT count(*)::INTEGER AS n FROM events", "--json", "--store", store], env);
-    expect(bad.code).toBe(8);
+    expect(bad.code).toBe(EXIT.partial);
     writeFileSync(seg, good);
     expect(existsSync(join(dir, file!))).toBe(true);
   }, 120_000);

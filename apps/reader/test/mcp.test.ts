@@ -3,6 +3,7 @@
 // (collect, push) and lake-maint (compact, propose, promote, snapshot). Every answer is compared
 // with the CLI's --json over the same fleet.
 import { execFileSync } from "node:child_process";
+import { EXIT } from "@lake/cli";
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -213,7 +214,7 @@ describe("lake-reader mcp over a fleet built by lake-collector and lake-maint", 
       const r = await mcp.call("sql", { query: sql });
       expect(r.isError, sql).toBe(true);
       expect(r.json.error!.code, sql).toBe("Query");
-      expect(r.json.error!.exit_code, sql).toBe(7);
+      expect(r.json.error!.exit_code, sql).toBe(EXIT.usage);
       expect(r.text, sql).toMatch(/^lake-reader sql: query (failed|refused): /);
       expect(r.text, sql).toMatch(why);
       expect(r.text.includes("\n"), sql).toBe(false);
@@ -283,10 +284,10 @@ describe("lake-reader mcp over a fleet built by lake-collector and lake-maint", 
 
   it("errors carry the CLI's one-line message and exit code", async () => {
     const cli = await run(["show", "no-such-session", "--from", "events", ...common]);
-    expect(cli.code).toBe(5);
+    expect(cli.code).toBe(EXIT.notFound);
     const tool = await mcp.call("show_session", { session: "no-such-session", from: "events" });
     expect(tool.isError).toBe(true);
-    expect(tool.json.error).toEqual({ code: "NotFound", exit_code: 5, message: tool.text });
+    expect(tool.json.error).toEqual({ code: "NotFound", exit_code: EXIT.notFound, message: tool.text });
     expect(tool.text.replace(/^lake-reader show_session: /, "")).toBe(cli.err.trim().replace(/^lake-reader show: /, ""));
     const date = await mcp.call("usage", { report: "daily", since: "2026-13-01" });
     expect(date.json.error!.exit_code).toBe(2);
@@ -298,7 +299,7 @@ describe("lake-reader mcp over a fleet built by lake-collector and lake-maint", 
     const schema = (await mcp.client.callTool({ name: "usage", arguments: { report: "yearly" } })) as { isError?: boolean; content: { text: string }[] };
     expect(schema.isError).toBe(true);
     expect(schema.content[0]!.text).toMatch(/Input validation error: .*report/);
-    // A server over a store that does not exist answers every read with NotFound (exit 5).
+    // A server over a store that does not exist answers every read with NotFound (exit 8).
     const gone = await startMcp(["--store", pathToFileURL(join(dir, "nope")).href, "--root", root, "--cache", cache]);
     try {
       const r = await gone.call("list_sessions");

@@ -3,6 +3,7 @@
 // (tiers, 1-hour cache writes, recorded costs under each cost mode, unknown models, --pricing FILE,
 // usage rollups pricing like the responses they sum).
 import { execFileSync } from "node:child_process";
+import { EXIT } from "@lake/cli";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -213,7 +214,7 @@ describe("costs end to end: tiers, 1-hour writes, recorded costs, unknown models
     expect(bad.code).toBe(2);
   });
 
-  it("--pricing FILE adds a private model (lake's format and LiteLLM's), overrides a known one, and a bad file is exit 3 naming it", async () => {
+  it("--pricing FILE adds a private model (lake's format and LiteLLM's), overrides a known one, and a bad file is exit 6 naming it", async () => {
     const lake = join(root, "..", "prices-lake.json");
     writeFileSync(lake, JSON.stringify({ models: { "acme-coder-2": { input_mtok: 1, output_mtok: 4 }, "claude-sonnet-4-5": [{ prices: { input_mtok: 1, output_mtok: 1 } }, { start_date: "2026-03-02", prices: { input_mtok: 2, output_mtok: 2 } }] } }));
     const a = (await session("calculate", ["--pricing", lake])).sessions[0]!;
@@ -231,10 +232,10 @@ describe("costs end to end: tiers, 1-hour writes, recorded costs, unknown models
     const broken = join(root, "..", "prices-bad.json");
     writeFileSync(broken, JSON.stringify({ models: { x: { input_mtok: -1, output_mtok: 1 } } }));
     const bad = await run(["usage", "daily", "--pricing", broken, "--store", store], env);
-    expect(bad.code).toBe(3);
+    expect(bad.code).toBe(EXIT.corrupt);
     expect(bad.err).toMatch(new RegExp(`^lake-reader usage: ${broken.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: not a pricing file: .*input_mtok`));
     const missing = await run(["usage", "daily", "--pricing", join(root, "nope.json"), "--store", store], env);
-    expect(missing.code).toBe(5);
+    expect(missing.code).toBe(EXIT.notFound);
   });
 
   it("lake-reader pricing lists the dataset and the fleet's priced and unpriced models", async () => {

@@ -2,6 +2,7 @@
 // added as it is are answered from the rollup (their Parquet parts are not read), the rest from
 // rows — and every report equals countUsage over every record either way.
 import { execFileSync, spawnSync } from "node:child_process";
+import { EXIT } from "@lake/cli";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -92,11 +93,11 @@ describe("usage from lake-maint's usage rollups", () => {
     }
     // Proof that no row was read: with every part unreadable the reports are unchanged, while
     // `usage blocks` (which needs each response's own time) reads rows: it finds every part
-    // damaged, names each on stderr and says its answer is partial (exit 8).
+    // damaged, names each on stderr and says its answer is partial (exit 3).
     expect(breakParts(root)).toBe(compacted.partitions.length);
     expect(await reports(store, env)).toEqual(fromBronze);
     const blocks = await run(["usage", "blocks", "--json", "--store", store], env);
-    expect(blocks.code).toBe(8);
+    expect(blocks.code).toBe(EXIT.partial);
     const named = blocks.err.trim().split("\n");
     expect(named).toHaveLength(compacted.partitions.length);
     for (const l of named) expect(l).toMatch(/^lake-reader usage: sessions\/compacted\/dt=[^/]+\/fleet=f1\/gen=[0-9a-f]+\/part-000000\.parquet: damaged: not a Parquet file .*; left out \(partial answer\)$/);
@@ -128,11 +129,11 @@ describe("usage from lake-maint's usage rollups", () => {
     const codexRow = got.sessions.find((s) => s.runtime === "codex")!;
     expectTokens(codexRow, usageBySession(codex).values().next().value!.usage, "codex across parts");
     // Partitions that share nothing are still answered from their rollups: breaking every part
-    // makes the answer partial (exit 8, the damaged parts named) only because the overlapping ones
+    // makes the answer partial (exit 3, the damaged parts named) only because the overlapping ones
     // must be read.
     breakParts(root);
     const broken = await run(["usage", "daily", "--json", "--store", store], env);
-    expect(broken.code).toBe(8);
+    expect(broken.code).toBe(EXIT.partial);
     expect(broken.err).toMatch(/part-000000\.parquet: damaged: not a Parquet file/);
   });
 
@@ -154,7 +155,7 @@ describe("usage from lake-maint's usage rollups", () => {
     expect(got.sessions.map((s) => s.session_id)).toEqual([big]);
   });
 
-  it("a malformed rollup is an error naming it (exit 3); a newer rollup version is not used, its rows are", async () => {
+  it("a malformed rollup is an error naming it (exit 6); a newer rollup version is not used, its rows are", async () => {
     const { root, store, env } = freshFleet("reader-rollup-bad");
     await pushBronze(root, all, { segments: 1 });
     maint(["init", "--store", store, "--fleet-id", "f1"]);
@@ -163,10 +164,10 @@ describe("usage from lake-maint's usage rollups", () => {
     const [first] = filesUnder(join(root, "sessions", "compacted"), "usage.json");
     const good = readFileSync(first!, "utf8");
     // Bytes that are not what the marker records: never read; the partition is counted from its
-    // rows, the rollup named, the answer marked partial (exit 8) though complete.
+    // rows, the rollup named, the answer marked partial (exit 3) though complete.
     writeFileSync(first!, ` ${good}`);
     const changed = await run(["usage", "daily", "--json", "--store", store], env);
-    expect(changed.code).toBe(8);
+    expect(changed.code).toBe(EXIT.partial);
     expect(changed.err).toMatch(/usage\.json: damaged: content hashes to [0-9a-f]+…, expected [0-9a-f]+… \(damaged\); left out/);
     expect((JSON.parse(changed.out) as { daily: Row[] }).daily).toEqual(want.daily);
     // The rest rewrites the marker's hashes to match, as a maint writing those bytes would: then the
@@ -191,7 +192,7 @@ describe("usage from lake-maint's usage rollups", () => {
     writeFileSync(keysFile, keys.subarray(0, keys.length - 8));
     rehash();
     const short = await run(["usage", "daily", "--json", "--store", store], env);
-    expect(short.code).toBe(3);
+    expect(short.code).toBe(EXIT.corrupt);
     expect(short.err).toMatch(/usage\.json: not a usage rollup: usage\.keys holds \d+ bytes/);
     writeFileSync(keysFile, keys);
     rehash();
@@ -199,7 +200,7 @@ describe("usage from lake-maint's usage rollups", () => {
     writeFileSync(first!, good.replace('"rows":[', '"rows":{'));
     rehash();
     const bad = await run(["usage", "daily", "--store", store], env);
-    expect(bad.code).toBe(3);
+    expect(bad.code).toBe(EXIT.corrupt);
     expect(bad.err.trim().split("\n")).toHaveLength(1);
     expect(bad.err).toMatch(/sessions\/compacted\/dt=[^/]+\/fleet=f1\/gen=[0-9a-f]+\/usage\.json: not a usage rollup/);
   });

@@ -2,6 +2,7 @@
 // lake-collector bin (land, index, publish rounds), then pushed to a local fleet store. The same
 // session is shown from the round chain and from the fleet's events.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXIT } from "@lake/cli";
 import { cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTempDirs } from "@lake/tooling/tmp";
@@ -78,7 +79,7 @@ describe("show from the round chain of a collected root, else from events", () =
     const conv = await runJson<Conv>(["show", SID.slice(0, 8), "--json", "--root", empty, "--store", store], env);
     expect(conv.source).toBe("events");
     const forced = await run(["show", SID, "--from", "chain", "--root", empty, "--store", store], env);
-    expect(forced.code).toBe(5);
+    expect(forced.code).toBe(EXIT.notFound);
     expect(forced.err).toMatch(/no round chain for session/);
     const bad = await run(["show", SID, "--from", "nowhere", ...args], env);
     expect(bad.code).toBe(2);

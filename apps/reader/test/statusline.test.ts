@@ -4,6 +4,7 @@
 // fixture lines, moved to the last hour). Its costs are the ones `usage` reports on the same
 // records (pushed by the real collector); results are coalesced through its cache.
 import { afterAll, describe, expect, it } from "vitest";
+import { EXIT } from "@lake/cli";
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -114,9 +115,9 @@ describe("lake-reader statusline", () => {
     expect(statusline(input(), ["--ttl", "0"]).stdout).toMatch(/^Opus 4\.6 · session – · today \$0\.00 · no active block · ctx 8%\n$/);
   });
 
-  it("bad input: one line on stderr, exit 3; bad options exit 2", () => {
+  it("bad input: one line on stderr, exit 6; bad options exit 2", () => {
     const r = statusline("not json");
-    expect(r.status).toBe(3);
+    expect(r.status).toBe(EXIT.corrupt);
     expect(r.stderr).toMatch(/^lake-reader statusline: stdin: not Claude Code's status line JSON \(.*\)\n$/);
     const t = statusline(input(), ["--ttl", "soon"]);
     expect(t.status).toBe(2);

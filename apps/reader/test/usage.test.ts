@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { EXIT } from "@lake/cli";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 import { USAGE_KEYS, canonicalize, totalTokens, usageByDay, usageBySession, type CanonicalRecord, type RawRecord, type Usage } from "@lake/events";
@@ -130,7 +131,7 @@ describe("usage over a local fleet store built from the Claude Code fixtures", (
     const date = await run(["usage", "daily", "--since", "2026-13-01", "--store", store], env);
     expect(date.code).toBe(2);
     const missing = await run(["usage", "daily", "--store", pathToFileURL(join(root, "nope")).href], env);
-    expect(missing.code).toBe(5);
+    expect(missing.code).toBe(EXIT.notFound);
     expect(missing.err).toMatch(/nope.*does not exist/);
   });
 });

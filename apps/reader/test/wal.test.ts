@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { EXIT } from "@lake/cli";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -70,9 +71,9 @@ describe("lake-reader wal (issue 3 CLI contract) on @lake/wal's golden vectors",
     expect((await run(["wal", "find", addr.project_root, addr.harness, addr.session])).code).toBe(2);
   });
 
-  it("a missing file exits 5 with a one-line error naming it", async () => {
+  it("a missing file exits 8 with a one-line error naming it", async () => {
     const r = await run(["wal", "inspect", join(tmp, "nope.wal"), "--json"]);
-    expect(r.code).toBe(5);
+    expect(r.code).toBe(EXIT.notFound);
     expect(r.err).toMatch(/nope\.wal/);
     expect(r.err.trim().split("\n").length).toBe(1);
   });

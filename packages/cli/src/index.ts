@@ -1,8 +1,9 @@
 // @lake/cli: the command-line framework of lake-collector, lake-maint and lake-reader.
 export { CliError, isCliError, usage } from "./internal/errors.js";
 export type { CliErrorCode, CliErrorData } from "./internal/errors.js";
-export { COMMON_EXIT_CODES, EXIT, exitTable, formatExitCodes } from "./internal/exit.js";
-export type { ExitCode } from "./internal/exit.js";
+export { describeError, errorFile, ioErrno, ioMessage } from "./internal/describe.js";
+export { EXIT, EXIT_CODES, formatExitCodes } from "./internal/exit.js";
+export type { ExitCode, ExitName } from "./internal/exit.js";
 export { formatOptions } from "./internal/help.js";
 export { jsonLine, snakeKey, snakeKeys } from "./internal/json.js";
 export { choice, choices, count, flag, parseChoice, parseCount, parseOptions, parseSeconds, seconds, text, texts, value, values } from "./internal/options.js";

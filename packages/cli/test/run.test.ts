@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { appHelp, choice, commandHelp, defineCommand, flag, runCli, type App, type Io } from "../src/index.js";
+import { appHelp, choice, commandHelp, defineCommand, flag, formatExitCodes, runCli, type App, type Io } from "../src/index.js";
 import { parseStoreArg, resolveStore, storeOption } from "../src/store.js";
 
 class AppError extends Error {
@@ -32,8 +32,7 @@ const APP: App = {
     "lease acquire": { summary: "take a lease", load: async () => defineCommand({ summary: "take a lease", options: {}, run: async () => 0 }) },
     "lease list": { summary: "list leases", load: async () => defineCommand({ summary: "list leases", options: {}, run: async () => 0 }) },
   },
-  exitCodes: [{ code: 5, meaning: "not found" }],
-  describeError: (e) => (e instanceof AppError ? { message: e.message, code: e.exit } : { message: `internal error: ${(e as Error).message}`, code: 1 }),
+  describeError: (e) => (e instanceof AppError ? { message: e.message, code: e.exit } : undefined),
 };
 
 async function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
@@ -51,7 +50,8 @@ describe("runCli", () => {
     expect(await run(["--help"])).toEqual({ code: 0, out: appHelp(APP) + "\n", err: "" });
     expect(await run(["--version"])).toEqual({ code: 0, out: "lake-test 1.2.3\n", err: "" });
     expect(appHelp(APP)).toContain("Exit codes:\n    0  ok\n    1  internal error (LAKE_DEBUG=1 prints the stack)\n    2  usage");
-    expect(appHelp(APP)).toContain("    5  not found\n  130  interrupted");
+    expect(appHelp(APP)).toContain(formatExitCodes());
+    expect(appHelp(APP)).toContain("    9  refused: newer writer, lost lease, conflicting change, already there\n  130  interrupted");
   });
 
   it("a command's help lists its table, and -h anywhere asks for it", async () => {
@@ -61,7 +61,7 @@ describe("runCli", () => {
     expect(r.out).toMatch(/^lake-test show ID \[options\]\n/);
     expect(r.out).toContain("  --color WHEN  colour");
     expect(r.out).toContain("  --store URL   fleet store: file:///dir, /abs/dir or s3://bucket/prefix\n");
-    expect(r.out).toContain("    5  not found");
+    expect(r.out).toContain("    8  not found: no such session, store or object");
   });
 
   it("runs a command with typed values and the io it was given", async () => {

@@ -82,5 +82,5 @@ export type { ArchiveContainerRef, SessionLocation } from "./internal/resolve.js
 export { ExportSegmentSchema, RunIndexReader } from "./internal/run-index.js";
 export type { ExportBatch, ExportCursor, ExportFact, ExportMeta, ExportSegment } from "./internal/run-index.js";
 
-export { formatWalInspection, inspectWal, walExitCode } from "./internal/inspect.js";
+export { formatWalInspection, inspectWal } from "./internal/inspect.js";
 export type { WalInspection, WalStatus } from "./internal/inspect.js";

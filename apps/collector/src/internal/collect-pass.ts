@@ -12,7 +12,7 @@ import { checkLostSessions, openSession, type Convert, type PassStateSource, typ
 import { parse as parseChain } from "@lake/chain";
 import { crashTesting, step } from "./crash.js";
 import { WalSource, type WalLineValue } from "./wal-source.js";
-import { errorFile } from "./errors.js";
+import { errorFile } from "@lake/cli";
 import { cursorSource, reasonOf, rootIo, type PassContext, type Planned } from "./collect.js";
 
 /** The adapter that converts a planned source's lines (discovery planned it with its discoverer). */

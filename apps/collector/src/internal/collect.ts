@@ -10,7 +10,8 @@ import type { Redactor } from "@lake/redact";
 import { emptyPassState, isStoreError, listForgotten, lostToCheck, LostSessionTracker, readPassState, sessionUnchanged, writePassState, type PassState } from "@lake/store/pass";
 import { spoolDir } from "./spool.js";
 import { finishPending } from "./pending.js";
-import { CollectorError, errorFile, ioErrno, ioFailure } from "./errors.js";
+import { errorFile, ioErrno } from "@lake/cli";
+import { CollectorError, ioFailure } from "./errors.js";
 
 /** Where each runtime's sources are looked for. */
 export interface SourceRoots {

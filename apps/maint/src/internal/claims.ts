@@ -37,7 +37,7 @@ export async function proposeClaim(store: ObjectStore, input: Omit<ClaimEvent, "
   if (typeof ev === "string") throw new MaintError("Usage", `claim rejected: ${ev}`);
   const key = claimEventKey(utcDate(t), ev.agent, ulid(t));
   const w = await store.putIfAbsent(key, encodeClaimEvent(ev));
-  if (w.status !== "written") throw new MaintError("Io", `${key}: not written (${w.status})`, { key, store: store.url });
+  if (w.status !== "written") throw new MaintError("Store", `${key}: not written (${w.status})`, { key, store: store.url });
   return { key, event: ev };
 }
 

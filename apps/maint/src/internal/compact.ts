@@ -179,13 +179,13 @@ async function compactSet(ctx: MaintContext, dt: string, fleet: string, set: Awa
         // gen != the live generation (checked above, under the lease): these keys are not live.
         await lease.check();
         const w = await ctx.store.upload(p.key, { path: p.path });
-        if (w.status !== "written") throw new MaintError("Io", `${p.key}: upload did not complete (${w.status})`, { key: p.key, store: ctx.store.url });
+        if (w.status !== "written") throw new MaintError("Store", `${p.key}: upload did not complete (${w.status})`, { key: p.key, store: ctx.store.url });
         parts.push({ key: p.key, rows: p.rows, bytes: p.bytes, sha256: p.sha256 });
       }
       for (const f of [built.usage.keys, built.usage]) {
         await lease.check();
         const u = await ctx.store.upload(f.key, { path: f.path });
-        if (u.status !== "written") throw new MaintError("Io", `${f.key}: upload did not complete (${u.status})`, { key: f.key, store: ctx.store.url });
+        if (u.status !== "written") throw new MaintError("Store", `${f.key}: upload did not complete (${u.status})`, { key: f.key, store: ctx.store.url });
       }
       const { path: _json, ...usageJson } = built.usage;
       const { path: _keys, ...usageKeys } = built.usage.keys;

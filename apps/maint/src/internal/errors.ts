@@ -1,21 +1,23 @@
-import { isLayoutError } from "@lake/layout";
+import { EXIT, describeError as describeAnyError } from "@lake/cli";
+
+export { EXIT };
 
 /** The codes a {@link MaintError} can carry; each maps to one documented exit code. */
 export type MaintErrorCode =
   /** Bad command line: unknown command or option, missing or malformed value. Exit 2. */
   | "Usage"
-  /** The store, a key or a file the command needs does not exist (e.g. no fleet.json). Exit 3. */
+  /** The store, a key or a file the command needs does not exist (e.g. no fleet.json). Exit 8. */
   | "NotFound"
-  /** The command refused to replace something already there (a second `init`) or lost a race. Exit 4. */
+  /** The command refused to replace something already there (a second `init`) or lost a race. Exit 9. */
   | "Refused"
-  /** A lease the command needs is held by someone else; nothing was written under it. Exit 5. */
+  /** A lease the command needs is held by someone else; nothing was written under it. Exit 4. */
   | "Held"
-  /** The lease this run held was taken over or expired: the run stopped before its next write. Exit 4. */
+  /** The lease this run held was taken over or expired: the run stopped before its next write. Exit 9. */
   | "LeaseLost"
   /** A stored object is not what the layout says it must be (bad JSON, bad shape, unreadable Parquet). Exit 6. */
   | "Corrupt"
-  /** Any other I/O or service failure. Exit 7. */
-  | "Io";
+  /** The fleet store failed: a write whose outcome is unknown or refused, a download that failed. Exit 5. */
+  | "Store";
 
 const BRAND = Symbol.for("lake-maint/MaintError");
 
@@ -51,53 +53,25 @@ export function isMaintError(e: unknown, code?: MaintErrorCode): e is MaintError
   return code === undefined || (e as MaintError).code === code;
 }
 
-/** Process exit codes of lake-maint (documented in the README). */
-export const EXIT = {
-  ok: 0,
-  /** verify found problems; an operation finished with items it could not process. */
-  problems: 1,
-  usage: 2,
-  notFound: 3,
-  refused: 4,
-  held: 5,
-  corrupt: 6,
-  io: 7,
-} as const;
+/** Exit code per error code: a row of @lake/cli's one table. */
+const EXIT_OF: Readonly<Record<MaintErrorCode, number>> = {
+  Usage: EXIT.usage,
+  NotFound: EXIT.notFound,
+  Refused: EXIT.refused,
+  LeaseLost: EXIT.refused,
+  Held: EXIT.locked,
+  Corrupt: EXIT.corrupt,
+  Store: EXIT.store,
+};
 
 /** The exit code of an error code. */
 export function exitCodeOf(code: MaintErrorCode): number {
-  switch (code) {
-    case "Usage":
-      return EXIT.usage;
-    case "NotFound":
-      return EXIT.notFound;
-    case "Refused":
-    case "LeaseLost":
-      return EXIT.refused;
-    case "Held":
-      return EXIT.held;
-    case "Corrupt":
-      return EXIT.corrupt;
-    case "Io":
-      return EXIT.io;
-  }
+  return EXIT_OF[code];
 }
 
-/** One-line message and exit code of any error. */
+/** One-line message and exit code of any error: a MaintError by its code, the rest by @lake/cli. */
 export function describeError(e: unknown): { message: string; code: number } {
-  if (isMaintError(e)) return { message: e.message, code: exitCodeOf(e.code) };
-  if (isLayoutError(e)) {
-    const code =
-      e.code === "InvalidUrl" || e.code === "InvalidConfig" || e.code === "InvalidKey" ? EXIT.usage
-      : e.code === "NotFound" ? EXIT.notFound
-      : e.code === "Corrupt" || e.code === "HashMismatch" ? EXIT.corrupt
-      : e.code === "Conflict" || e.code === "PreconditionFailed" || e.code === "NotHolder" ? EXIT.refused
-      : e.code === "Locked" ? EXIT.held
-      : EXIT.io;
-    return { message: e.message, code };
-  }
-  if (e instanceof Error && e.name === "SegmentError") return { message: e.message, code: EXIT.corrupt };
-  return { message: e instanceof Error ? e.message : String(e), code: EXIT.io };
+  return isMaintError(e) ? { message: e.message, code: exitCodeOf(e.code) } : describeAnyError(e);
 }
 
 /** An error message as a reason after `<key>: `: one line, without a leading `<key>: ` of its own. */

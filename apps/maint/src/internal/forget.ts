@@ -46,7 +46,7 @@ export async function runForget(ctx: MaintContext, sessionId: string, options: {
   let written = false;
   if (options.apply) {
     const r = await store.putIfAbsent(tkey, encodeTombstone({ format: 1, session_id: sessionId, forgotten_at: new Date(ctx.now()).toISOString(), by: ctx.owner }));
-    if (r.status === "unknown") throw new MaintError("Io", `${tkey}: outcome of the tombstone's write is unknown; run forget again`, { key: tkey, store: store.url });
+    if (r.status === "unknown") throw new MaintError("Store", `${tkey}: outcome of the tombstone's write is unknown; run forget again`, { key: tkey, store: store.url });
     written = r.status === "written";
   }
   // (2) Bronze of every part of the session, and its quarantine objects.

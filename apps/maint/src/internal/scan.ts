@@ -118,7 +118,7 @@ export async function downloadSegments(store: ObjectStore, d: SessionDir, dir: s
     try {
       await store.download(s.key, path);
     } catch (e) {
-      throw new MaintError("Io", `${s.key}: cannot download (${e instanceof Error ? e.message : String(e)})`, { key: s.key, store: store.url }, { cause: e });
+      throw new MaintError("Store", `${s.key}: cannot download (${e instanceof Error ? e.message : String(e)})`, { key: s.key, store: store.url }, { cause: e });
     }
     const c = checkContentHash(path);
     if (c.status === "damaged") throw new MaintError("Corrupt", `${s.key}: damaged segment: ${c.reason}`, { key: s.key, store: store.url });

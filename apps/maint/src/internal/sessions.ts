@@ -105,7 +105,7 @@ export async function runDigest(ctx: MaintContext, filter: PartitionFilter = {})
           await lease.check();
           const w = await ctx.store.putIfAbsent(key, body);
           if (w.status === "written") written.push(key);
-          else if (w.status !== "conflict") throw new MaintError("Io", `${key}: write outcome unknown`, { key, store: ctx.store.url });
+          else if (w.status !== "conflict") throw new MaintError("Store", `${key}: write outcome unknown`, { key, store: ctx.store.url });
         } catch (e) {
           // A damaged segment (its content hash does not match) stops this session only.
           if (!isMaintError(e, "Corrupt")) throw e;

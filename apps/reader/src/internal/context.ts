@@ -14,7 +14,7 @@ export interface Io {
   readonly env: NodeJS.ProcessEnv;
   /** Standard input, for the commands that read it (default: fd 0). */
   readonly stdin?: (() => string) | undefined;
-  /** Where the damaged objects a command left out are collected (main reports them, exit 8). */
+  /** Where the damaged objects a command left out are collected (main reports them, exit 3). */
   readonly damaged?: Damage[];
   /** What `out` writes to: a TTY (colour) and its width; tables fit it (format.ts `terminalOf`). */
   readonly stdout?: { readonly isTTY?: boolean | undefined; readonly columns?: number | undefined } | undefined;

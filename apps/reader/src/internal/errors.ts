@@ -1,14 +1,19 @@
+import { EXIT, describeError as describeAnyError } from "@lake/cli";
+
+export { EXIT };
 /** What went wrong, as a small closed set; each maps to one documented exit code. */
 export type ReaderErrorCode =
   /** Bad command line: unknown command or option, missing argument (exit 2). */
   | "Usage"
-  /** A store object, a cache file or a label line is malformed (exit 3). */
+  /** A store object, a cache file or a label line is malformed (exit 6). */
   | "Corrupt"
-  /** A session, a file or a store that was asked for does not exist (exit 5). */
+  /** A session, a file or a store that was asked for does not exist (exit 8). */
   | "NotFound"
-  /** The store or the cache could not be read or written (exit 6). */
+  /** The fleet store could not be read or written (exit 5). */
+  | "Store"
+  /** A local file (the cache, an export, labels) could not be read or written (exit 7). */
   | "Io"
-  /** A SQL query failed or was refused (exit 7). */
+  /** A SQL query failed or was refused (exit 2, like a bad option value). */
   | "Query"
   /** `mcp`: a lease renew or release refused — the lease is not held by this owner at this epoch (exit 9). */
   | "Refused";
@@ -40,35 +45,24 @@ export function isReaderError(e: unknown): e is ReaderError {
   return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
 }
 
-/** Exit codes of lake-reader (README, "Exit codes"). */
-export const EXIT = {
-  ok: 0,
-  internal: 1,
-  usage: 2,
-  corrupt: 3,
-  newerWriter: 4,
-  notFound: 5,
-  io: 6,
-  query: 7,
-  /** The answer is partial: damaged objects were left out (each named on stderr). */
-  partial: 8,
-  refused: 9,
-} as const;
+/** Exit code per error code: a row of @lake/cli's one table. */
+const EXIT_OF: Readonly<Record<ReaderErrorCode, number>> = {
+  Usage: EXIT.usage,
+  Corrupt: EXIT.corrupt,
+  NotFound: EXIT.notFound,
+  Store: EXIT.store,
+  Io: EXIT.io,
+  // A query that fails or is refused is bad input, like a bad option value.
+  Query: EXIT.usage,
+  Refused: EXIT.refused,
+};
 
 /** The exit code of an error code. */
 export function exitCodeOf(code: ReaderErrorCode): number {
-  switch (code) {
-    case "Usage":
-      return EXIT.usage;
-    case "Corrupt":
-      return EXIT.corrupt;
-    case "NotFound":
-      return EXIT.notFound;
-    case "Io":
-      return EXIT.io;
-    case "Query":
-      return EXIT.query;
-    case "Refused":
-      return EXIT.refused;
-  }
+  return EXIT_OF[code];
+}
+
+/** One-line message and exit code of any error: a ReaderError by its code, the rest by @lake/cli. */
+export function describeError(e: unknown): { message: string; code: number } {
+  return isReaderError(e) ? { message: e.message, code: exitCodeOf(e.code) } : describeAnyError(e);
 }

@@ -150,7 +150,7 @@ export function openFleetStore(url: string): ObjectStore {
 
 function storeError(store: ReadableStore, key: string, e: unknown): ReaderError {
   if (e instanceof ReaderError) return e;
-  return new ReaderError("Io", `${store.url}/${key}: ${(e as Error).message}`, { data: { file: `${store.url}/${key}` }, cause: e });
+  return new ReaderError("Store", `${store.url}/${key}: ${(e as Error).message}`, { data: { file: `${store.url}/${key}` }, cause: e });
 }
 
 function accessFor(store: ReadableStore, cacheDir: string): Access {

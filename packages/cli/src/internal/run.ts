@@ -2,7 +2,8 @@
 // `lease acquire`), --help and --version, option parsing against the command's table, and one
 // error line per failure with one prefix.
 import { isCliError, usage } from "./errors.js";
-import { EXIT, exitTable, formatExitCodes, type ExitCode } from "./exit.js";
+import { describeError } from "./describe.js";
+import { EXIT, formatExitCodes } from "./exit.js";
 import { formatOptions } from "./help.js";
 import { parseOptions, type OptionTable, type Positionals, type Values } from "./options.js";
 
@@ -66,10 +67,11 @@ export interface App<I extends Io = Io> {
   readonly common?: OptionTable;
   /** Paragraphs printed at the end of the app's help, before the exit codes. */
   readonly notes?: string;
-  /** The app's own exit codes (the common ones are added: {@link exitTable}). */
-  readonly exitCodes: readonly ExitCode[];
-  /** The one-line message and exit code of an error a command threw. */
-  readonly describeError: (e: unknown) => { message: string; code: number };
+  /**
+   * The one-line message and exit code (of {@link EXIT}) of an error of the app's own class;
+   * undefined for any other error, which @lake/cli's `describeError` maps.
+   */
+  readonly describeError?: (e: unknown) => { message: string; code: number } | undefined;
 }
 
 function isLazy<I extends Io>(c: Command<OptionTable, I> | LazyCommand<I>): c is LazyCommand<I> {
@@ -91,7 +93,7 @@ export function appHelp<I extends Io>(app: App<I>): string {
     `Every command takes -h/--help. ${app.name} --version prints the version.`,
     ...(app.notes ? ["", app.notes.trimEnd()] : []),
     "",
-    formatExitCodes(exitTable(app.exitCodes)),
+    formatExitCodes(),
   ].join("\n");
 }
 
@@ -108,7 +110,7 @@ export function commandHelp<I extends Io, O extends OptionTable>(app: App<I>, na
     "Options:",
     formatOptions({ ...table, help: { kind: "flag", short: "h", help: "this help", finish: () => false } }),
     "",
-    formatExitCodes(exitTable(app.exitCodes)),
+    formatExitCodes(),
   ].join("\n");
 }
 
@@ -155,7 +157,7 @@ export async function runCli<I extends Io>(app: App<I>, argv: readonly string[],
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const [first, ...rest] = argv;
   const fail = (prefix: string, e: unknown): number => {
-    const d = isCliError(e) ? { message: e.message, code: EXIT.usage } : app.describeError(e);
+    const d = app.describeError?.(e) ?? describeError(e);
     let line = oneLine(d.message, prefix.split(" ").slice(1).join(" ") || app.name);
     if (isCliError(e) && /^unknown option \S+$/.test(line) && prefix !== app.name) line += ` (${prefix} --help lists the options)`;
     io.err(`${prefix}: ${line}\n`);

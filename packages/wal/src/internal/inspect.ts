@@ -59,11 +59,6 @@ export async function inspectWal(path: string, options: Pick<WalDecodeOptions, "
   }
 }
 
-/** Exit code for an inspection status: 0 ok, 4 newer_writer, 3 every other refusal. */
-export function walExitCode(status: WalStatus): 0 | 3 | 4 {
-  return status === "ok" ? 0 : status === "newer_writer" ? 4 : 3;
-}
-
 /** A short human summary of an inspection (the non-`--json` output), several lines, no trailing newline. */
 export function formatWalInspection(i: WalInspection): string {
   const gated = i.records.filter((r) => r.gated).length;

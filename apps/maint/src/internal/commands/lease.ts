@@ -11,27 +11,27 @@ const WHO = {
 
 /** `lake-maint lease acquire`. */
 export const leaseAcquireCommand = defineCommand({
-  summary: "acquire a lease (exit 5 when held by another)",
+  summary: "acquire a lease (exit 4 when held by another)",
   description: '  Prints {"acquired", "epoch", "owner", "expires_at"}. Exit 0 when acquired, 5 when held by another.',
   options: { ...WHO, ttl: seconds("how long the lease lives", { required: true, min: 0.001 }), ...COMMON },
   run: ({ values: v, io }) =>
     withStore(v, io, async (store) => {
       const r = await acquireLease(store, { repo: v.repo, resource: v.resource, owner: v.owner, ttlSeconds: v.ttl });
       emit(io, v.json, r, () => [r.acquired ? `acquired epoch ${r.epoch} until ${r.expires_at}` : `held by ${r.owner} (epoch ${r.epoch}) until ${r.expires_at}`]);
-      return r.acquired ? EXIT.ok : EXIT.held;
+      return r.acquired ? EXIT.ok : EXIT.locked;
     }),
 });
 
 /** `lake-maint lease release`. */
 export const leaseReleaseCommand = defineCommand({
-  summary: "release a lease (exit 5 when O does not hold it)",
+  summary: "release a lease (exit 4 when O does not hold it)",
   description: '  Prints {"released", "epoch", "owner", "expires_at"}. Exit 0 when released, 5 when O does not hold it.',
   options: { ...WHO, epoch: count("N", "only at this fencing epoch"), ...COMMON },
   run: ({ values: v, io }) =>
     withStore(v, io, async (store) => {
       const r = await releaseLease(store, { repo: v.repo, resource: v.resource, owner: v.owner, ...(v.epoch !== undefined ? { epoch: v.epoch } : {}) });
       emit(io, v.json, r, () => [r.released ? `released epoch ${r.epoch}` : `not released: held by ${r.owner || "nobody"} (epoch ${r.epoch})`]);
-      return r.released ? EXIT.ok : EXIT.held;
+      return r.released ? EXIT.ok : EXIT.locked;
     }),
 });
 

@@ -9,14 +9,14 @@ export const RUN_STEPS = ["seal", "digest", "compact", "promote", "snapshot", "g
 type StepName = (typeof RUN_STEPS)[number];
 
 /**
- * A failed step (it threw: exit 3, 4, 6, 7) stops the steps that depend on it: gc collects what
+ * A failed step (it threw: exit 1, or 5 to 9) stops the steps that depend on it: gc collects what
  * compact replaced, snapshot folds what promote wrote. Every other step still runs — seal, digest and
  * compact only ever act on what is sealed; promote and snapshot do not touch sessions.
  */
 const DEPENDS: Partial<Record<StepName, StepName>> = { gc: "compact", snapshot: "promote" };
 
 /** Exit codes from least to most severe: `run` exits with the most severe of its steps. */
-const SEVERITY: readonly number[] = [EXIT.ok, EXIT.problems, EXIT.held, EXIT.refused, EXIT.notFound, EXIT.corrupt, EXIT.io];
+const SEVERITY: readonly number[] = [EXIT.ok, EXIT.partial, EXIT.locked, EXIT.refused, EXIT.notFound, EXIT.corrupt, EXIT.store, EXIT.io, EXIT.internal];
 
 /** The most severe of exit codes (an unknown code counts as the most severe). */
 export function worstExit(codes: readonly number[]): number {

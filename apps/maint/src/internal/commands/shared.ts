@@ -48,8 +48,8 @@ export function orNone(lines: string[], none: string): string[] {
 
 /** Exit code of a partitioned operation's reports: 5 if any partition was held, 1 if any item was skipped. */
 export function partitionExit(reports: readonly { status: string; skipped?: readonly unknown[] }[]): number {
-  if (reports.some((r) => r.status === "held")) return EXIT.held;
-  if (reports.some((r) => (r.skipped?.length ?? 0) > 0)) return EXIT.problems;
+  if (reports.some((r) => r.status === "held")) return EXIT.locked;
+  if (reports.some((r) => (r.skipped?.length ?? 0) > 0)) return EXIT.partial;
   return EXIT.ok;
 }
 

@@ -120,7 +120,7 @@ export async function promoteStep(ctx: MaintContext): Promise<StepResult> {
             ? "promote: nothing to promote: no proposals under claims/events/"
             : `${r.events} events, ${r.promoted.length} promoted, ${r.revised.length} revised, ${r.duplicates} duplicates, ${r.rejected.length} rejected, ${r.conflicts.length} conflicts`,
         ];
-  return { code: r.status === "held" ? EXIT.held : EXIT.ok, value: r, lines, done: 1 };
+  return { code: r.status === "held" ? EXIT.locked : EXIT.ok, value: r, lines, done: 1 };
 }
 
 /** `snapshot`: published, or unchanged and why. */
@@ -133,7 +133,7 @@ export async function snapshotStep(ctx: MaintContext): Promise<StepResult> {
       : r.status === "unchanged"
         ? `unchanged snapshot/${r.content_hash}.sqlite (${plural(r.claims ?? 0, "claim")}): the promoted claims fold to the current snapshot; nothing published`
         : `${r.status} snapshot/${r.content_hash}.sqlite (${plural(r.claims ?? 0, "claim")})`;
-  return { code: r.status === "held" ? EXIT.held : EXIT.ok, value: r, lines: [line], done: 1 };
+  return { code: r.status === "held" ? EXIT.locked : EXIT.ok, value: r, lines: [line], done: 1 };
 }
 
 /** `gc`: what it deleted, and why nothing. */

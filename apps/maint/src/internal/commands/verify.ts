@@ -6,7 +6,7 @@ import { COMMON, emit, withStore } from "./shared.js";
 export const verifyCommand = defineCommand({
   summary: "check every key, segment and marker; one line per problem",
   description:
-    '  Check every key against the layout, read every segment and part, check _SEALED, _COMPACTED, digests,\n  claims and the snapshot pointer. Prints one line per problem ("<key>: <problem>"); exit 1 when any.',
+    '  Check every key against the layout, read every segment and part, check _SEALED, _COMPACTED, digests,\n  claims and the snapshot pointer. Prints one line per problem ("<key>: <problem>"); exit 3 when any.',
   options: { ...COMMON },
   run: ({ values: v, io }) =>
     withStore(v, io, async (store) => {
@@ -16,6 +16,6 @@ export const verifyCommand = defineCommand({
         ...r.problems.map((p) => `${p.key}: ${p.problem}`),
         ...(r.problems.length === 0 ? [`ok: ${r.keys} keys, ${r.sessions} sessions, ${r.segments} segments${r.late_segments ? ` (${r.late_segments} late, past their _SEALED)` : ""}, ${r.compacted_partitions} compacted partitions`] : []),
       ]);
-      return r.problems.length === 0 ? EXIT.ok : EXIT.problems;
+      return r.problems.length === 0 ? EXIT.ok : EXIT.partial;
     }),
 });

@@ -1,8 +1,8 @@
 // wal inspect|addr|find|archive: thin over @lake/wal (issue 3's CLI contract).
-import { findSession, formatWalInspection, inspectArchive, inspectWal, isWalError, walAddress, walExitCode } from "@lake/wal";
+import { findSession, formatWalInspection, inspectArchive, inspectWal, isWalError, walAddress, type WalInspection } from "@lake/wal";
 import { flag, text, type RunContext } from "@lake/cli";
 import { usageError, type Io } from "../context.js";
-import { ReaderError } from "../errors.js";
+import { EXIT, ReaderError } from "../errors.js";
 import { toJson } from "../format.js";
 import { readerCommand } from "./parse.js";
 
@@ -13,6 +13,11 @@ function walError(e: unknown): never {
     throw new ReaderError(code, e.message.split("\n")[0]!, { cause: e, ...(typeof file === "string" ? { data: { file } } : {}) });
   }
   throw e;
+}
+
+/** A refused WAL: a newer writer's is refused (9), every other refusal is malformed data (6). */
+function inspectionExit(status: WalInspection["status"]): number {
+  return status === "ok" ? EXIT.ok : status === "newer_writer" ? EXIT.refused : EXIT.corrupt;
 }
 
 const WAL_OPTIONS = {
@@ -28,7 +33,7 @@ async function wal({ values, positionals, io }: RunContext<typeof WAL_OPTIONS, I
         if (args.length !== 1) throw usageError("wal inspect: expected FILE");
         const r = await inspectWal(args[0]!);
         io.out((values.json ? toJson(r) : formatWalInspection(r)) + "\n");
-        return walExitCode(r.status);
+        return inspectionExit(r.status);
       }
       case "addr": {
         if (args.length !== 3) throw usageError("wal addr: expected PROJECT_ROOT HARNESS SESSION");
@@ -68,7 +73,7 @@ export const walCommand = readerCommand({
   lake-reader wal inspect FILE [--json]
       decode a WAL file: {"file", "status", "lineage_id", "torn_tail", "records": [{"seq", "type", "gated"}],
       "skipped": [{"seq", "type"}], "error"}; status ok | corrupt | spliced | sequence_error | newer_writer
-      (exit: newer_writer its own code, every other refusal malformed data)
+      (exit 9 newer_writer, 6 every other refusal)
   lake-reader wal addr PROJECT_ROOT HARNESS SESSION
       the 16-hex address of a session (FNV-1a 64 over project_root U+001F harness U+001F session;
       a field containing U+001F is a usage error)

@@ -62,7 +62,7 @@ export class Coordination {
     const key = claimEventKey(utcDate(t), ev.agent, ulid(t));
     return this.withStore(async (store) => {
       const w = await store.putIfAbsent(key, encodeClaimEvent(ev));
-      if (w.status !== "written") throw new ReaderError("Io", `${key}: not written (${w.status})`, { data: { file: key } });
+      if (w.status !== "written") throw new ReaderError("Store", `${key}: not written (${w.status})`, { data: { file: key } });
       return { key, event: ev, redaction_rules: masked.rules };
     });
   }

@@ -6,10 +6,8 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { isLayoutError } from "@lake/layout/store";
-import { isRedactError } from "@lake/redact";
 import type { Locations } from "../context.js";
-import { ReaderError, exitCodeOf, isReaderError } from "../errors.js";
+import { EXIT, ReaderError, describeError } from "../errors.js";
 import { toJson } from "../format.js";
 import { firstLine } from "../sqltext.js";
 import { BY_KEYS, USAGE_REPORTS, usageJson, usageReport } from "../commands/usage.js";
@@ -54,33 +52,13 @@ function ok(v: Record<string, unknown>): CallToolResult {
 
 /** An error as the CLI prints it: `lake-reader <tool>: <message>`, with its code and exit code. */
 export function toolError(tool: string, e: unknown, value?: Record<string, unknown>): CallToolResult {
-  const err = asReaderError(e);
-  const line = err ? `lake-reader ${tool}: ${err.message}` : `lake-reader ${tool}: internal error: ${e instanceof Error ? firstLine(e.message) : String(e)}`;
-  const error = { code: err?.code ?? "Internal", exit_code: err ? exitCodeOf(err.code) : 1, message: line };
+  const d = describeError(e);
+  const line = `lake-reader ${tool}: ${firstLine(d.message)}`;
+  // The error's own code (a ReaderError's, or the lake package's: `NotFound`, `HashMismatch` …); a bug is `Internal`.
+  const own = (e as { code?: unknown } | null)?.code;
+  const code = d.code !== EXIT.internal && typeof own === "string" ? own : "Internal";
+  const error = { code, exit_code: d.code, message: line };
   return { isError: true, content: [{ type: "text", text: line }], structuredContent: plain({ ...(value ?? {}), error }) };
-}
-
-/** A ReaderError, or a @lake/layout or @lake/redact error mapped to the reader's codes. */
-function asReaderError(e: unknown): ReaderError | undefined {
-  if (isReaderError(e)) return e;
-  if (!isLayoutError(e) && !isRedactError(e)) return undefined;
-  const code = e.code;
-  const map: Record<string, ReaderError["code"]> = {
-    InvalidUrl: "Usage",
-    InvalidConfig: "Usage",
-    InvalidKey: "Usage",
-    InvalidOption: "Usage",
-    NotFound: "NotFound",
-    Corrupt: "Corrupt",
-    HashMismatch: "Corrupt",
-    KeyCorrupt: "Corrupt",
-    NotHolder: "Refused",
-    PreconditionFailed: "Refused",
-  };
-  const data = e.data as { key?: string; file?: string };
-  const where = data.key ?? data.file;
-  const msg = firstLine(e.message);
-  return new ReaderError(map[String(code)] ?? "Io", where && !msg.includes(where) ? `${where}: ${msg}` : msg, { cause: e });
 }
 
 function bounds(args: { limit?: number | undefined; max_bytes?: number | undefined }, defLimit: number): Bounds {
@@ -439,8 +417,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
       try {
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: toJson(await (await read()).showConversation(loc, sid), 0) }] };
       } catch (e) {
-        const err = asReaderError(e);
-        throw new Error(err ? `lake-reader show: ${err.message}` : String(e));
+        throw new Error(`lake-reader show: ${firstLine(describeError(e).message)}`, { cause: e });
       }
     },
   );
