@@ -24,7 +24,7 @@ describe("lake-reader wal (issue 3 CLI contract) on @lake/wal's golden vectors",
       const file = join(tmp, `${v.name}.wal`);
       writeFileSync(file, hex(v.file));
       const r = await run(["wal", "inspect", file, "--json"]);
-      const want = v.expect.status === "ok" ? 0 : v.expect.status === "newer_writer" ? 4 : 3;
+      const want = v.expect.status === "ok" ? EXIT.ok : v.expect.status === "newer_writer" ? EXIT.refused : EXIT.corrupt;
       expect(r.code, r.err).toBe(want);
       const j = JSON.parse(r.out) as Record<string, unknown>;
       expect(Object.keys(j).sort()).toEqual(["error", "file", "lineage_id", "records", "skipped", "status", "torn_tail"]);
@@ -43,7 +43,7 @@ describe("lake-reader wal (issue 3 CLI contract) on @lake/wal's golden vectors",
       writeFileSync(file, hex(v.file));
       const r = await run(["wal", "archive", file, "--json"]);
       expect(JSON.parse(r.out)).toEqual({ sealed: v.expect.sealed, members: v.expect.members });
-      expect(r.code).toBe(v.expect.sealed && v.expect.members.every((m) => m.sha256_ok) ? 0 : 3);
+      expect(r.code).toBe(v.expect.sealed && v.expect.members.every((m) => m.sha256_ok) ? EXIT.ok : EXIT.corrupt);
     });
   }
 

@@ -56,7 +56,7 @@ async function wal({ values, positionals, io }: RunContext<typeof WAL_OPTIONS, I
           for (const m of r.members) lines.push(`  ${m.addr}  ${m.payload_len} bytes  ${m.sha256_ok ? "ok" : "DIGEST MISMATCH"}`);
           io.out(lines.join("\n") + "\n");
         }
-        return r.sealed && r.members.every((m) => m.sha256_ok) ? 0 : 3;
+        return r.sealed && r.members.every((m) => m.sha256_ok) ? EXIT.ok : EXIT.corrupt;
       }
       default:
         throw usageError(`wal: expected inspect, addr, find or archive${sub === undefined ? "" : `, got ${JSON.stringify(sub)}`}`);
