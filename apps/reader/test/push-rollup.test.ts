@@ -2,6 +2,7 @@
 // session directory's first segment its usage rollup (@lake/segments writeUsageRollup, named by its
 // SHA-256); lake-reader adds those rollups instead of reading the rows, with the same answer as
 // from the rows alone, and a damaged rollup is named and its directory read from its segments.
+import { EXIT } from "@lake/cli";
 import { readdirSync, rmSync, writeFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,7 +47,7 @@ describe("usage from push's segment rollups", () => {
     const damaged = await daily({ LAKE_READER_CACHE: join(s.dir, "cache-2") });
     expect(damaged.err).toContain(json);
     // The answer is whole (rows read instead) but a stored object is damaged: the damage exit code.
-    expect(damaged.code).toBe(8);
+    expect(damaged.code).toBe(EXIT.partial);
     expect(damaged.out.daily).toEqual(fromRollups.out.daily);
     expect(damaged.out.totals).toEqual(fromRollups.out.totals);
 
