@@ -2,6 +2,7 @@
 // JSON over HTTP) send to the real collector process; each request is in the root's metrics spool
 // when the 200 arrives, survives a SIGKILL right after it, numbering goes on after a restart, and
 // lake-reader's `metrics` table returns the points sent.
+import { EXIT } from "@lake/cli";
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -127,11 +128,11 @@ describe("watch --otlp-listen", { timeout: 120_000 }, () => {
       { spool_seq: 2, session_id: "s-2", metric: "claude_code.token.usage", type: "input", value: 7 },
       { spool_seq: 2, session_id: "s-2", metric: "claude_code.token.usage", type: "output", value: 14 },
     ]);
-    // a damaged spool file is named and left out; the rest is answered (exit 8, partial)
+    // a damaged spool file is named and left out; the rest is answered (exit 3, partial)
     const damaged = join(root, "_metrics", "metrics-20260101T000000.000000000Z-000009-otlp.pb");
     writeFileSync(damaged, Buffer.from([0xff, 0xff, 0xff]));
     const partial = spawnSync(process.execPath, [READER, "sql", "--root", root, "--store", `file://${join(root, "fleet")}`, "--json", sql], { encoding: "utf8" });
-    expect(partial.status).toBe(8);
+    expect(partial.status).toBe(EXIT.partial);
     expect(partial.stderr).toContain(`${damaged}: not an OTLP metrics request`);
     expect(JSON.parse(partial.stdout)).toHaveLength(4);
   });
