@@ -12,10 +12,14 @@ import { addClaudeSessions, BIN, fleetRecords, runCli, vendorTree, walk, type Ru
 
 afterAll(cleanupTempDirs);
 
-/** Start the bin; send SIGINT once the steps file shows `ready` true; resolve with the run. */
+/**
+ * Start the bin; send SIGINT once the steps file shows `ready` true; resolve with the run. Each step
+ * stalls the bin for a few milliseconds (LAKE_TEST_STEP_DELAY_MS), so the signal always lands while
+ * there is work left, however fast the machine.
+ */
 function interruptWhen(args: string[], env: NodeJS.ProcessEnv, steps: string, ready: (lines: string[]) => boolean): Promise<Run & { sentAt: number }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, LAKE_TEST_STEPS: steps }, stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, LAKE_TEST_STEPS: steps, LAKE_TEST_STEP_DELAY_MS: "15" }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let sentAt = 0;
