@@ -25,10 +25,37 @@ export async function measure(
     await fn();
     times.push(performance.now() - t0);
   }
+  const medianMs = median(times);
+  return options.bytes === undefined ? { name, medianMs, runs } : { name, medianMs, runs, bytes: options.bytes };
+}
+
+function median(times: number[]): number {
   times.sort((a, b) => a - b);
   const mid = Math.floor(times.length / 2);
-  const medianMs = times.length % 2 ? times[mid]! : (times[mid - 1]! + times[mid]!) / 2;
-  return options.bytes === undefined ? { name, medianMs, runs } : { name, medianMs, runs, bytes: options.bytes };
+  return times.length % 2 ? times[mid]! : (times[mid - 1]! + times[mid]!) / 2;
+}
+
+/**
+ * Measure several subjects in turns (one run of each, then the next round), so a machine whose
+ * load changes during the bench slows every subject alike and their ratios hold; `warmup` rounds
+ * unmeasured, then `runs` rounds. A subject's `before` runs ahead of each of its runs, untimed.
+ */
+export async function measureRounds(
+  subjects: readonly { name: string; fn: () => unknown | Promise<unknown>; before?: () => unknown }[],
+  options: { runs?: number; warmup?: number } = {},
+): Promise<Sample[]> {
+  const runs = options.runs ?? 5;
+  const times = subjects.map((): number[] => []);
+  for (let round = 0; round < (options.warmup ?? 1) + runs; round++) {
+    for (let i = 0; i < subjects.length; i++) {
+      const s = subjects[i]!;
+      s.before?.();
+      const t0 = performance.now();
+      await s.fn();
+      if (round >= (options.warmup ?? 1)) times[i]!.push(performance.now() - t0);
+    }
+  }
+  return subjects.map((s, i) => ({ name: s.name, medianMs: median(times[i]!), runs }));
 }
 
 /** MB/s of a sample with a byte size. */

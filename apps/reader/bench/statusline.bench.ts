@@ -1,14 +1,18 @@
 // `lake-reader statusline` against `node -e 0` (the floor any Node program pays), whole process
-// runs, one after the other in the same run. The local root is collected by the real
-// lake-collector from the Claude Code fixtures (not timed). Three cases: a result younger than
-// --ttl (what a status line refreshing every second mostly meets), a recomputation over unchanged
-// sessions (--ttl 0: directory stats, no file read), and a cold cache (every session read and
-// priced). Goal: the first ≤ 2× node -e 0. Needs the built bins (turbo's bench task builds first).
+// runs, measured in turns (one run of each case per round, 15 rounds after 2 unmeasured) so the
+// machine's load weighs on all alike. The local root is collected by the real lake-collector from
+// the Claude Code fixtures (not timed). Warm: a result younger than --ttl (what a status line
+// refreshing every second mostly meets), and a recomputation over unchanged sessions (--ttl 0:
+// directory stats, no file read; the steady state's other half). Cold: the statusline cache
+// removed before each run, so the current session is read and priced. For comparison, the
+// warm case through the full command line (what every run loaded before the bin gave statusline
+// an entry of its own). Goal: warm ≤ 2× node -e 0. Needs the built bins (turbo's bench task
+// builds first).
 import { execFileSync } from "node:child_process";
 import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { line, measure, report } from "@lake/tooling/bench";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { line, measureRounds, report } from "@lake/tooling/bench";
 import { tempDir } from "@lake/tooling/tmp";
 
 const dir = tempDir("reader-statusline-bench");
@@ -32,20 +36,24 @@ try {
   execFileSync(process.execPath, [collector, "collect", "--root", root, "--sources-only", "--source", `claude-code=${join(dir, "src")}`], { env, stdio: "pipe" });
   const run = (args: string[]) => execFileSync(process.execPath, [bin, "statusline", ...args], { input, encoding: "utf8", env });
   line("line", run([]).trim());
-  const runs = { runs: 15, warmup: 2 };
-  const node = await measure("node -e 0", () => execFileSync(process.execPath, ["-e", "0"], { env }), runs);
-  const hit = await measure("statusline (cached, within --ttl)", () => run(["--ttl", "600000"]), runs);
-  const stat = await measure("statusline (recomputed, sessions unchanged)", () => run(["--ttl", "0"]), runs);
-  const cold = await measure(
-    "statusline (cold cache: every session read)",
-    () => {
-      rmSync(join(cache, "statusline"), { recursive: true, force: true });
-      run(["--ttl", "0"]);
-    },
-    { runs: 5, warmup: 1 },
+  const cli = pathToFileURL(fileURLToPath(new URL("../dist/cli.js", import.meta.url))).href;
+  const fullCli = `const { main } = await import(${JSON.stringify(cli)}); process.exitCode = await main(process.argv.slice(1));`;
+  const [node, hit, stat, cold, full] = await measureRounds(
+    [
+      { name: "node -e 0", fn: () => execFileSync(process.execPath, ["-e", "0"], { env }) },
+      { name: "warm: cached, within --ttl", fn: () => run(["--ttl", "600000"]) },
+      { name: "warm: recomputed, sessions unchanged (--ttl 0)", fn: () => run(["--ttl", "0"]) },
+      { name: "cold: no cache, the session read and priced", before: () => rmSync(join(cache, "statusline"), { recursive: true, force: true }), fn: () => run(["--ttl", "0"]) },
+      {
+        name: "warm, cached, through the full command line",
+        fn: () => execFileSync(process.execPath, ["--input-type=module", "-e", fullCli, "statusline", "--ttl", "600000"], { input, encoding: "utf8", env }),
+      },
+    ],
+    { runs: 15, warmup: 2 },
   );
-  for (const s of [hit, stat, cold]) line(`${s.name} / node -e 0`, `${(s.medianMs / node.medianMs).toFixed(2)}x (goal for the cached case: <= 2x)`);
-  report("lake-reader statusline vs node -e 0, whole process runs", node, [hit, stat, cold]);
+  for (const s of [hit!, stat!, cold!, full!]) line(`${s.name} / node -e 0`, `${(s.medianMs / node!.medianMs).toFixed(2)}x`);
+  line("goal", "warm <= 2x node -e 0 (both warm cases); cold is reported, not a goal");
+  report("lake-reader statusline vs node -e 0, whole process runs (medians of 15, in turns)", node!, [hit!, stat!, cold!, full!]);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

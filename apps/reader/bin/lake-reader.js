@@ -1,4 +1,11 @@
 #!/usr/bin/env node
-import { main } from "../dist/cli.js";
-
-process.exitCode = await main(process.argv.slice(2));
+// `statusline` runs on every refresh of Claude Code's status line: it starts from its own small
+// module (no command-line framework), which hands anything unusual back to the full CLI.
+const argv = process.argv.slice(2);
+if (argv[0] === "statusline") {
+  const { runStatusline } = await import("../dist/internal/statusline.js");
+  process.exitCode = await runStatusline(argv);
+} else {
+  const { main } = await import("../dist/cli.js");
+  process.exitCode = await main(argv);
+}

@@ -6,12 +6,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "@lake/cli";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { CLAUDE_FIXTURES, jsonlFiles } from "./support/fixtures.js";
 import { runJson } from "./support/run.js";
+import { main } from "../src/cli.js";
 
 afterAll(cleanupTempDirs);
 
@@ -102,6 +103,43 @@ describe("lake-reader statusline", () => {
     expect(sh.stdout.replace(/\(\dh\d{2}m left\)/, "")).toBe(statusline(input()).stdout.replace(/\(\dh\d{2}m left\)/, ""));
   });
 
+  it("starts from its own module (nothing of the command line, zod, DuckDB or the pricing data loaded on a cached answer), with the full command's answer", async () => {
+    // Every module the bin loads, through a loader hook that appends its URL to a file.
+    const loaded = join(dir, "loaded.txt");
+    const hook = `data:text/javascript,${encodeURIComponent(`import { appendFileSync } from "node:fs"; export async function load(u, c, n) { appendFileSync(${JSON.stringify(loaded)}, u + "\\n"); return n(u, c); }`)}`;
+    const register = `data:text/javascript,${encodeURIComponent(`import { register } from "node:module"; register(${JSON.stringify(hook)});`)}`;
+    const traced = (args: string[]) => {
+      rmSync(loaded, { force: true });
+      const r = spawnSync(process.execPath, ["--import", register, READER, "statusline", ...args], { input: input(), encoding: "utf8", env });
+      expect(r.status, r.stderr).toBe(0);
+      return { out: r.stdout, modules: readFileSync(loaded, "utf8").split("\n").filter((u) => u.startsWith("file:")) };
+    };
+    statusline(input()); // the state is there
+    const hit = traced(["--ttl", "600000"]);
+    expect(hit.out).toMatch(/^Opus 4\.6 · session \$\d+\.\d\d · /);
+    expect(hit.modules.some((u) => u.endsWith("/dist/internal/statusline.js"))).toBe(true);
+    for (const u of hit.modules) expect(u, "loaded on a cached answer").not.toMatch(/\/packages\/cli\/|\/dist\/cli\.js$|\/zod\/|duckdb|genai-prices|\/pricing\.js$|\/packages\/events\//);
+    expect(hit.modules.length).toBeLessThanOrEqual(8);
+    // A recomputation over unchanged sessions loads no more.
+    expect(traced(["--ttl", "0"]).modules.length).toBe(hit.modules.length);
+    // The same line as the full command run in-process (each computing in a cache of its own), in two zones.
+    const left = (l: string) => l.replace(/\(\dh\d{2}m left\)/, "(left)");
+    for (const tz of ["UTC", "America/Los_Angeles"]) {
+      const fast = statusline(input(), ["--ttl", "0", `--timezone=${tz}`, "--cache", join(dir, `fast-${tz.replace("/", "-")}`)]);
+      expect(fast.status, fast.stderr).toBe(0);
+      let out = "";
+      const code = await main(["statusline", "--ttl", "0", "--timezone", tz, "--cache", join(dir, `full-${tz.replace("/", "-")}`)], { out: (x) => (out += x), err: () => undefined, env, stdin: input });
+      expect(code).toBe(EXIT.ok);
+      expect(left(fast.stdout)).toBe(left(out));
+      expect(existsSync(join(dir, `fast-${tz.replace("/", "-")}`, "statusline", "state.json"))).toBe(true);
+    }
+    // Its help is the command line's.
+    const help = spawnSync(process.execPath, [READER, "statusline", "--help"], { encoding: "utf8", env, input: "" });
+    expect(help.status).toBe(EXIT.ok);
+    expect(help.stdout).toMatch(/^lake-reader statusline \[options\]/);
+    expect(help.stdout).toContain("--ttl MS");
+  });
+
   it("coalesces: within --ttl nothing is read again; a held lock prints the last result", async () => {
     const first = statusline(input()).stdout;
     // The root gone: a result younger than the ttl is still printed as it was.
@@ -115,11 +153,21 @@ describe("lake-reader statusline", () => {
     expect(statusline(input(), ["--ttl", "0"]).stdout).toMatch(/^Opus 4\.6 · session – · today \$0\.00 · no active block · ctx 8%\n$/);
   });
 
-  it("bad input: one line on stderr, exit 6; bad options exit 2", () => {
+  it("bad input: one line on stderr, exit 6; bad options and an unknown zone exit 2", () => {
     const r = statusline("not json");
     expect(r.status).toBe(EXIT.corrupt);
     expect(r.stderr).toMatch(/^lake-reader statusline: stdin: not Claude Code's status line JSON \(.*\)\n$/);
     const t = statusline(input(), ["--ttl", "soon"]);
-    expect(t.status).toBe(2);
+    expect(t.status).toBe(EXIT.usage);
+    expect(t.stderr).toMatch(/^lake-reader statusline: --ttl "soon": expected a whole number\n$/);
+    const z = statusline(input(), ["--timezone", "Mars/Olympus"]);
+    expect(z.status).toBe(EXIT.usage);
+    expect(z.stderr).toMatch(/^lake-reader statusline: --timezone "Mars\/Olympus": not an IANA time zone/);
+    expect(z.stderr.split("\n")).toHaveLength(2);
+    expect(statusline(input(), ["--colour"]).status).toBe(EXIT.usage);
+    // An array is JSON, but not the status line's object.
+    const a = statusline("[1]");
+    expect(a.status).toBe(EXIT.corrupt);
+    expect(a.stderr).toBe("lake-reader statusline: stdin: not Claude Code's status line JSON (not an object)\n");
   });
 });

@@ -1,25 +1,12 @@
 // Time zones and days for the usage reports: which IANA zone a report counts days in, a time's day
 // in that zone, the --since/--until forms (yyyy-mm-dd, yyyymmdd, today, yesterday, 7d, 4w) and the
-// start of a week. Only Intl (no library): the statusline imports this too, and it must start fast.
+// start of a week. Only Intl (no library); the days themselves are zone.ts's.
 import { ReaderError } from "./errors.js";
+import { isUtcZone, localDay, validZone, wall } from "./zone.js";
+
+export { isUtcZone, localDay };
 
 const usage = (msg: string) => new ReaderError("Usage", msg);
-
-/** Zone names whose offset is always zero: a UTC day is a day in them (usage rollups are summed per UTC day). */
-const UTC_NAMES = new Set(["UTC", "Etc/UTC", "Etc/UCT", "UCT", "Etc/GMT", "GMT", "Etc/GMT0", "GMT0", "Etc/GMT+0", "GMT+0", "Etc/GMT-0", "GMT-0", "Etc/Greenwich", "Greenwich", "Etc/Universal", "Universal", "Etc/Zulu", "Zulu"]);
-
-/** Whether days in `zone` are UTC days. */
-export function isUtcZone(zone: string): boolean {
-  return UTC_NAMES.has(zone);
-}
-
-function validZone(zone: string): string | undefined {
-  try {
-    return new Intl.DateTimeFormat("en-US", { timeZone: zone }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The system's zone: `$TZ` of the environment given (a leading ":" dropped) when it names one, else the process's. */
 export function systemTimeZone(env: NodeJS.ProcessEnv): string {
@@ -37,45 +24,6 @@ export function resolveTimeZone(v: string | undefined, env: NodeJS.ProcessEnv): 
   const z = validZone(v);
   if (!z) throw usage(`--timezone ${JSON.stringify(v)}: not an IANA time zone (e.g. UTC, Europe/Berlin, America/Los_Angeles)`);
   return z;
-}
-
-const formats = new Map<string, Intl.DateTimeFormat>();
-function format(zone: string): Intl.DateTimeFormat {
-  let f = formats.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
-    formats.set(zone, f);
-  }
-  return f;
-}
-
-/** The wall-clock fields of instant `t` (ms) in `zone`. */
-function wall(t: number, zone: string): { y: string; mo: string; d: string; h: string; mi: string } {
-  const p: Record<string, string> = {};
-  for (const x of format(zone).formatToParts(t)) p[x.type] = x.value;
-  return { y: p.year!, mo: p.month!, d: p.day!, h: p.hour!, mi: p.minute! };
-}
-
-// Offsets are whole multiples of 15 minutes and change only on such boundaries, so a day is the
-// same for every instant of one 15-minute slot: cached per (zone, slot).
-const SLOT = 15 * 60_000;
-const dayCache = new Map<string, Map<number, string>>();
-
-/** The day (yyyy-mm-dd) in `zone` of ISO time `ts`; `unknown` for a missing or unreadable time. */
-export function localDay(ts: string | null | undefined, zone: string): string {
-  if (!ts) return "unknown";
-  const t = Date.parse(ts);
-  if (Number.isNaN(t)) return "unknown";
-  if (isUtcZone(zone)) return new Date(t).toISOString().slice(0, 10);
-  let c = dayCache.get(zone);
-  if (!c) dayCache.set(zone, (c = new Map()));
-  const slot = Math.floor(t / SLOT);
-  let d = c.get(slot);
-  if (d === undefined) {
-    const w = wall(t, zone);
-    c.set(slot, (d = `${w.y}-${w.mo}-${w.d}`));
-  }
-  return d;
 }
 
 /** `yyyy-mm-dd HH:MM` of instant `t` (ms or ISO) in `zone`. */
@@ -124,14 +72,4 @@ export function parseDayArg(flag: string, v: string | undefined, zone: string, n
     throw usage(`${flag} ${JSON.stringify(v)}: expected a date (yyyy-mm-dd or yyyymmdd), today, yesterday, Nd or Nw (N days or weeks before today)`);
   }
   return d;
-}
-
-/**
- * The day (yyyy-mm-dd) of instant `t` (ms) in the process's own zone (`$TZ` at start, else the
- * OS's), through Date's local fields: no Intl, whose first use costs ~100 ms of start-up (the
- * statusline's fast path).
- */
-export function systemDay(t: number): string {
-  const d = new Date(t);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
 }

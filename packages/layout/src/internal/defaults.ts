@@ -3,7 +3,6 @@
 // the optional config file ($XDG_CONFIG_HOME/lake/config.json, else ~/.config/lake/config.json) >
 // the built-in default. Light on purpose (node built-ins; zod only when a config file exists): the
 // collector's hook resolves its root through here on every Claude Code hook.
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -28,6 +27,9 @@ export function configFile(env: NodeJS.ProcessEnv = process.env, home: string = 
 }
 
 const requireCjs = createRequire(import.meta.url);
+// Required, not imported: an ESM import of node:fs reads every export of fs, which loads its
+// stream and promise modules — a cost on every hook and status line run.
+const { readFileSync } = requireCjs("node:fs") as typeof import("node:fs");
 type Zod = typeof import("zod");
 let schema: ReturnType<typeof buildSchema> | undefined;
 
