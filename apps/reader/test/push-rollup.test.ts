@@ -1,15 +1,16 @@
 // Usage right after push: the real lake-collector pushes the bundled samples, writing beside each
-// session directory's first segment its usage rollup (@lake/segments writeUsageRollup, named by its
-// SHA-256); lake-reader adds those rollups instead of reading the rows, with the same answer as
-// from the rows alone, and a damaged rollup is named and its directory read from its segments.
+// segment the usage rollup of its session directory up to it (@lake/segments writeUsageRollup, named
+// by its SHA-256); lake-reader adds a directory's newest rollup instead of reading the rows, with the
+// same answer as from the rows alone, and a damaged rollup is named and its directory read from its
+// segments. A session grown after its first push gets a second segment with the rollup of both.
 import { EXIT } from "@lake/cli";
-import { readdirSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import { appendFileSync, readdirSync, rmSync, statSync, writeFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseKey } from "@lake/layout";
 import { cleanupTempDirs } from "@lake/tooling/tmp";
-import { collectedSamples } from "./support/collected.js";
+import { collectedSamples, collector } from "./support/collected.js";
 import { filesUnder } from "./support/fixtures.js";
 import { run } from "./support/run.js";
 
@@ -24,7 +25,7 @@ describe("usage from push's segment rollups", () => {
     const segs = keys.filter((k) => parseKey(k)?.kind === "segment");
     const rollups = keys.filter((k) => parseKey(k)?.kind === "segment-usage");
     expect(segs.length).toBeGreaterThan(1);
-    // Both objects of a rollup beside every directory's first segment.
+    // Both objects of a rollup beside every directory's first segment (each has one segment so far).
     const dirs = new Set(segs.map((k) => k.slice(0, k.lastIndexOf("/"))));
     expect(rollups.length).toBe(2 * dirs.size);
     for (const d of dirs) expect(rollups.filter((k) => k.startsWith(`${d}/seg-000000.usage.`)).length).toBe(2);
@@ -58,5 +59,52 @@ describe("usage from push's segment rollups", () => {
     expect(fromRows.out.daily).toEqual(fromRollups.out.daily);
     expect(fromRows.out.totals).toEqual(fromRollups.out.totals);
     expect(readdirSync(fleet).length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("a session grown after its first push: its second segment has the rollup of both, which usage answers from (its rows are not read)", async () => {
+    const s = collectedSamples("push-rollup-grow");
+    s.collectAndPush();
+    const fleet = fileURLToPath(s.store);
+    const sid = "258c7280-ae70-4798-800f-63464d01a85d";
+    const source = filesUnder(s.projects).find((f) => f.endsWith(`${sid}.jsonl`))!;
+    const daily = async (cache: string) => {
+      const r = await run(["usage", "daily", "--json", "--store", s.store], { LAKE_READER_CACHE: join(s.dir, cache) });
+      return { code: r.code, err: r.err, out: JSON.parse(r.out) as { daily: { date: string; output_tokens: number }[]; totals: Record<string, number> } };
+    };
+    const before = await daily("cache-0");
+    expect(before.code, before.err).toBe(0);
+    // One more billed response, on a day of its own.
+    const last = JSON.parse(readFileSync(source, "utf8").trimEnd().split("\n").pop()!) as Record<string, unknown>;
+    const grown = {
+      ...last,
+      type: "assistant",
+      uuid: "0b1c2d3e-0000-4000-8000-000000000019",
+      parentUuid: last.uuid ?? null,
+      timestamp: "2026-02-20T10:00:00.000Z",
+      requestId: "req_grown_after_push_19",
+      message: { model: "claude-opus-4-6", id: "msg_grown_after_push_19", type: "message", role: "assistant", content: [{ type: "text", text: "grown" }], usage: { input_tokens: 7, output_tokens: 1919 } },
+    };
+    appendFileSync(source, `${JSON.stringify(grown)}\n`);
+    collector(["collect", "--root", s.root, "--sources-only", "--source", `claude-code=${s.projects}`]);
+    collector(["push", "--root", s.root, "--store", s.store, "--agent", "host-t"]);
+    const keys = filesUnder(join(fleet, "sessions")).map((p) => p.slice(fleet.length + 1).split("\\").join("/"));
+    const mine = keys.filter((k) => k.includes(`/session=${sid}/`));
+    const segs = mine.filter((k) => parseKey(k)?.kind === "segment").sort();
+    expect(segs.map((k) => k.slice(k.lastIndexOf("/") + 1))).toEqual(["seg-000000.parquet", "seg-000001.parquet"]);
+    for (const n of ["000000", "000001"]) expect(mine.filter((k) => k.includes(`/seg-${n}.usage.`)).length).toBe(2);
+
+    const after = await daily("cache-1");
+    expect(after.code, after.err).toBe(0);
+    expect(after.out.totals.output_tokens).toBe(before.out.totals.output_tokens! + 1919);
+    expect(after.out.daily.find((d) => d.date === "2026-02-20")?.output_tokens).toBe(1919);
+    // Both segments cut: the answer is the same and whole (exit 0), so the rollup beside segment 1
+    // stood for both and no row of the directory was read.
+    for (const k of segs) {
+      const path = join(fleet, ...k.split("/"));
+      writeFileSync(path, readFileSync(path).subarray(0, statSync(path).size - 40));
+    }
+    const cut = await daily("cache-2");
+    expect(cut.code, cut.err).toBe(0);
+    expect(cut.out).toEqual(after.out);
   }, 120_000);
 });

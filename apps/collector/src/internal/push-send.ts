@@ -1,7 +1,7 @@
 // push's sender: the sessions push.ts decided to look at are read, sent as segments, sealed, and
 // recorded in push.state (see push.ts). Loaded only when there is something to look at.
 import { randomBytes, createHash } from "node:crypto";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import type { CanonicalRecord } from "@lake/events";
@@ -147,10 +147,10 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
             step("push:segment-written");
             const r = await store.upload(key, { path }, { ifAbsent: true });
             step("push:uploaded");
-            // The directory's first segment gets its usage rollup beside it (a reader of a fleet not
-            // compacted yet adds it instead of reading the rows); a later segment has none, so the
-            // directory is read from rows until compacted.
-            if (r.status === "written" && seg === 0) await putSegmentRollup(store, p, seg, path, tmp);
+            // Every segment gets beside it the usage rollup of its directory up to it (segments
+            // 0..seg): a reader of a fleet not compacted yet adds the newest one instead of reading
+            // the directory's rows.
+            if (r.status === "written") await putSegmentRollup(store, p, seg, path, tmp);
             rmSync(path, { force: true });
             if (r.status === "written") {
               st.next_seg[runtime] = seg + 1;
@@ -170,6 +170,9 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
               st.rows[runtime] = (st.rows[runtime] ?? 0) + have.rows;
               summary.recovered++;
               pending = pending.filter((row) => row.landed_seq === undefined || !have.seqs.has(row.landed_seq));
+              // The push that wrote it may have stopped before its rollup: written again (named by
+              // its bytes, so an existing one is left as it is) unless a next segment follows.
+              if (pending.length === 0) await putSegmentRollup(store, p, seg, undefined, tmp);
             } else {
               throw new CollectorError("Store", `${store.url}/${key}: upload outcome unknown (${String((r.cause as Error)?.message ?? r.cause)}); run push again`);
             }
@@ -241,13 +244,40 @@ async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionP
   return false;
 }
 
-/** Upload the usage rollup of segments 0..seq of a directory (here: its segment 0, at `path`), keys first. */
-async function putSegmentRollup(store: ObjectStore, p: SessionPartition, seq: number, path: string, tmp: string): Promise<void> {
-  const { writeUsageRollup } = await import("@lake/segments");
+/**
+ * Upload the usage rollup of segments 0..seq of a directory, keys first: segment `seq` from `path`
+ * (downloaded when undefined), the earlier ones downloaded from the store. A segment that cannot be
+ * fetched or does not check (its footer's content hash) leaves the directory without this rollup:
+ * the reader reads its rows, as for a directory pushed before rollups.
+ */
+async function putSegmentRollup(store: ObjectStore, p: SessionPartition, seq: number, path: string | undefined, tmp: string): Promise<void> {
+  const { writeUsageRollup, checkContentHash, isSegmentError } = await import("@lake/segments");
   const dir = join(tmp, `rollup-${randomBytes(4).toString("hex")}`);
   mkdirSync(dir);
   try {
-    const w = await writeUsageRollup([{ path, layout: "bronze", runtime: p.runtime }], dir, { label: segmentKey(p, seq) });
+    // Named as their keys sort (readUsageRecords reads files in path order: the directory's order).
+    const files: string[] = [];
+    for (let i = 0; i <= seq; i++) {
+      const local = join(dir, `seg-${String(i).padStart(6, "0")}.parquet`);
+      if (i === seq && path !== undefined) {
+        renameSync(path, local);
+      } else {
+        try {
+          await store.download(segmentKey(p, i), local);
+        } catch {
+          return;
+        }
+        if (checkContentHash(local).status !== "ok") return;
+      }
+      files.push(local);
+    }
+    let w;
+    try {
+      w = await writeUsageRollup(files.map((f) => ({ path: f, layout: "bronze" as const, runtime: p.runtime })), dir, { label: segmentKey(p, seq) });
+    } catch (e) {
+      if (isSegmentError(e)) return;
+      throw e;
+    }
     for (const [file, f] of [["keys", w.keys], ["json", w.json]] as const) {
       const key = segmentUsageKey(p, seq, file, f.sha256);
       const r = await store.upload(key, { path: f.path }, { ifAbsent: true });
