@@ -3,7 +3,7 @@ import { digestKey, encodeDigest, encodeSealed, sealedKey, type ObjectStore } fr
 import { readSegment, type FleetRow } from "@lake/segments";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "@lake/segments";
-import { withLease, scratch, testHook, type MaintContext } from "./context.js";
+import { withLease, scratch, testHook, type HeldLease, type MaintContext } from "./context.js";
 import { computeDigest } from "./digest.js";
 import { MaintError, isMaintError } from "./errors.js";
 import { downloadSegments, readSealed, scanSessions, sealedMismatch, sealedOnly, sessionId, type SessionDir } from "./scan.js";
@@ -80,36 +80,56 @@ export async function readSessionRows(store: ObjectStore, d: SessionDir, dir: st
  */
 export async function runDigest(ctx: MaintContext, filter: PartitionFilter = {}): Promise<DigestRun> {
   const scan = await scanSessions(ctx.store, filter);
+  const partitions = await perPartition(ctx, "digest", scan.sessions, (s) => s.sealed && !s.digest, (s) => digestKey(s.part), async (s, lease, dir) => {
+    const key = digestKey(s.part);
+    const sealed = await readSealed(ctx.store, s.part);
+    const bad = sealedMismatch(s, sealed);
+    if (bad !== undefined) return { skipped: { key: sealedKey(s.part), reason: bad } };
+    // The sealed segments only: a late one (past _SEALED's count) is not in the digest.
+    const rows = await readSessionRows(ctx.store, sealedOnly(s, sealed), dir);
+    const body = encodeDigest(computeDigest(s.part, sealed.segments, rows));
+    await lease.check();
+    const w = await ctx.store.putIfAbsent(key, body);
+    if (w.status === "written") return { written: key };
+    if (w.status !== "conflict") throw new MaintError("Store", `${key}: write outcome unknown`, { key, store: ctx.store.url });
+    return undefined;
+  });
+  return { partitions, sessions: scan.sessions.length, with_digest: scan.sessions.filter((s) => s.sealed && s.digest).length, unsealed: scan.sessions.filter((s) => !s.sealed).length };
+}
+
+/** What one session's step did: wrote a key, skipped one (with the reason), or nothing. */
+type SessionOutcome = { readonly written: string } | { readonly skipped: { key: string; reason: string } } | undefined;
+
+/**
+ * The per-partition loop `digest` and `seal` share: for each (dt, fleet) with sessions to do, take
+ * the partition's `kind` lease and run `one` on each session in a scratch directory. A damaged
+ * segment (a `Corrupt` error) stops that session only: it is reported as skipped, the rest go on.
+ */
+async function perPartition(
+  ctx: MaintContext,
+  kind: "digest" | "seal",
+  sessions: readonly SessionDir[],
+  wanted: (s: SessionDir) => boolean,
+  keyOf: (s: SessionDir) => string,
+  one: (s: SessionDir, lease: HeldLease, dir: string) => Promise<SessionOutcome>,
+): Promise<PartitionReport[]> {
   const out: PartitionReport[] = [];
-  const run: DigestRun = { partitions: out, sessions: scan.sessions.length, with_digest: scan.sessions.filter((s) => s.sealed && s.digest).length, unsealed: scan.sessions.filter((s) => !s.sealed).length };
-  for (const g of byPartition(scan.sessions).values()) {
+  for (const g of byPartition(sessions).values()) {
     if (ctx.shouldStop()) break;
-    const todo = g.sessions.filter((s) => s.sealed && !s.digest);
+    const todo = g.sessions.filter(wanted);
     if (todo.length === 0) continue;
-    const r = await withLease(ctx, `digest/dt=${g.dt}/fleet=${g.fleet}`, async (lease) => {
+    const r = await withLease(ctx, `${kind}/dt=${g.dt}/fleet=${g.fleet}`, async (lease) => {
       const written: string[] = [];
       const skipped: { key: string; reason: string }[] = [];
       for (const s of todo) {
-        const key = digestKey(s.part);
-        const sealed = await readSealed(ctx.store, s.part);
-        const bad = sealedMismatch(s, sealed);
-        if (bad !== undefined) {
-          skipped.push({ key: sealedKey(s.part), reason: bad });
-          continue;
-        }
-        const tmp = scratch("digest");
+        const tmp = scratch(kind);
         try {
-          // The sealed segments only: a late one (past _SEALED's count) is not in the digest.
-          const rows = await readSessionRows(ctx.store, sealedOnly(s, sealed), tmp.dir);
-          const body = encodeDigest(computeDigest(s.part, sealed.segments, rows));
-          await lease.check();
-          const w = await ctx.store.putIfAbsent(key, body);
-          if (w.status === "written") written.push(key);
-          else if (w.status !== "conflict") throw new MaintError("Store", `${key}: write outcome unknown`, { key, store: ctx.store.url });
+          const o = await one(s, lease, tmp.dir);
+          if (o && "written" in o) written.push(o.written);
+          else if (o) skipped.push(o.skipped);
         } catch (e) {
-          // A damaged segment (its content hash does not match) stops this session only.
           if (!isMaintError(e, "Corrupt")) throw e;
-          skipped.push({ key: e.data.key ?? key, reason: e.message });
+          skipped.push({ key: e.data.key ?? keyOf(s), reason: e.message });
         } finally {
           tmp.done();
         }
@@ -122,7 +142,7 @@ export async function runDigest(ctx: MaintContext, filter: PartitionFilter = {})
         : { dt: g.dt, fleet: g.fleet, status: "held", held_by: r.owner, written: [], skipped: [] },
     );
   }
-  return run;
+  return out;
 }
 
 /** Total rows of local Parquet files (from their footers). */
@@ -146,49 +166,22 @@ export async function parquetRows(paths: readonly string[]): Promise<number> {
  */
 export async function runSeal(ctx: MaintContext, idleSeconds: number, filter: PartitionFilter = {}): Promise<SealRun> {
   const scan = await scanSessions(ctx.store, filter);
-  const out: PartitionReport[] = [];
   const now = ctx.now();
   const idle = (s: SessionDir) => now - Math.max(...s.segments.map((x) => x.lastModified?.getTime() ?? Number.POSITIVE_INFINITY)) >= idleSeconds * 1000;
   const open = scan.sessions.filter((s) => !s.sealed && s.segments.length > 0);
-  const run: SealRun = { partitions: out, sessions: scan.sessions.length, already_sealed: scan.sessions.filter((s) => s.sealed).length, not_idle: open.filter((s) => !idle(s)).length, idle_seconds: idleSeconds };
-  for (const g of byPartition(scan.sessions).values()) {
-    if (ctx.shouldStop()) break;
-    // A session whose newest segment is younger than idleSeconds may still be appended to.
-    const todo = g.sessions.filter((s) => !s.sealed && s.segments.length > 0 && idle(s));
-    if (todo.length === 0) continue;
-    const r = await withLease(ctx, `seal/dt=${g.dt}/fleet=${g.fleet}`, async (lease) => {
-      const written: string[] = [];
-      const skipped: { key: string; reason: string }[] = [];
-      for (const s of todo) {
-        const key = sealedKey(s.part);
-        const gap = s.segments.findIndex((x, i) => x.seq !== i);
-        if (gap >= 0) {
-          skipped.push({ key, reason: `segment seq ${gap} missing` });
-          continue;
-        }
-        const tmp = scratch("seal");
-        try {
-          const rows = await parquetRows(await downloadSegments(ctx.store, s, tmp.dir, "s"));
-          await testHook(ctx, "seal:before-write");
-          await lease.check();
-          const w = await ctx.store.putIfAbsent(key, encodeSealed({ sealed_at: new Date(ctx.now()).toISOString(), segments: s.segments.length, rows, sealed_by: "lake-maint" }));
-          if (w.status === "written") written.push(key);
-          else if (w.status === "unknown") skipped.push({ key, reason: "write outcome unknown" });
-        } catch (e) {
-          // A damaged segment (its content hash does not match) is not sealed over; the rest go on.
-          if (!isMaintError(e, "Corrupt")) throw e;
-          skipped.push({ key: e.data.key ?? key, reason: e.message });
-        } finally {
-          tmp.done();
-        }
-      }
-      return { written, skipped, epoch: lease.epoch };
-    });
-    out.push(
-      r.held
-        ? { dt: g.dt, fleet: g.fleet, status: "done", epoch: r.value.epoch, written: r.value.written, skipped: r.value.skipped }
-        : { dt: g.dt, fleet: g.fleet, status: "held", held_by: r.owner, written: [], skipped: [] },
-    );
-  }
-  return run;
+  // A session whose newest segment is younger than idleSeconds may still be appended to.
+  const partitions = await perPartition(ctx, "seal", scan.sessions, (s) => !s.sealed && s.segments.length > 0 && idle(s), (s) => sealedKey(s.part), async (s, lease, dir) => {
+    const key = sealedKey(s.part);
+    const gap = s.segments.findIndex((x, i) => x.seq !== i);
+    if (gap >= 0) return { skipped: { key, reason: `segment seq ${gap} missing` } };
+    // A damaged segment (its content hash does not match) is not sealed over (perPartition reports it).
+    const rows = await parquetRows(await downloadSegments(ctx.store, s, dir, "s"));
+    await testHook(ctx, "seal:before-write");
+    await lease.check();
+    const w = await ctx.store.putIfAbsent(key, encodeSealed({ sealed_at: new Date(ctx.now()).toISOString(), segments: s.segments.length, rows, sealed_by: "lake-maint" }));
+    if (w.status === "written") return { written: key };
+    if (w.status === "unknown") return { skipped: { key, reason: "write outcome unknown" } };
+    return undefined;
+  });
+  return { partitions, sessions: scan.sessions.length, already_sealed: scan.sessions.filter((s) => s.sealed).length, not_idle: open.filter((s) => !idle(s)).length, idle_seconds: idleSeconds };
 }
