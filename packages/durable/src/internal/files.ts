@@ -1,0 +1,167 @@
+// Atomic replace and install without replace. Both write a temporary file in the target's own
+// directory (a rename or link never crosses a file system), fsync it, put it in place, fsync the
+// directory. Errors are Node's own system errors, unchanged: each caller wraps them in its error class.
+import { randomBytes } from "node:crypto";
+import { chmodSync, closeSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { errno } from "./errno.js";
+import { fsyncDir, fsyncFile } from "./fsync.js";
+import type { StepHook } from "./step.js";
+
+/** Prefix of the default temporary name, `.tmp-<name>-<random>` beside the target. */
+export const TEMP_PREFIX = ".tmp-";
+
+/** What to write: a string (UTF-8), bytes, or chunks written in order. */
+export type FileData = string | Uint8Array | readonly Uint8Array[];
+
+/** Options of `writeAtomic` and `installNoReplace`. */
+export interface WriteOptions {
+  /** Crash-step hook, called as `<label>:<step>` before each step. */
+  readonly step?: StepHook;
+  /** Step label (default `replace` / `land`). */
+  readonly label?: string;
+  /**
+   * false skips both fsyncs: only for tests that kill processes, not machines (the page cache
+   * survives a killed process, so the order of the steps alone decides what it sees).
+   */
+  readonly sync?: boolean;
+  /** Mode the temporary file is created with (default 0600; the final file keeps it). */
+  readonly mode?: number;
+  /** The temporary file's path (default `<dir>/.tmp-<name>-<random>`); must be in the target's directory. */
+  readonly temp?: string;
+}
+
+/** The default temporary path for `path`: `.tmp-<name>-<12 hex>` in the same directory. */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `${TEMP_PREFIX}${basename(path)}-${randomBytes(6).toString("hex")}`);
+}
+
+function chunksOf(data: FileData): readonly Uint8Array[] {
+  if (typeof data === "string") return [Buffer.from(data)];
+  if (data instanceof Uint8Array) return [data];
+  return data;
+}
+
+function writeTemp(tmp: string, data: FileData, o: WriteOptions, label: string): void {
+  o.step?.(`${label}:write-temp`);
+  const fd = openSync(tmp, "wx", o.mode ?? 0o600);
+  try {
+    for (const c of chunksOf(data)) {
+      let off = 0;
+      while (off < c.length) off += writeSync(fd, c, off, c.length - off);
+    }
+    o.step?.(`${label}:fsync-temp`);
+    if (o.sync !== false) fsyncFile(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function unlinkQuiet(p: string): void {
+  try {
+    unlinkSync(p);
+  } catch {
+    /* already gone */
+  }
+}
+
+/**
+ * Replace `path` atomically: a reader sees the old content or the new, never a mix, and after a
+ * crash the file holds one of the two. Steps: `write-temp`, `fsync-temp`, `rename`, `fsync-dir`.
+ * On failure the temporary file is removed and the Node error is rethrown.
+ */
+export function writeAtomic(path: string, data: FileData, options: WriteOptions = {}): void {
+  const label = options.label ?? "replace";
+  const tmp = options.temp ?? tempPathFor(path);
+  try {
+    writeTemp(tmp, data, options, label);
+    options.step?.(`${label}:rename`);
+    renameSync(tmp, path);
+  } catch (e) {
+    unlinkQuiet(tmp);
+    throw e;
+  }
+  options.step?.(`${label}:fsync-dir`);
+  if (options.sync !== false) fsyncDir(dirname(path));
+}
+
+/**
+ * How a file is installed under its final name without replacing: `link` (a hard link, falling
+ * back to `reserve` where the file system has none) or `reserve` (an empty O_EXCL file holds the
+ * name, then the complete file is renamed over it: between the two a reader or a crash can see an
+ * empty file, which callers treat as a reservation).
+ */
+export type InstallMode = "link" | "reserve";
+
+/** Options of `installNoReplace`. */
+export interface InstallOptions extends WriteOptions {
+  /** Default `link`. */
+  readonly installMode?: InstallMode;
+  /** chmod the temporary file to 0444 before it is installed (default false). */
+  readonly readOnly?: boolean;
+}
+
+/** What `installNoReplace` did: `installed` (with the mode used), or `exists` (nothing there was touched). */
+export type InstallResult = { readonly installed: true; readonly mode: InstallMode } | { readonly installed: false };
+
+/** Whether `link` failed because the file system has no hard links. */
+export function linkUnsupported(e: unknown): boolean {
+  const c = errno(e);
+  return c === "ENOTSUP" || c === "EOPNOTSUPP" || c === "EPERM" || c === "ENOSYS" || c === "EXDEV";
+}
+
+/**
+ * Write `path` only if the name is free: `{installed: false}` when it is taken (whatever is there is
+ * left untouched). Steps (link mode): `write-temp`, `fsync-temp`, [`chmod`], `link`, `unlink-temp`,
+ * `fsync-dir`; reserve mode: …, [`chmod`], `reserve`, `rename`, `fsync-dir`. On failure the
+ * temporary file is removed and the Node error is rethrown.
+ */
+export function installNoReplace(path: string, data: FileData, options: InstallOptions = {}): InstallResult {
+  const label = options.label ?? "land";
+  const tmp = options.temp ?? tempPathFor(path);
+  let mode = options.installMode ?? "link";
+  try {
+    writeTemp(tmp, data, options, label);
+    if (options.readOnly === true) {
+      options.step?.(`${label}:chmod`);
+      chmodSync(tmp, 0o444);
+    }
+    if (mode === "link") {
+      options.step?.(`${label}:link`);
+      try {
+        linkSync(tmp, path);
+        options.step?.(`${label}:unlink-temp`);
+        unlinkSync(tmp);
+      } catch (e) {
+        if (errno(e) === "EEXIST") {
+          unlinkQuiet(tmp);
+          return { installed: false };
+        }
+        if (!linkUnsupported(e)) throw e;
+        mode = "reserve";
+      }
+    }
+    if (mode === "reserve") {
+      options.step?.(`${label}:reserve`);
+      let fd: number;
+      try {
+        fd = openSync(path, "wx", 0o444);
+      } catch (e) {
+        if (errno(e) === "EEXIST") {
+          unlinkQuiet(tmp);
+          return { installed: false };
+        }
+        throw e;
+      }
+      closeSync(fd);
+      options.step?.(`${label}:rename`);
+      renameSync(tmp, path);
+    }
+  } catch (e) {
+    unlinkQuiet(tmp);
+    throw e;
+  }
+  options.step?.(`${label}:fsync-dir`);
+  if (options.sync !== false) fsyncDir(dirname(path));
+  return { installed: true, mode };
+}

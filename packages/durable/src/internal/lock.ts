@@ -1,0 +1,335 @@
+// The one lock file. Created with O_EXCL; holds the holder's data as one JSON line; dies with its
+// holder: stale only when this host can prove the holder dead. See the README ("The lock file").
+import { randomBytes, randomUUID } from "node:crypto";
+import { closeSync, fstatSync, linkSync, lstatSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, type BigIntStats } from "node:fs";
+import { hostname } from "node:os";
+import { errno } from "./errno.js";
+import type { StepHook } from "./step.js";
+
+/** Who holds a lock, as written in the lock file. */
+export interface LockHolder {
+  readonly pid: number;
+  readonly host: string;
+  /** Boot id of the holder's host (Linux), so a lock from before a reboot is stale. */
+  readonly bootId?: string;
+  /** The holder's process start time in clock ticks since boot (Linux `/proc/<pid>/stat` field 22), against pid reuse. */
+  readonly procStart?: string;
+  /** When the lock was taken (ISO 8601). */
+  readonly acquiredAt: string;
+  /** Random token naming this acquisition. */
+  readonly token: string;
+}
+
+/** What this host can say about a holder: `dead` only when it can prove it. */
+export type Liveness = "alive" | "dead" | "unknown";
+
+function readProc(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+const BOOT_ID = readProc("/proc/sys/kernel/random/boot_id")?.trim();
+
+function procStart(pid: number): string | undefined {
+  const s = readProc(`/proc/${pid}/stat`);
+  if (!s) return undefined;
+  const fields = s.slice(s.lastIndexOf(")") + 2).split(" ");
+  return fields[19]; // field 22 overall; fields here start at field 3
+}
+
+/**
+ * Whether a process with this pid exists on this host (signal 0: ESRCH means gone; EPERM means it
+ * exists under another user). The one liveness probe of the repository.
+ */
+export function processAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return errno(e) !== "ESRCH";
+  }
+}
+
+/** Liveness of a lock holder: `dead` only when this host can prove it (same host, and the pid is gone or reused, or the host rebooted). */
+export function holderLiveness(h: LockHolder): Liveness {
+  if (h.host !== hostname()) return "unknown";
+  if (h.bootId && BOOT_ID && h.bootId !== BOOT_ID) return "dead";
+  if (!processAlive(h.pid)) return "dead";
+  if (h.procStart) {
+    const now = procStart(h.pid);
+    if (now !== undefined && now !== h.procStart) return "dead";
+    if (now === undefined && readProc("/proc/self/stat") !== undefined) return "dead";
+  }
+  return "alive";
+}
+
+/** The lock file's text for a holder: one JSON object, keys in this order, then a newline. */
+export function encodeHolder(h: LockHolder): string {
+  const o: Record<string, string | number> = { pid: h.pid, host: h.host };
+  if (h.bootId !== undefined) o.boot_id = h.bootId;
+  if (h.procStart !== undefined) o.proc_start = h.procStart;
+  o.acquired_at = h.acquiredAt;
+  o.token = h.token;
+  return `${JSON.stringify(o)}\n`;
+}
+
+/**
+ * Decode a lock file's text; undefined when it names no holder (empty: a crash between create and
+ * write; or unreadable). Also reads the `key value` lines the store's and the chain's locks wrote
+ * before this format, so a lock left by an older build is still judged by its holder.
+ */
+export function decodeHolder(text: string): LockHolder | undefined {
+  const t = text.trim();
+  if (t === "") return undefined;
+  const m = new Map<string, string>();
+  if (t.startsWith("{")) {
+    let o: unknown;
+    try {
+      o = JSON.parse(t);
+    } catch {
+      return undefined;
+    }
+    if (typeof o !== "object" || o === null || Array.isArray(o)) return undefined;
+    for (const [k, v] of Object.entries(o)) if (typeof v === "string" || typeof v === "number") m.set(k, String(v));
+  } else {
+    for (const line of t.split("\n")) {
+      const kv = /^(\S+)[ \t]+(.*)$/.exec(line);
+      if (kv?.[1] !== undefined && kv[2] !== undefined) m.set(kv[1], kv[2]);
+    }
+  }
+  const pid = Number(m.get("pid"));
+  const host = m.get("host");
+  const token = m.get("token");
+  if (!Number.isSafeInteger(pid) || pid <= 0 || host === undefined || token === undefined) return undefined;
+  const h: { -readonly [K in keyof LockHolder]: LockHolder[K] } = { pid, host, acquiredAt: m.get("acquired_at") ?? "", token };
+  const b = m.get("boot_id");
+  if (b) h.bootId = b;
+  const p = m.get("proc_start");
+  if (p) h.procStart = p;
+  return h;
+}
+
+interface Read {
+  readonly text: string;
+  readonly holder: LockHolder | undefined;
+  readonly ageMs: number;
+}
+
+function readHolder(path: string): Read | "gone" {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    if (errno(e) === "ENOENT") return "gone";
+    throw e;
+  }
+  let ageMs: number;
+  try {
+    ageMs = Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return "gone";
+  }
+  return { text, holder: decodeHolder(text), ageMs };
+}
+
+/** A lock file that names no holder is a crash between create and write; stale after this long. */
+export const EMPTY_LOCK_STALE_MS = 5_000;
+
+function isStale(r: Read): boolean {
+  if (!r.holder) return r.ageMs > EMPTY_LOCK_STALE_MS;
+  return holderLiveness(r.holder) === "dead";
+}
+
+/** What identifies one created lock file: a file that replaced it differs in ino or ctime. */
+interface FileIdentity {
+  readonly ino: bigint;
+  readonly ctimeNs: bigint;
+}
+
+function identity(st: BigIntStats): FileIdentity {
+  return { ino: st.ino, ctimeNs: st.ctimeNs };
+}
+
+function tryCreate(path: string, content: string, step: StepHook | undefined): FileIdentity | undefined {
+  step?.("lock:create");
+  let fd: number;
+  try {
+    fd = openSync(path, "wx", 0o644);
+  } catch (e) {
+    if (errno(e) === "EEXIST") return undefined;
+    throw e;
+  }
+  try {
+    // No fsync: a lock matters only while its holder lives; after a machine crash the boot id makes it stale.
+    writeSync(fd, content);
+    return identity(fstatSync(fd, { bigint: true }));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function unlinkQuiet(p: string): void {
+  try {
+    unlinkSync(p);
+  } catch {
+    /* already gone */
+  }
+}
+
+/**
+ * Remove a stale lock. Breakers are serialised by `<lock>.break`, itself an O_EXCL lock file; under
+ * it the lock is read again and, if it still carries the dead token, renamed aside to
+ * `<lock>.stale` (one call, one winner) and the aside copy checked: should it not be the lock that
+ * was judged (a breaker of an older build raced), it is linked back (never replacing) and left to
+ * its holder. A `.break` left by a breaker that died is itself judged by its holder's liveness.
+ */
+function breakStale(path: string, staleToken: string | undefined, step: StepHook | undefined): void {
+  const guard = `${path}.break`;
+  if (!tryCreate(guard, holderText(randomBytes(8).toString("hex")), step)) {
+    const g = readHolder(guard);
+    if (g !== "gone" && isStale(g)) unlinkQuiet(guard);
+    return;
+  }
+  try {
+    const again = readHolder(path);
+    if (again === "gone" || !isStale(again) || again.holder?.token !== staleToken) return;
+    step?.("lock:break");
+    const aside = `${path}.stale`;
+    try {
+      renameSync(path, aside);
+    } catch (e) {
+      if (errno(e) === "ENOENT") return;
+      throw e;
+    }
+    const moved = readHolder(aside);
+    if (moved !== "gone" && moved.text !== again.text) {
+      try {
+        linkSync(aside, path);
+      } catch {
+        /* the name is taken again: the moved lock's holder lost it to a live one */
+      }
+    }
+    unlinkQuiet(aside);
+  } finally {
+    unlinkQuiet(guard);
+  }
+}
+
+/** This process's pid, host, boot id and start time: read once (they do not change while it lives). */
+let self: Omit<LockHolder, "acquiredAt" | "token"> | undefined;
+
+function holderText(token: string): string {
+  if (!self) {
+    const ps = procStart(process.pid);
+    self = { pid: process.pid, host: hostname(), ...(BOOT_ID ? { bootId: BOOT_ID } : {}), ...(ps ? { procStart: ps } : {}) };
+  }
+  return encodeHolder({ ...self, acquiredAt: new Date().toISOString(), token });
+}
+
+/** A held lock. `release()` removes the lock file if it still is this holder's. */
+export interface LockHandle {
+  readonly held: true;
+  readonly path: string;
+  readonly token: string;
+  /**
+   * True when taking the lock broke a stale one: its holder died holding it, so what it guarded
+   * may be half done.
+   */
+  readonly recovered: boolean;
+  release(): void;
+}
+
+/** A lock found held by another holder (undefined: a holder still writing its lock file, or one from another host that cannot be read). */
+export interface LockBusy {
+  readonly held: false;
+  readonly path: string;
+  readonly holder: LockHolder | undefined;
+}
+
+/** Options of `acquireLock`. */
+export interface LockOptions {
+  /** 0 (default): one attempt; otherwise poll until the lock is free or this many ms passed. */
+  readonly waitMs?: number;
+  /** Crash-step hook: `lock:create` before each create, `lock:break` before a stale lock is removed. */
+  readonly step?: StepHook;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function handle(path: string, token: string, made: FileIdentity, recovered: boolean): LockHandle {
+  return {
+    held: true,
+    path,
+    token,
+    recovered,
+    release() {
+      // The file this holder created (same inode, untouched since): remove it without reading it.
+      let same = false;
+      try {
+        const st = lstatSync(path, { bigint: true });
+        same = st.ino === made.ino && st.ctimeNs === made.ctimeNs;
+      } catch (e) {
+        if (errno(e) === "ENOENT") return;
+      }
+      if (!same) {
+        const r = readHolder(path);
+        if (r === "gone" || r.holder?.token !== token) return;
+      }
+      try {
+        unlinkSync(path);
+      } catch (e) {
+        if (errno(e) !== "ENOENT") throw e;
+      }
+    },
+  };
+}
+
+/** One attempt, breaking a stale lock first: the handle, or who holds it. I/O errors are Node's, unchanged. */
+export function tryLock(path: string, options: { readonly step?: StepHook } = {}): LockHandle | LockBusy {
+  return attempt(path, randomUUID().replaceAll("-", ""), options.step, { recovered: false });
+}
+
+function attempt(path: string, token: string, step: StepHook | undefined, state: { recovered: boolean }): LockHandle | LockBusy {
+  for (let i = 0; ; i++) {
+    const made = tryCreate(path, holderText(token), step);
+    if (made) {
+      if (state.recovered) unlinkQuiet(`${path}.stale`); // left by a breaker that died mid-break
+      return handle(path, token, made, state.recovered);
+    }
+    const r = readHolder(path);
+    if (r === "gone") continue;
+    if (!isStale(r) || i >= 8) return { held: false, path, holder: r.holder };
+    breakStale(path, r.holder?.token, step);
+    state.recovered = true;
+  }
+}
+
+/**
+ * Take the lock file at `path`. It is created with O_EXCL and holds pid, host, boot id, process
+ * start time, time and a random token. A lock whose holder is provably dead (same host; pid gone,
+ * reused, or from before a reboot) is stale and is broken; one from another host never is.
+ * Resolves to the handle, or (after `waitMs`) to `LockBusy`; I/O errors reject with Node's error.
+ */
+export async function acquireLock(path: string, options: LockOptions = {}): Promise<LockHandle | LockBusy> {
+  const token = randomUUID().replaceAll("-", "");
+  const deadline = Date.now() + (options.waitMs ?? 0);
+  let delay = 10;
+  const state = { recovered: false };
+  for (;;) {
+    const r = attempt(path, token, options.step, state);
+    if (r.held || Date.now() >= deadline) return r;
+    await sleep(Math.min(delay, Math.max(1, deadline - Date.now())));
+    delay = Math.min(delay * 2, 200);
+  }
+}
+
+/** Who holds the lock at `path`, with its liveness, or undefined when nothing (readable) holds it. */
+export function lockHolder(path: string): (LockHolder & { readonly liveness: Liveness }) | undefined {
+  const r = readHolder(path);
+  if (r === "gone" || !r.holder) return undefined;
+  return { ...r.holder, liveness: holderLiveness(r.holder) };
+}

@@ -1,0 +1,48 @@
+// One racer or crash victim in its own process. Prints one JSON line with what it did.
+//   node child.mjs lock     <lockPath> <logFile> <holdMs> <waitMs> [barrierDir]
+//       take the lock, append "+<pid>" to logFile, hold holdMs, append "-<pid>", release
+//   node child.mjs hold     <lockPath>           take the lock, print it, then wait to be killed
+//   node child.mjs replace  <path> <text>        writeAtomic (LAKE_TEST_KILL_AT may kill it)
+//   node child.mjs install  <path> <text> <mode> [barrierDir]   installNoReplace
+// barrierDir: write <dir>/ready-<pid>, then spin until <dir>/go exists (all racers start together).
+import { appendFileSync, existsSync, writeFileSync } from "node:fs";
+import { acquireLock, envStepHook, installNoReplace, writeAtomic } from "@lake/durable";
+
+const [cmd, path, ...rest] = process.argv.slice(2);
+const step = envStepHook();
+const out = (o) => process.stdout.write(`${JSON.stringify(o)}\n`);
+function barrier(dir) {
+  if (!dir) return;
+  writeFileSync(`${dir}/ready-${process.pid}`, "");
+  while (!existsSync(`${dir}/go`)) {
+    // spin
+  }
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+if (cmd === "lock") {
+  const [log, holdMs, waitMs, bar] = rest;
+  barrier(bar);
+  const h = await acquireLock(path, { waitMs: Number(waitMs), ...(step ? { step } : {}) });
+  if (!h.held) {
+    out({ busy: h.holder?.pid ?? null });
+  } else {
+    appendFileSync(log, `+${process.pid}\n`);
+    await sleep(Number(holdMs));
+    appendFileSync(log, `-${process.pid}\n`);
+    h.release();
+    out({ held: true, recovered: h.recovered });
+  }
+} else if (cmd === "hold") {
+  const h = await acquireLock(path);
+  out({ held: h.held, token: h.held ? h.token : null });
+  setInterval(() => {}, 1000);
+} else if (cmd === "replace") {
+  writeAtomic(path, rest[0], step ? { step } : {});
+  out({ replaced: true });
+} else if (cmd === "install") {
+  const [text, mode, bar] = rest;
+  barrier(bar);
+  const r = installNoReplace(path, text, { installMode: mode, readOnly: true, ...(step ? { step } : {}) });
+  out(r);
+}
