@@ -1,7 +1,7 @@
 // @lake/durable: the one implementation of durable local files every lake package uses.
 export { errno } from "./internal/errno.js";
 export { DIR_FSYNC_TOLERATED, fsyncDir, fsyncFile } from "./internal/fsync.js";
-export { installNoReplace, linkUnsupported, tempPathFor, TEMP_PREFIX, writeAtomic } from "./internal/files.js";
+export { installFrom, installNoReplace, linkUnsupported, replaceFrom, tempPathFor, TEMP_PREFIX, writeAtomic } from "./internal/files.js";
 export type { FileData, InstallMode, InstallOptions, InstallResult, WriteOptions } from "./internal/files.js";
 export { acquireLock, decodeHolder, EMPTY_LOCK_STALE_MS, encodeHolder, holderLiveness, lockHolder, processAlive, tryLock } from "./internal/lock.js";
 export type { Liveness, LockBusy, LockHandle, LockHolder, LockOptions } from "./internal/lock.js";

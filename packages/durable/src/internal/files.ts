@@ -27,8 +27,10 @@ export interface WriteOptions {
   readonly sync?: boolean;
   /** Mode the temporary file is created with (default 0600; the final file keeps it). */
   readonly mode?: number;
-  /** The temporary file's path (default `<dir>/.tmp-<name>-<random>`); must be in the target's directory. */
+  /** The temporary file's path (default `<dir>/.tmp-<name>-<random>`); must be on the target's file system. */
   readonly temp?: string;
+  /** `replaceFrom` / `installFrom`: keep the temporary file when the target's directory is missing (ENOENT). */
+  readonly keepTempOnMissingDir?: boolean;
 }
 
 /** The default temporary path for `path`: `.tmp-<name>-<12 hex>` in the same directory. */
@@ -75,10 +77,26 @@ export function writeAtomic(path: string, data: FileData, options: WriteOptions 
   const tmp = options.temp ?? tempPathFor(path);
   try {
     writeTemp(tmp, data, options, label);
+  } catch (e) {
+    unlinkQuiet(tmp);
+    throw e;
+  }
+  replaceFrom(tmp, path, { ...options, label });
+}
+
+/**
+ * Put an already written (and, unless `sync` is false, fsynced) temporary file over `path`:
+ * rename, then fsync the directory. Steps `rename`, `fsync-dir`. On failure the temporary file is
+ * removed and the Node error rethrown (an ENOENT for a missing parent directory too: the caller may
+ * create it and call again with a new temporary file).
+ */
+export function replaceFrom(tmp: string, path: string, options: Omit<WriteOptions, "temp" | "mode"> = {}): void {
+  const label = options.label ?? "replace";
+  try {
     options.step?.(`${label}:rename`);
     renameSync(tmp, path);
   } catch (e) {
-    unlinkQuiet(tmp);
+    if (errno(e) !== "ENOENT" || !options.keepTempOnMissingDir) unlinkQuiet(tmp);
     throw e;
   }
   options.step?.(`${label}:fsync-dir`);
@@ -119,13 +137,30 @@ export function linkUnsupported(e: unknown): boolean {
 export function installNoReplace(path: string, data: FileData, options: InstallOptions = {}): InstallResult {
   const label = options.label ?? "land";
   const tmp = options.temp ?? tempPathFor(path);
-  let mode = options.installMode ?? "link";
   try {
     writeTemp(tmp, data, options, label);
     if (options.readOnly === true) {
       options.step?.(`${label}:chmod`);
       chmodSync(tmp, 0o444);
     }
+  } catch (e) {
+    unlinkQuiet(tmp);
+    throw e;
+  }
+  return installFrom(tmp, path, { ...options, label });
+}
+
+/**
+ * Install an already written (and fsynced) temporary file under `path` only if that name is free:
+ * link (or reserve, then rename), remove the temporary name, fsync the directory. Steps `link`,
+ * `unlink-temp` / `reserve`, `rename`, then `fsync-dir`. The temporary file is gone afterwards
+ * whatever happened, except when the error is ENOENT and `keepTempOnMissingDir` is set (the parent
+ * directory is missing: the caller may create it and call again).
+ */
+export function installFrom(tmp: string, path: string, options: Omit<InstallOptions, "temp" | "mode" | "readOnly"> = {}): InstallResult {
+  const label = options.label ?? "land";
+  let mode = options.installMode ?? "link";
+  try {
     if (mode === "link") {
       options.step?.(`${label}:link`);
       try {
@@ -158,7 +193,7 @@ export function installNoReplace(path: string, data: FileData, options: InstallO
       renameSync(tmp, path);
     }
   } catch (e) {
-    unlinkQuiet(tmp);
+    if (errno(e) !== "ENOENT" || !options.keepTempOnMissingDir) unlinkQuiet(tmp);
     throw e;
   }
   options.step?.(`${label}:fsync-dir`);
