@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, statSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, statSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join, resolve as resolvePath } from "node:path";
+import { fsyncFile } from "@lake/durable";
 import { crc32 } from "node:zlib";
 import { StoreError, errno, ioError } from "./errors.js";
 import { replaceAtomic, type StepHook } from "./fsx.js";
@@ -573,7 +574,7 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
       let off = 0;
       while (off < enc.bytes.length) off += writeSync(fd, enc.bytes, off, enc.bytes.length - off, state.bytes + off);
       step?.("index:fsync");
-      if (sync) fsyncSync(fd);
+      if (sync) fsyncFile(fd);
     } finally {
       closeSync(fd);
     }
