@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { ChainError, errnoCode, isChainError } from "./errors.js";
 import { ChainState, foldState, type Conversation, type RoundSummary } from "./conversation.js";
 import { buildRoundBody } from "./build.js";
-import { acquireLock, linkUnsupported, processAlive, releaseLock, RESERVATION_MAX_AGE_MS, type InstallMode } from "./lock.js";
+import { installNoReplace, processAlive, writeAtomic } from "@lake/durable";
+import { acquireLock, releaseLock, RESERVATION_MAX_AGE_MS, type InstallMode } from "./lock.js";
 import { DEFAULT_POLICY, type ChainPolicy } from "./policy.js";
 import { decodeRound, encodeRound, parseRoundFileName, type EncodedRound } from "./round.js";
 import type { Round, RoundBody, SessionIndex } from "./types.js";
@@ -245,8 +246,11 @@ function stateFileText(head: HeadState): string {
 async function writeStateFile(dir: string, head: HeadState): Promise<void> {
   const path = join(dir, "conversation.state");
   const tmp = join(dir, `.conversation.state.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
-  await fsp.writeFile(tmp, stateFileText(head));
-  await fsp.rename(tmp, path);
+  try {
+    writeAtomic(path, stateFileText(head), { temp: tmp, mode: 0o644, label: "state" });
+  } catch (e) {
+    throw new ChainError("Io", `${path}: cannot write: ${String(e)}`, { data: { file: path }, cause: e });
+  }
 }
 
 /** What a publication did. */
@@ -275,12 +279,12 @@ export async function publishRound(root: string, body: RoundBody, options: Publi
 }
 
 async function withLock<T>(dir: string, options: PublishOptions, fn: () => Promise<T>): Promise<T> {
-  const lock = await acquireLock(dir, options.installMode ?? "link");
+  const lock = await acquireLock(dir);
   try {
     await options.onStep?.("locked");
     return await fn();
   } finally {
-    await releaseLock(lock);
+    releaseLock(lock);
     await options.onStep?.("unlocked");
   }
 }
@@ -332,57 +336,36 @@ async function cleanLeftovers(root: string, id: string, roundsToo = true): Promi
   return clean;
 }
 
+/**
+ * The round through @lake/durable's `installNoReplace` (temp, fsync, 0444, link or reservation, fsync the directory).
+ * Its steps are reported to `onStep` under the chain's names, synchronously (a promise `onStep` returns there is not
+ * awaited): a durable step is reported before it acts, a chain step once the step before it is done.
+ */
 async function install(dir: string, enc: EncodedRound, options: PublishOptions): Promise<void> {
-  const step = async (s: PublishStep): Promise<void> => {
-    await options.onStep?.(s);
-  };
   const final = join(dir, enc.fileName);
   const tmp = join(dir, `.${enc.fileName}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
-  const fh = await fsp.open(tmp, "wx", 0o644);
+  let renamed = false;
+  const report = (s: PublishStep): void => void options.onStep?.(s);
+  const step = (d: string): void => {
+    const what = d.slice(d.indexOf(":") + 1);
+    if (what === "fsync-temp") report("temp-written");
+    else if (what === "chmod") report("temp-synced");
+    else if (what === "link" || (what === "reserve" && options.installMode === "reserve")) report("temp-readonly");
+    else if (what === "unlink-temp") report("installed");
+    else if (what === "rename") {
+      renamed = true;
+      report("reserved");
+    } else if (what === "fsync-dir") report(renamed ? "installed" : "temp-removed");
+  };
+  let r;
   try {
-    await fh.writeFile(enc.bytes);
-    await step("temp-written");
-    await fh.sync();
-    await step("temp-synced");
-  } finally {
-    await fh.close();
-  }
-  await fsp.chmod(tmp, 0o444);
-  await step("temp-readonly");
-  try {
-    let mode = options.installMode ?? "link";
-    if (mode === "link") {
-      try {
-        await fsp.link(tmp, final);
-        await step("installed");
-        await fsp.unlink(tmp);
-        await step("temp-removed");
-      } catch (e) {
-        if (errnoCode(e) === "EEXIST") await existing(final);
-        else if (linkUnsupported(e)) mode = "reserve";
-        else throw e;
-      }
-    }
-    if (mode === "reserve") {
-      let reservation: fsp.FileHandle;
-      try {
-        reservation = await fsp.open(final, "wx", 0o444);
-      } catch (e) {
-        if (errnoCode(e) === "EEXIST") await existing(final);
-        throw e;
-      }
-      await reservation.close();
-      await step("reserved");
-      await fsp.rename(tmp, final);
-      await step("installed");
-    }
+    r = installNoReplace(final, enc.bytes, { temp: tmp, mode: 0o644, readOnly: true, installMode: options.installMode ?? "link", label: "round", step });
   } catch (e) {
-    await fsp.unlink(tmp).catch(() => undefined);
     if (isChainError(e)) throw e;
     throw new ChainError("Io", `${final}: cannot install the round: ${String(e)}`, { data: { file: final }, cause: e });
   }
-  await syncDir(dir);
-  await step("dir-synced");
+  if (!r.installed) await existing(final);
+  await options.onStep?.("dir-synced");
 }
 
 /** The final name exists: a reservation (too young to remove) or a round. Never returns. */
@@ -392,17 +375,6 @@ async function existing(final: string): Promise<never> {
     throw new ChainError("Reserved", `${final}: an empty reservation younger than a minute holds this name; try again later`, { data: { file: final } });
   }
   throw new ChainError("NotHead", `${final}: a round with this name already exists`, { data: { file: final } });
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const fh = await fsp.open(dir, "r");
-  try {
-    await fh.sync();
-  } catch (e) {
-    if (errnoCode(e) !== "EINVAL" && errnoCode(e) !== "EISDIR" && errnoCode(e) !== "EPERM") throw e;
-  } finally {
-    await fh.close();
-  }
 }
 
 /** What a parse did. */
