@@ -1,5 +1,5 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync } from "node:fs";
+import { writeAtomic } from "@lake/durable";
 import { ioError, WalError } from "./errors.js";
 import { isFeatureName } from "./features.js";
 
@@ -45,29 +45,13 @@ export function raiseFeatureFloor(path: string, features: readonly string[]): st
   const next = [...new Set([...current, ...added])].sort();
   const tmp = `${path}.tmp-${process.pid}-${++tmpCounter}`;
   try {
-    const fd = openSync(tmp, "wx", 0o600);
-    try {
-      writeSync(fd, next.map((n) => `${n}\n`).join(""));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
-    fsyncDir(dirname(path));
+    // Leaves no temporary file behind on failure; the old floor is untouched.
+    writeAtomic(path, next.map((n) => `${n}\n`).join(""), { temp: tmp, mode: 0o600, label: "feature-floor" });
   } catch (e) {
-    // Leave no temporary file behind; the old floor is untouched.
-    rmSync(tmp, { force: true });
     throw new WalError("FeatureFloor", `cannot raise the feature floor to ${added.join(", ")}: ${(e as Error).message}`, { file: path }, { cause: e });
   }
   return added;
 }
 
-/** fsync a directory so a rename or create in it is durable. */
-export function fsyncDir(dir: string): void {
-  const fd = openSync(dir, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
+/** fsync a directory so a rename or create in it is durable (@lake/durable's error policy). */
+export { fsyncDir } from "@lake/durable";
