@@ -68,16 +68,8 @@ export type { SessionTriple } from "./internal/addr.js";
 export { WalWriter } from "./internal/writer.js";
 export type { WalAppendOptions, WalAppendResult, WalFsyncPolicy, WalWriterOptions } from "./internal/writer.js";
 
-export {
-  ARCHIVE_FORMAT_VERSION,
-  inspectArchive,
-  listArchive,
-  readArchiveMember,
-  writeArchive,
-} from "./internal/archive.js";
-export type { ArchiveInput, ArchiveInspection, ArchiveListing, ArchiveMember } from "./internal/archive.js";
-export { ARCHIVE_DIRS, findAddress, findSession, listArchiveContainers, LIVE_DIRS } from "./internal/resolve.js";
-export type { ArchiveContainerRef, SessionLocation } from "./internal/resolve.js";
+// Archive containers and live-first session resolution: the whole of `@lake/wal/archive`.
+export * from "./archive.js";
 
 export { ExportSegmentSchema, RunIndexReader } from "./internal/run-index.js";
 export type { ExportBatch, ExportCursor, ExportFact, ExportMeta, ExportSegment } from "./internal/run-index.js";

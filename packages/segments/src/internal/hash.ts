@@ -92,14 +92,7 @@ export function sealContentHash(path: string): string {
 
 /** Check a Parquet file's recorded content hash against its bytes (reads the file once). */
 export function checkContentHash(path: string): ContentHashCheck {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (e) {
-    return { status: "damaged", reason: `cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
-  }
-  try {
-    const size = fstatSync(fd).size;
+  return checkOpened(path, (fd, size) => {
     const at = locate(fd, size);
     if (typeof at === "string") return { status: "damaged", reason: at };
     const recorded = readAt(fd, 64, at).toString("latin1");
@@ -108,13 +101,22 @@ export function checkContentHash(path: string): ContentHashCheck {
     const actual = hashWithPlaceholder(fd, size, at);
     if (actual !== recorded) return { status: "damaged", reason: `content hashes to ${actual.slice(0, 12)}…, its footer records ${recorded.slice(0, 12)}… (damaged)` };
     return { status: "ok", sha256: recorded };
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 /** Check that a whole file hashes (SHA-256) to `expected` — for objects whose hash a marker records. */
 export function checkFileSha256(path: string, expected: string): ContentHashCheck {
+  return checkOpened(path, (fd, size) => {
+    const h = createHash("sha256");
+    for (let pos = 0; pos < size; pos += CHUNK) h.update(readAt(fd, Math.min(CHUNK, size - pos), pos));
+    const actual = h.digest("hex");
+    if (actual !== expected) return { status: "damaged", reason: `content hashes to ${actual.slice(0, 12)}…, expected ${expected.slice(0, 12)}… (damaged)` };
+    return { status: "ok", sha256: actual };
+  });
+}
+
+/** Run a check on the opened file and its size; a file that cannot be opened is damaged ("cannot read"). */
+function checkOpened(path: string, check: (fd: number, size: number) => ContentHashCheck): ContentHashCheck {
   let fd: number;
   try {
     fd = openSync(path, "r");
@@ -122,12 +124,7 @@ export function checkFileSha256(path: string, expected: string): ContentHashChec
     return { status: "damaged", reason: `cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
   }
   try {
-    const size = fstatSync(fd).size;
-    const h = createHash("sha256");
-    for (let pos = 0; pos < size; pos += CHUNK) h.update(readAt(fd, Math.min(CHUNK, size - pos), pos));
-    const actual = h.digest("hex");
-    if (actual !== expected) return { status: "damaged", reason: `content hashes to ${actual.slice(0, 12)}…, expected ${expected.slice(0, 12)}… (damaged)` };
-    return { status: "ok", sha256: actual };
+    return check(fd, fstatSync(fd).size);
   } finally {
     closeSync(fd);
   }
