@@ -16,16 +16,10 @@ export interface SecretSeen {
   last_seen: string | null;
 }
 
-/** One rule of the report. */
-export interface SecretRule {
+/** One rule of the report: what its secrets add up to (seen, where, when), and them. */
+export interface SecretRule extends Omit<SecretSeen, "hash"> {
   rule: string;
   secrets: number;
-  seen: number;
-  sessions: string[];
-  runtimes: string[];
-  agents: string[];
-  first_seen: string | null;
-  last_seen: string | null;
   quarantined_records: number;
   quarantined_sessions: string[];
   items: SecretSeen[];
