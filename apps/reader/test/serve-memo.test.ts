@@ -1,7 +1,10 @@
 // The answers `serve` keeps between requests (src/internal/serve/memo.ts): one build per key, the
-// most recently used kept, a failed build never kept.
+// most recently used kept, a failed build never kept; and its fleet state (state.ts): one shared
+// resolution for calls that arrive together, answers kept for one fleet fingerprint.
 import { describe, expect, it } from "vitest";
+import type { FleetFiles } from "../src/internal/fleet.js";
 import { KeptAnswers } from "../src/internal/serve/memo.js";
+import { FleetState } from "../src/internal/serve/state.js";
 
 describe("KeptAnswers", () => {
   it("builds a key once, also for calls made while it builds", async () => {
@@ -35,5 +38,48 @@ describe("KeptAnswers", () => {
     expect(kept.size).toBe(2);
     expect(await kept.get("a", async () => "rebuilt")).toBe("a");
     expect(await kept.get("b", async () => "rebuilt")).toBe("rebuilt");
+  });
+});
+
+describe("FleetState", () => {
+  /** A resolution that finishes when told to, with the fleet's fingerprint. */
+  const pending = () => {
+    const runs: { fingerprint: string; finish: () => void }[] = [];
+    const resolve = (fingerprint: string) => () =>
+      new Promise<FleetFiles>((done) => runs.push({ fingerprint, finish: () => done({ fingerprint } as FleetFiles) }));
+    return { runs, resolve };
+  };
+  const tick = () => new Promise((r) => setTimeout(r, 0));
+
+  it("calls arriving while a resolution runs share the next one, started after they arrived", async () => {
+    const state = new FleetState();
+    const { runs, resolve } = pending();
+    const first = state.files(resolve("a"));
+    const later = [state.files(resolve("b")), state.files(resolve("c"))];
+    await tick();
+    expect(runs.map((r) => r.fingerprint)).toEqual(["a"]);
+    runs[0]!.finish();
+    expect((await first).fingerprint).toBe("a");
+    await tick();
+    // One more resolution, not one per waiting call, and it started after they did.
+    expect(runs.map((r) => r.fingerprint)).toEqual(["a", "b"]);
+    runs[1]!.finish();
+    expect((await Promise.all(later)).map((f) => f.fingerprint)).toEqual(["b", "b"]);
+    await state.close();
+  });
+
+  it("keeps an answer for one fleet state: built once while it is current, anew after a change", async () => {
+    const state = new FleetState();
+    let builds = 0;
+    const build = async () => ++builds;
+    const a = await state.files(async () => ({ fingerprint: "a" }) as FleetFiles);
+    expect(await state.keep(a, "k", build)).toBe(1);
+    expect(await state.keep(a, "k", build)).toBe(1);
+    const b = await state.files(async () => ({ fingerprint: "b" }) as FleetFiles);
+    expect(await state.keep(b, "k", build)).toBe(2);
+    // An answer asked for over the older resolution is built for it, and does not replace the newer state.
+    expect(await state.keep(a, "k", build)).toBe(3);
+    expect(await state.keep(b, "k", build)).toBe(2);
+    await state.close();
   });
 });

@@ -40,18 +40,29 @@ export interface Locations {
   readonly cache: string;
   readonly root: string;
   readonly labelsFile: string;
-  /** A long-running process's open read models (serve), reused while the fleet is unchanged. */
-  readonly models?: ReadModelSource | undefined;
+  /** A long-running process's fleet state (serve): its files, read model and answers, kept while the fleet is unchanged. */
+  readonly fleet?: FleetCache | undefined;
   /** A long-running process's memo of built answers (serve), each keyed by what it was built from. */
   readonly memo?: Memo | undefined;
   /** Damaged objects left out while reading (shared with the command's Io). */
   readonly damaged: Damage[];
 }
 
-/** Keeps read models open across commands of one process. */
-export interface ReadModelSource {
+/**
+ * What a long-running process keeps of the fleet it reads, for as long as the fleet is unchanged
+ * (the same FleetFiles.fingerprint): its read model, open, and the answers built over it. A changed
+ * fleet (a push, a compaction, a new snapshot) is a new state: nothing of the old one is answered.
+ */
+export interface FleetCache {
+  /**
+   * The fleet's files now: `resolve` runs, or the call joins a resolution that starts after it
+   * (calls arriving together share one), so every change made before the call is seen.
+   */
+  files(resolve: () => Promise<FleetFiles>): Promise<FleetFiles>;
   /** Run `fn` on an open read model of `files` (opened, or reused when the fleet has not changed). */
   use<T>(files: FleetFiles, labelsFile: string, fn: (rm: ReadModel) => Promise<T>): Promise<T>;
+  /** `build`'s value for `key` over the fleet state of `files`: built once while that state is current. */
+  keep<T>(files: FleetFiles, key: string, build: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -89,18 +100,35 @@ export function locations(v: CommonValues, env: NodeJS.ProcessEnv, damaged: Dama
  * `mirror: false` only those the command then asks for (FleetFiles.fetch).
  */
 export async function fleetFiles(loc: Locations, options: { mirror?: boolean } = {}): Promise<FleetFiles> {
-  const store = await openReadableStore(loc.store);
-  try {
-    return await resolveFleet(store, loc.cache, { ...options, damaged: loc.damaged });
-  } finally {
-    store.close();
-  }
+  const resolve = async (mirror: { mirror?: boolean }, damaged: Damage[]) => {
+    const store = await openReadableStore(loc.store);
+    try {
+      return await resolveFleet(store, loc.cache, { ...mirror, damaged });
+    } finally {
+      store.close();
+    }
+  };
+  // A kept fleet mirrors every object (its read model reads them all); each resolution names its own damage.
+  if (loc.fleet) return loc.fleet.files(() => resolve({}, []));
+  return resolve(options, loc.damaged);
+}
+
+/**
+ * `build`'s value for `key` over the fleet state of `files`: kept while the fleet is unchanged in
+ * a long-running process (loc.fleet), built every time otherwise.
+ */
+export function keptAnswer<T>(loc: Locations, files: FleetFiles, key: string, build: () => Promise<T>): Promise<T> {
+  return loc.fleet ? loc.fleet.keep(files, key, build) : build();
 }
 
 /** Open the read model of a store, run `fn`, close it. */
 export async function withReadModel<T>(loc: Locations, fn: (rm: ReadModel) => Promise<T>, options: { materialize?: boolean; views?: boolean } = {}): Promise<T> {
-  const files = await fleetFiles(loc);
-  if (loc.models) return loc.models.use(files, loc.labelsFile, fn);
+  return useReadModel(loc, await fleetFiles(loc), fn, options);
+}
+
+/** Open the read model of `files` (resolved by {@link fleetFiles}), run `fn`, close it (a kept fleet's stays open). */
+export async function useReadModel<T>(loc: Locations, files: FleetFiles, fn: (rm: ReadModel) => Promise<T>, options: { materialize?: boolean; views?: boolean } = {}): Promise<T> {
+  if (loc.fleet) return loc.fleet.use(files, loc.labelsFile, fn);
   // DuckDB and the views load only for the commands that use them.
   const { ReadModel } = await import("./readmodel.js");
   const rm = await ReadModel.open(files, { labelsFile: loc.labelsFile, metricsRoot: loc.root, damaged: loc.damaged, materialize: options.materialize ?? false, views: options.views ?? true });

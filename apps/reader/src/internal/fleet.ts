@@ -7,7 +7,7 @@
 // (`checked/`, by device, inode, size and times of the local file — a mirrored file is named by its
 // etag) so an unchanged fleet costs a stat per file. A damaged object is left out and named.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SNAPSHOT_LATEST_KEY, decodeCompacted, decodeSnapshotPointer, isLayoutError, parseKey, snapshotBlobKey } from "@lake/layout/formats";
 import { openStore, parseStoreUrl, type ObjectStore } from "@lake/layout/store";
@@ -417,7 +417,15 @@ async function resolveSnapshot(access: { store: ReadableStore; localPath(o: List
   const blob = snapshotBlobKey(hash);
   let info;
   try {
-    info = await store.head(blob);
+    // The blob is named by its content hash: in a local directory its size is all that is asked
+    // (a local store's head would hash the whole file for its etag, on every resolution).
+    const local = parseStoreUrl(store.url);
+    if (local.kind === "file") {
+      const st = statSync(join(local.root, ...blob.split("/")), { throwIfNoEntry: false });
+      info = st?.isFile() ? { key: blob, size: st.size, etag: hash } : undefined;
+    } else {
+      info = await store.head(blob);
+    }
   } catch (e) {
     throw storeError(store, blob, e);
   }

@@ -12,7 +12,9 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Usage } from "@lake/events/usage";
+import { keptAnswer, type Locations } from "./context.js";
 import { ReaderError } from "./errors.js";
+import type { FleetFiles } from "./fleet.js";
 
 /** genai-prices' match logic (a model's or provider's id pattern). */
 export type MatchLogic =
@@ -504,6 +506,11 @@ export interface LoadPricingOptions {
   readonly cache?: string | undefined;
   /** A `--pricing FILE` adding or overriding models. */
   readonly file?: string | undefined;
+}
+
+/** {@link loadPricing} for a fleet state: loaded once per state by a long-running process (loc.fleet). */
+export function fleetPricing(loc: Locations, files: FleetFiles, file?: string | undefined): Promise<Pricing> {
+  return keptAnswer(loc, files, `pricing\0${file ?? ""}`, () => loadPricing({ cache: loc.cache, file }));
 }
 
 /** Load the prices: the dataset (through the cache) and an optional override file. */

@@ -1,9 +1,9 @@
 // The DuckDB read model over the files resolveFleet found: `fleet_rows` (every followed row),
 // `_sealed`, `_labels_raw`, then the compiled views of sql/views.ts.
 import { existsSync, readFileSync } from "node:fs";
-import { DuckDBInstance, type DuckDBConnection, type DuckDBMaterializedResult } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBInstance, DuckDBMaterializedResult } from "@duckdb/node-api";
 import { COMPACTED_COLUMNS, FLEET_COLUMNS, SEGMENT_COLUMNS, duckdbCreateTable, duckdbType } from "@lake/events";
-import { parquetSource } from "@lake/segments";
+import { duckdb, parquetSource } from "@lake/segments";
 import { ReaderError } from "./errors.js";
 import type { Damage, FleetFiles } from "./fleet.js";
 import { VIEWS } from "./sql/views.js";
@@ -108,7 +108,7 @@ export class ReadModel {
 
   /** Create the views over `files`. */
   static async open(files: FleetFiles, options: ReadModelOptions = {}): Promise<ReadModel> {
-    const db = await DuckDBInstance.create(":memory:");
+    const db = await duckdb().DuckDBInstance.create(":memory:");
     const conn = await db.connect();
     const rm = new ReadModel(db, conn, files);
     try {

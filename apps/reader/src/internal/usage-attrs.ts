@@ -5,7 +5,8 @@
 // is read first (the copy countUsage counts, files in read order). `--by machine` also says how
 // many responses were seen on more than one machine (counted once).
 import type { UsageContribution } from "@lake/events/usage";
-import { withReadModel, type Locations } from "./context.js";
+import { fleetFiles, useReadModel, type Locations } from "./context.js";
+import type { FleetFiles } from "./fleet.js";
 import { USAGE_COLS } from "./sql/views.js";
 
 /** The `--by` keys read from the read model. */
@@ -59,9 +60,9 @@ function at(list: [number, string][] | undefined, ts: string | null): string | n
   return v;
 }
 
-/** Read what `--by key` needs from the fleet's read model. */
-export async function attribution(loc: Locations, key: RowByKey): Promise<Attribution> {
-  return withReadModel(loc, async (rm) => {
+/** Read what `--by key` needs from the fleet's read model (of `files`, when the caller resolved them). */
+export async function attribution(loc: Locations, key: RowByKey, files?: FleetFiles): Promise<Attribution> {
+  return useReadModel(loc, files ?? (await fleetFiles(loc)), async (rm) => {
     const q = async (sql: string) => (await rm.query(sql)).rows;
     if (key === "agent" || key === "machine") {
       // The agent of the first copy read of each (session, stream, time) that carries usage, and of each session.

@@ -117,6 +117,8 @@ export interface Served {
   readonly child: ChildProcess;
   /** Milliseconds from spawn to the "listening" line. */
   readonly startMs: number;
+  /** Resolves to the milliseconds from spawn to the "ready" line (what the first pages ask for is built). */
+  readonly ready: Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -126,15 +128,21 @@ export function startServe(args: readonly string[], env: NodeJS.ProcessEnv): Pro
   const child = spawn(process.execPath, [READER, "serve", "--port", "0", ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
+  let readyAt: (ms: number) => void = () => undefined;
+  const ready = new Promise<number>((r) => (readyAt = r));
+  let listening = false;
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (b: Buffer) => {
       out += b.toString();
+      if (/serve: ready in \d+ ms/.test(out)) readyAt(performance.now() - t0);
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
+      if (m && !listening) {
+        listening = true;
         resolve({
           url: m[1]!,
           child,
           startMs: performance.now() - t0,
+          ready,
           stop: () =>
             new Promise<void>((done) => {
               if (child.exitCode !== null) return done();

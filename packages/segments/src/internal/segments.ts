@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
-import { DuckDBInstance, LIST, VARCHAR, listValue, timestampValue, type DuckDBAppender, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { COLUMNS, COMPACTED_COLUMNS, SEGMENT_COLUMNS, USAGE_KEYS, duckdbCreateTable, duckdbType, rowToRecord, type CanonicalRecord, type Column } from "@lake/events";
+import { duckdb } from "./duckdb.js";
 import { SegmentError } from "./errors.js";
 import { CONTENT_HASH_COPY_OPTION, sealContentHash } from "./hash.js";
 
@@ -89,6 +90,7 @@ export function parquetSource(paths: readonly string[], options: string, virtual
 }
 
 function appendCell(app: DuckDBAppender, col: Column, row: FleetRow): void {
+  const { LIST, VARCHAR, listValue, timestampValue } = duckdb();
   let v: unknown;
   if (USAGE.has(col.name)) v = (row.usage as Record<string, number | undefined> | undefined)?.[col.name];
   else v = (row as unknown as Record<string, unknown>)[col.name];
@@ -140,7 +142,7 @@ export class SegmentWriter {
   /** Open a writer (an in-memory DuckDB). */
   static async open(): Promise<SegmentWriter> {
     const w = new SegmentWriter();
-    w.#db = await DuckDBInstance.create(":memory:");
+    w.#db = await duckdb().DuckDBInstance.create(":memory:");
     w.#conn = await w.#db.connect();
     return w;
   }
@@ -199,7 +201,7 @@ export async function writeSegment(path: string, rows: Iterable<FleetRow>, layou
  * agent (its path does): pass them.
  */
 export async function readSegment(path: string, layout: SegmentLayout, partition: { runtime?: string; agent?: string } = {}): Promise<FleetRow[]> {
-  const db = await DuckDBInstance.create(":memory:");
+  const db = await duckdb().DuckDBInstance.create(":memory:");
   const conn = await db.connect();
   try {
     const reader = await conn.runAndReadAll(`SELECT * FROM read_parquet(${sqlString(path)}, hive_partitioning = false)`);

@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Usage, UsageRecord } from "@lake/events/usage";
 import { USAGE_KEYS, USAGE_ROLLUP_FILES, buildUsageRollup, encodeUsageRollup } from "@lake/events/usage";
+import { duckdb } from "./duckdb.js";
 import { SegmentError } from "./errors.js";
 import { parquetSource, sqlString, type SegmentLayout } from "./segments.js";
 
@@ -91,8 +92,7 @@ export async function readUsageRecords(files: readonly UsageFile[], options: Rea
        FROM ${parquetSource(compacted.map((c) => c.path), opts, ["file_index"])} WHERE ${CARRIES_USAGE}`,
     );
   }
-  const { DuckDBInstance } = await import("@duckdb/node-api");
-  const db = await DuckDBInstance.create(":memory:");
+  const db = await duckdb().DuckDBInstance.create(":memory:");
   const conn = await db.connect();
   try {
     const scan = conn.run(`CREATE TEMP TABLE u AS ${parts.join("\nUNION ALL\n")}`);

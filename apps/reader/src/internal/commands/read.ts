@@ -1,7 +1,7 @@
 // sessions, show, sql.
 import { ReaderError } from "../errors.js";
 import { choice, flag, type RunContext } from "@lake/cli";
-import { COMMON, locations, usageError, withReadModel, type Io, type Locations } from "../context.js";
+import { COMMON, fleetFiles, keptAnswer, locations, useReadModel, usageError, withReadModel, type Io, type Locations } from "../context.js";
 import { cellText, clip, fmtDuration, fmtInt, renderTable, shortModel, strWidth, terminalOf, toCsv, toJson } from "../format.js";
 import type { ReadModel } from "../readmodel.js";
 import { sqlString } from "../sqltext.js";
@@ -59,8 +59,8 @@ models. The table fits the terminal ($COLUMNS, else the TTY's width): long text 
 
 /** The rows `sessions --json` prints: the sessions view, oldest activity first. */
 export async function sessionRows(loc: Locations): Promise<Record<string, unknown>[]> {
-  const { rows } = await withReadModel(loc, (rm) => rm.query("SELECT * FROM sessions ORDER BY last_ts NULLS FIRST, session_id"));
-  return rows;
+  const files = await fleetFiles(loc);
+  return keptAnswer(loc, files, "sessions", async () => (await useReadModel(loc, files, (rm) => rm.query("SELECT * FROM sessions ORDER BY last_ts NULLS FIRST, session_id"))).rows);
 }
 
 const SHOW_OPTIONS = {
@@ -102,9 +102,11 @@ export async function showConversation(loc: Locations, want: string, from?: "cha
     }
   }
   if (conv) return conv;
-  const memo = loc.memo;
-  // From events: the same fleet (fingerprint) folds to the same conversation.
-  return withReadModel(loc, (rm) => (memo ? memo.get(`events\0${rm.files.fingerprint}\0${want}`, () => conversation(rm, want)) : conversation(rm, want)));
+  // From events: the same fleet state folds to the same conversation (kept among the last few
+  // conversations, not with the fleet's answers: one can be large).
+  const files = await fleetFiles(loc);
+  const build = () => useReadModel(loc, files, (rm) => conversation(rm, want));
+  return loc.memo ? loc.memo.get(`events\0${files.fingerprint}\0${want}`, build) : build();
 }
 
 /**

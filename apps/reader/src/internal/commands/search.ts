@@ -1,10 +1,10 @@
 // search: SQLite FTS5 over the snapshot's claims and over a local index of event text.
 import { decodeSnapshotMeta, isLayoutError } from "@lake/layout/formats";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { count, flag, type RunContext } from "@lake/cli";
-import { COMMON, fleetFiles, locations, usageError, type Io, type Locations } from "../context.js";
+import { COMMON, fleetFiles, keptAnswer, locations, useReadModel, usageError, type Io, type Locations } from "../context.js";
 import { ReaderError } from "../errors.js";
 import { clip, renderTable, toJson } from "../format.js";
 import { ReadModel, firstLine } from "../readmodel.js";
@@ -55,7 +55,7 @@ word of TEXT must match; results are ranked by bm25. No hit is not an error.`,
 export async function searchFleet(loc: Locations, text: string, limit: number): Promise<{ events: EventHit[]; claims: ClaimHit[]; snapshot: boolean; fingerprint: string }> {
   const files = await fleetFiles(loc);
   const q = ftsQuery(text);
-  const index = await ensureIndex(files, loc.cache);
+  const index = await ensureIndex(files, loc.cache, loc.fleet ? loc : undefined);
   const events = queryIndex(index, q, limit);
   const claims = files.snapshot ? queryClaims(files.snapshot, q, limit) : [];
   return { events, claims, snapshot: files.snapshot !== undefined, fingerprint: files.fingerprint };
@@ -81,15 +81,28 @@ export interface ClaimHit {
   snippet: string;
 }
 
-/** Build (once per fingerprint) the local FTS5 index of event text; returns its path. */
-export async function ensureIndex(files: Awaited<ReturnType<typeof fleetFiles>>, cacheDir: string): Promise<string> {
-  const dir = join(cacheDir, "search");
-  const path = join(dir, `events-${files.fingerprint.slice(0, 24)}.sqlite`);
+/**
+ * Build (once per fingerprint) the local FTS5 index of event text; returns its path. `kept`: the
+ * locations of a long-running process, whose kept read model the index is built from (once: the
+ * build is one of the fleet state's answers).
+ */
+export async function ensureIndex(files: Awaited<ReturnType<typeof fleetFiles>>, cacheDir: string, kept?: Locations): Promise<string> {
+  const path = join(cacheDir, "search", `events-${files.fingerprint.slice(0, 24)}.sqlite`);
   if (existsSync(path)) return path;
-  mkdirSync(dir, { recursive: true });
+  if (kept) return keptAnswer(kept, files, "search-index", () => useReadModel(kept, files, (rm) => buildIndex(rm, path)));
+  const rm = await ReadModel.open(files);
+  try {
+    return await buildIndex(rm, path);
+  } finally {
+    rm.close();
+  }
+}
+
+async function buildIndex(rm: ReadModel, path: string): Promise<string> {
+  if (existsSync(path)) return path;
+  mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}`;
   rmSync(tmp, { force: true });
-  const rm = await ReadModel.open(files);
   let db: Database.Database | undefined;
   try {
     db = new Database(tmp);
@@ -120,8 +133,6 @@ export async function ensureIndex(files: Awaited<ReturnType<typeof fleetFiles>>,
     rmSync(tmp, { force: true });
     if (e instanceof ReaderError) throw e;
     throw new ReaderError("Io", `${path}: cannot build the search index: ${firstLine((e as Error).message)}`, { data: { file: path }, cause: e });
-  } finally {
-    rm.close();
   }
   return path;
 }

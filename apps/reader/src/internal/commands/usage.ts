@@ -1,8 +1,8 @@
 import { RUNTIMES } from "@lake/events/usage";
 import { choice, choices, flag, text, texts, type RunContext } from "@lake/cli";
-import { COMMON, fleetFiles, locations, oneOf, usageError, type CommonValues, type Io } from "../context.js";
+import { COMMON, fleetFiles, keptAnswer, locations, oneOf, usageError, type CommonValues, type Io, type Locations } from "../context.js";
 import { STYLE, costCell, fmtInt, fmtUsd, paint, renderTable, shortModel, strWidth, terminalOf, toJson, type Terminal } from "../format.js";
-import { COST_MODES, DATASET, loadPricing, rollupPriceable, type CostMode } from "../pricing.js";
+import { COST_MODES, DATASET, fleetPricing, loadPricing, rollupPriceable, type CostMode } from "../pricing.js";
 import { fleetUsage } from "../usage-scan.js";
 import { WEEK_DAYS, isUtcZone, localDay, localMinute, parseDayArg, resolveTimeZone, type WeekDay } from "../time.js";
 import type { Damage } from "../fleet.js";
@@ -129,8 +129,12 @@ function tokenLimit(v: string | undefined): number | "max" | undefined {
   return n;
 }
 
-/** Compute a usage report from the fleet the options name (what `usage REPORT` prints). */
-export async function usageReport(report: UsageReportName, values: UsageValues, env: NodeJS.ProcessEnv, damaged?: Damage[]): Promise<UsageResult> {
+/**
+ * Compute a usage report from the fleet the options name (what `usage REPORT` prints). A
+ * long-running process passes its locations (`kept`, with its kept fleet state): the counted usage
+ * and the prices are then built once per fleet state, and each report is computed from them.
+ */
+export async function usageReport(report: UsageReportName, values: UsageValues, env: NodeJS.ProcessEnv, damaged?: Damage[], kept?: Locations): Promise<UsageResult> {
   const by = values.by === undefined ? undefined : oneOf("--by", values.by, BY_KEYS);
   for (const rt of values.runtime ?? []) oneOf("--runtime", rt, RUNTIMES);
   const order = values.order === undefined ? "asc" : oneOf("--order", values.order, ORDERS);
@@ -145,24 +149,29 @@ export async function usageReport(report: UsageReportName, values: UsageValues, 
   const utc = isUtcZone(timezone);
   const daysMatter = report !== "session" || filters.since !== undefined || filters.until !== undefined;
   const fromRows = by !== undefined && by !== "model" && by !== "runtime";
-  const loc = locations(values, env, damaged);
+  const loc = kept ?? locations(values, env, damaged);
   // Objects are fetched as they are read: a compacted s3:// fleet mirrors its rollups, not its parts.
   const files = await fleetFiles(loc, { mirror: false });
   // The prices first (a rollup is added as it is only where its sums price exactly); the report
   // code loads on the main thread while DuckDB reads the files.
-  const pricing = await loadPricing({ cache: loc.cache, file: values.pricing });
+  const pricing = await fleetPricing(loc, files, values.pricing);
   let reports: Reports | undefined;
-  const counted = await fleetUsage(files, {
-    runtimes: filters.runtimes,
-    rowsOnly: report === "blocks" || report === "hourly" || (!utc && daysMatter) || fromRows,
-    priceable: (r) => rollupPriceable(pricing, r),
-    meanwhile: async () => (reports = await import("../usage.js")),
-  });
+  const rowsOnly = report === "blocks" || report === "hourly" || (!utc && daysMatter) || fromRows;
+  const counted = await keptAnswer(loc, files, `usage\0${rowsOnly}\0${values.pricing ?? ""}\0${(filters.runtimes ?? []).join(",")}`, () =>
+    fleetUsage(files, {
+      runtimes: filters.runtimes,
+      rowsOnly,
+      priceable: (r) => rollupPriceable(pricing, r),
+      meanwhile: async () => (reports = await import("../usage.js")),
+    }),
+  );
   reports ??= await import("../usage.js");
   const { blocksReport, filterContributions, periodReport, priceUsage, sessionReport } = reports;
   const zoned = utc ? counted : counted.map((c) => ({ ...c, day: localDay(c.ts, timezone) }));
   const cs = priceUsage(filterContributions(zoned, filters), pricing, mode as CostMode);
-  const attr = fromRows ? await (await import("../usage-attrs.js")).attribution(loc, by as import("../usage-attrs.js").RowByKey) : undefined;
+  // The read model needs every object local: a kept fleet's files are (it mirrors them all), these
+  // of one run (mirror: false) may not be, so attribution resolves its own.
+  const attr = fromRows ? await keptAnswer(loc, files, `attribution\0${by}`, async () => (await import("../usage-attrs.js")).attribution(loc, by as import("../usage-attrs.js").RowByKey, loc.fleet ? files : undefined)) : undefined;
   const grouping = {
     by: by === undefined ? undefined : { name: by, of: attr ? attr.of : by === "model" ? (c: UsageContribution) => c.model : (c: UsageContribution) => c.runtime },
     breakdown: values.breakdown ?? false,

@@ -3,7 +3,7 @@
 // with exactly the files the views read allowed (`allowed_paths`), and the configuration is locked,
 // so no statement can turn it back on. Only a single SELECT statement runs (COPY, ATTACH, CREATE,
 // SET, PRAGMA … are refused before they run), and at most offset + limit + 1 rows are read.
-import { StatementType } from "@duckdb/node-api";
+import { duckdb } from "@lake/segments";
 import { fleetFiles, type Locations } from "../context.js";
 import { ReaderError } from "../errors.js";
 import { toJson } from "../format.js";
@@ -53,6 +53,7 @@ export async function sandboxedQuery(loc: Locations, sql: string, offset: number
       const prepared = await extracted.prepare(0).catch((e: unknown) => {
         throw fail(e);
       });
+      const { StatementType } = duckdb();
       if (prepared.statementType !== StatementType.SELECT) {
         throw new ReaderError("Query", `query refused: only a SELECT runs here (read-only), got a ${StatementType[prepared.statementType] ?? "non-SELECT"} statement`);
       }

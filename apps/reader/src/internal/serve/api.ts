@@ -44,7 +44,7 @@ export async function answer(loc: Locations, env: NodeJS.ProcessEnv, req: ApiReq
       const { USAGE_REPORTS, usageJson, usageReport } = await import("../commands/usage.js");
       if (rest.length !== 1 || report === undefined || !(USAGE_REPORTS as readonly string[]).includes(report)) break;
       const values = { ...common(loc), since: one(q, "since"), until: one(q, "until"), timezone: one(q, "timezone") ?? req.timezone, runtime: many(q, "runtime"), model: many(q, "model"), by: one(q, "by"), breakdown: one(q, "breakdown") === "1" || one(q, "breakdown") === "true" };
-      return usageJson(await usageReport(report as (typeof USAGE_REPORTS)[number], values, env));
+      return usageJson(await usageReport(report as (typeof USAGE_REPORTS)[number], values, env, undefined, loc));
     }
     case "sessions": {
       // /api/sessions  = sessions --json
@@ -107,13 +107,14 @@ export interface ResponseRow {
 }
 
 async function sessionResponses(loc: Locations, sid: string): Promise<{ session_id: string; responses: ResponseRow[] }> {
-  const [{ withReadModel }, { priceUsage, sessionReport }, { loadPricing }] = await Promise.all([import("../context.js"), import("../usage.js"), import("../pricing.js")]);
+  const [{ fleetFiles, useReadModel }, { priceUsage, sessionReport }, { fleetPricing }] = await Promise.all([import("../context.js"), import("../usage.js"), import("../pricing.js")]);
   const keys = ["input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens", "cache_write_1h_tokens"] as const;
-  const { rows } = await withReadModel(loc, (rm) =>
+  const files = await fleetFiles(loc);
+  const { rows } = await useReadModel(loc, files, (rm) =>
     rm.query(`SELECT stream, model, strftime(ts, '%Y-%m-%dT%H:%M:%S.%gZ') AS ts, ${keys.join(", ")} FROM usage_counted
       WHERE session_id = ${sqlString(sid)} ORDER BY ts NULLS LAST, stream`),
   );
-  const pricing = await loadPricing({ cache: loc.cache });
+  const pricing = await fleetPricing(loc, files);
   const responses = rows.map((r) => {
     const usage: Record<string, number> = {};
     for (const k of keys) if (r[k] !== null && r[k] !== undefined) usage[k] = Number(r[k]);

@@ -2,7 +2,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { count, flag, text, type RunContext } from "@lake/cli";
-import { COMMON, locations, withReadModel, type Io } from "../context.js";
+import { COMMON, locations, type Io, type Locations } from "../context.js";
 import { readerCommand } from "../commands/parse.js";
 import { resolveTimeZone } from "../time.js";
 
@@ -23,27 +23,45 @@ async function serve({ values, io }: RunContext<typeof OPTIONS, Io>): Promise<nu
   const host = values.host ?? "127.0.0.1";
   const token = values.token ?? (io.env.LAKE_READER_TOKEN || undefined);
   const timezone = resolveTimeZone(values.timezone, io.env);
-  const [{ startServer }, { OpenModels }, { KeptAnswers }] = await Promise.all([import("./server.js"), import("./models.js"), import("./memo.js")]);
-  const models = new OpenModels();
-  const loc = { ...locations(values, io.env), models, memo: new KeptAnswers() };
+  const t0 = performance.now();
+  const [{ startServer }, { FleetState }, { KeptAnswers }] = await Promise.all([import("./server.js"), import("./state.js"), import("./memo.js")]);
+  const fleet = new FleetState();
+  const loc = { ...locations(values, io.env), fleet, memo: new KeptAnswers() };
   const running = await startServer({ loc, env: io.env, host, port, token, timezone, webDir: WEB_DIR });
   const open = token === undefined ? running.url : `${running.url}?token=${encodeURIComponent(token)}`;
   io.out(`lake-reader serve: listening on ${running.url} (times in ${timezone})\n`);
   if (values.open) openBrowser(open, io);
-  // Open the read model now, while nobody waits for it (a failure shows on the first page instead).
-  void withReadModel(loc, async () => undefined).catch(() => undefined);
+  // Build what the pages ask for first while nobody waits for it (a failure shows on the page instead).
+  void warmUp(loc, io.env, timezone).then(
+    (sessions) => io.out(`lake-reader serve: ready in ${Math.round(performance.now() - t0)} ms (${sessions} sessions)\n`),
+    () => undefined,
+  );
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
       // Stop answering at once; an open read model closes once its query (if any) is done.
       void running.close().then(resolve);
-      void models.close();
+      void fleet.close();
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
   return 0;
+}
+
+/**
+ * The answers of the Overview (the first page), then the read model and the Sessions page, then the
+ * search index, each kept for the fleet state; resolves to the number of sessions.
+ */
+async function warmUp(loc: Locations, env: NodeJS.ProcessEnv, timezone: string): Promise<number> {
+  const [{ answer }] = await Promise.all([import("./api.js"), import("../show.js"), import("@lake/chain"), import("@lake/store")]);
+  const get = (path: string, query = "") => answer(loc, env, { path: path.split("/"), query: new URLSearchParams(query), timezone });
+  await Promise.all([get("usage/daily"), get("usage/session"), get("usage/blocks")]);
+  const sessions = (await get("sessions")) as unknown[];
+  const [{ ensureIndex }, { fleetFiles }] = await Promise.all([import("../commands/search.js"), import("../context.js")]);
+  await ensureIndex(await fleetFiles(loc), loc.cache, loc);
+  return sessions.length;
 }
 
 function openBrowser(url: string, io: Io): void {
