@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "@lake/cli";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
@@ -103,7 +103,7 @@ describe("lake-reader statusline", () => {
     expect(sh.stdout.replace(/\(\dh\d{2}m left\)/, "")).toBe(statusline(input()).stdout.replace(/\(\dh\d{2}m left\)/, ""));
   });
 
-  it("starts from its own module (nothing of the command line, zod, DuckDB or the pricing data loaded on a cached answer), with the full command's answer", async () => {
+  it("starts from its own bundle (nothing of the command line, zod, DuckDB or the pricing data loaded on a cached answer), with the full command's answer", async () => {
     // Every module the bin loads, through a loader hook that appends its URL to a file.
     const loaded = join(dir, "loaded.txt");
     const hook = `data:text/javascript,${encodeURIComponent(`import { appendFileSync } from "node:fs"; export async function load(u, c, n) { appendFileSync(${JSON.stringify(loaded)}, u + "\\n"); return n(u, c); }`)}`;
@@ -117,9 +117,10 @@ describe("lake-reader statusline", () => {
     statusline(input()); // the state is there
     const hit = traced(["--ttl", "600000"]);
     expect(hit.out).toMatch(/^Opus 4\.6 · session \$\d+\.\d\d · /);
-    expect(hit.modules.some((u) => u.endsWith("/dist/internal/statusline.js"))).toBe(true);
-    for (const u of hit.modules) expect(u, "loaded on a cached answer").not.toMatch(/\/packages\/cli\/|\/dist\/cli\.js$|\/zod\/|duckdb|genai-prices|\/pricing\.js$|\/packages\/events\//);
-    expect(hit.modules.length).toBeLessThanOrEqual(8);
+    // The bin and the statusline's bundle (src/internal/statusline.ts with @lake/layout/defaults): two files.
+    expect(hit.modules).toEqual([pathToFileURL(realpathSync(READER)).href, pathToFileURL(realpathSync(join(READER, "../../dist/internal/statusline.bundle.js"))).href]);
+    const bundle = readFileSync(join(READER, "../../dist/internal/statusline.bundle.js"), "utf8");
+    expect(bundle).not.toMatch(/@lake\/cli|duckdb|genai-prices/);
     // A recomputation over unchanged sessions loads no more.
     expect(traced(["--ttl", "0"]).modules.length).toBe(hit.modules.length);
     // The same line as the full command run in-process (each computing in a cache of its own), in two zones.
@@ -133,6 +134,20 @@ describe("lake-reader statusline", () => {
       expect(left(fast.stdout)).toBe(left(out));
       expect(existsSync(join(dir, `fast-${tz.replace("/", "-")}`, "statusline", "state.json"))).toBe(true);
     }
+    // The root and cache from the config file (its schema, zod, required from the bundle), as every command takes them.
+    const xdg = join(dir, "xdg");
+    mkdirSync(join(xdg, "lake"), { recursive: true });
+    writeFileSync(join(xdg, "lake", "config.json"), JSON.stringify({ root, reader_cache: join(dir, "cache-config") }));
+    const { LAKE_ROOT: _r, LAKE_READER_CACHE: _c, ...bare } = env;
+    const configured = spawnSync(process.execPath, [READER, "statusline"], { input: input(), encoding: "utf8", env: { ...bare, XDG_CONFIG_HOME: xdg } });
+    expect(configured.status, configured.stderr).toBe(EXIT.ok);
+    expect(left(configured.stdout)).toBe(left(statusline(input()).stdout));
+    expect(existsSync(join(dir, "cache-config", "statusline", "state.json"))).toBe(true);
+    // A bad config file: the full command's one line, exit 2.
+    writeFileSync(join(xdg, "lake", "config.json"), JSON.stringify({ root: "relative/dir" }));
+    const bad = spawnSync(process.execPath, [READER, "statusline"], { input: input(), encoding: "utf8", env: { ...bare, XDG_CONFIG_HOME: xdg } });
+    expect(bad.status).toBe(EXIT.usage);
+    expect(bad.stderr).toMatch(/^lake-reader statusline: .*config\.json: root: expected an absolute path or ~\/…\n$/);
     // Its help is the command line's.
     const help = spawnSync(process.execPath, [READER, "statusline", "--help"], { encoding: "utf8", env, input: "" });
     expect(help.status).toBe(EXIT.ok);
@@ -140,8 +155,19 @@ describe("lake-reader statusline", () => {
     expect(help.stdout).toContain("--ttl MS");
   });
 
-  it("coalesces: within --ttl nothing is read again; a held lock prints the last result", async () => {
+  it("coalesces: within --ttl nothing is read again, past it nothing rewritten while no session changed; a held lock prints the last result", async () => {
     const first = statusline(input()).stdout;
+    // Older than the ttl, no session changed: the same answer, and the state is not rewritten.
+    const state = readFileSync(join(cache, "statusline", "state.json"), "utf8");
+    expect(statusline(input(), ["--ttl", "0"]).stdout).toBe(first);
+    expect(readFileSync(join(cache, "statusline", "state.json"), "utf8")).toBe(state);
+    // A stream directory that changed (as landing a file changes it): that session is read again, the state rewritten.
+    const streams = join(root, SID, "streams");
+    const stream = join(streams, readdirSync(streams)[0]!);
+    utimesSync(stream, new Date(), new Date(now + 1000));
+    expect(statusline(input(), ["--ttl", "0"]).stdout).toBe(first);
+    const again = JSON.parse(readFileSync(join(cache, "statusline", "state.json"), "utf8")) as { sessions: Record<string, { sig: string }> };
+    expect(again.sessions[SID]!.sig).not.toBe((JSON.parse(state) as typeof again).sessions[SID]!.sig);
     // The root gone: a result younger than the ttl is still printed as it was.
     rmSync(root, { recursive: true, force: true });
     expect(statusline(input(), ["--ttl", "600000"]).stdout).toBe(first);

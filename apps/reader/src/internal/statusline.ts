@@ -7,13 +7,16 @@
 // again.
 //
 // Start-up is most of its time, so this module is also the bin's own entry for `statusline`
-// ({@link runStatusline}): it loads node built-ins and @lake/layout/defaults, nothing of the
+// ({@link runStatusline}), bundled by the build with @lake/layout/defaults into one file
+// (dist/internal/statusline.bundle.js: one file to load, no package to resolve), nothing of the
 // command-line framework; zone.ts only for --timezone, the events and pricing code only when a
 // session changed. Anything it does not take as is (--help, an unknown or malformed option, stdin
 // that is not JSON, a --timezone that names no zone, a failure) goes to the full command
 // (commands/statusline.ts, the same answer), whose parsing and errors are every other command's.
 import { createRequire } from "node:module";
 import { join } from "node:path";
+// Bundled: a config file's schema (zod, required by it only when one exists) then resolves from
+// this package, which depends on zod too.
 import { defaultLocalRoot, defaultReaderCache } from "@lake/layout/defaults";
 
 // Required, not imported: an ESM `import … from "node:fs"` reads every export of fs, loading its
@@ -127,9 +130,9 @@ async function summarize(dirs: readonly string[], sig: string, now: number, cach
   return { sig, cost, unpriced, recent };
 }
 
-/** Recompute the state: sessions whose files changed (or are new) are read, the others reused. */
-async function compute(root: string, cache: string, prev: State | undefined, current: string | undefined, now: number): Promise<State> {
-  const sessions: Record<string, SessionSummary> = {};
+/** The sessions that count now (their directories and signatures): recent ones, and the current one however old. */
+function scan(root: string, current: string | undefined, now: number): Map<string, { dirs: string[]; sig: string }> {
+  const out = new Map<string, { dirs: string[]; sig: string }>();
   let ids: string[] = [];
   try {
     ids = readdirSync(root, { withFileTypes: true })
@@ -143,8 +146,23 @@ async function compute(root: string, cache: string, prev: State | undefined, cur
     if (!found) continue;
     // Old sessions matter only as the current one (its whole cost); the rest only when recent.
     if (sid !== current && now - found.newest > RECENT_MS) continue;
+    out.set(sid, found);
+  }
+  return out;
+}
+
+/** Whether the state holds exactly these sessions with these signatures (then it is still the answer). */
+function unchanged(state: State, found: ReadonlyMap<string, { sig: string }>): boolean {
+  const ids = Object.keys(state.sessions);
+  return ids.length === found.size && ids.every((sid) => found.get(sid)?.sig === state.sessions[sid]!.sig);
+}
+
+/** Recompute the state: sessions whose files changed (or are new) are read, the others reused. */
+async function compute(found: ReadonlyMap<string, { dirs: string[]; sig: string }>, cache: string, prev: State | undefined, now: number): Promise<State> {
+  const sessions: Record<string, SessionSummary> = {};
+  for (const [sid, f] of found) {
     const old = prev?.sessions[sid];
-    sessions[sid] = old && old.sig === found.sig ? old : await summarize(found.dirs, found.sig, now, cache);
+    sessions[sid] = old && old.sig === f.sig ? old : await summarize(f.dirs, f.sig, now, cache);
   }
   return { format: FORMAT, computed_at: now, sessions };
 }
@@ -241,7 +259,10 @@ export async function statuslineAnswer(input: Record<string, unknown>, o: Status
   const sid = typeof input.session_id === "string" ? input.session_id : undefined;
   let state = readState(file);
   const fresh = state !== undefined && now - state.computed_at >= 0 && now - state.computed_at < o.ttl;
-  if (!fresh) {
+  // Older than --ttl: the root's directories are looked at; when no session changed, the state is
+  // still the answer (nothing written, no lock taken: a status line over an idle root stats only).
+  const found = fresh ? undefined : scan(o.root, sid, now);
+  if (found && !(state && unchanged(state, found))) {
     mkdirSync(dir, { recursive: true });
     const lock = join(dir, "lock");
     let fd: number | undefined;
@@ -257,7 +278,7 @@ export async function statuslineAnswer(input: Record<string, unknown>, o: Status
     }
     if (fd !== undefined) {
       try {
-        state = await compute(o.root, o.cache, state, sid, now);
+        state = await compute(found, o.cache, state, now);
         const tmp = `${file}.tmp-${process.pid}`;
         writeFileSync(tmp, JSON.stringify(state));
         renameSync(tmp, file);
