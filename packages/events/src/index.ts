@@ -14,13 +14,5 @@ export {
   safeParseRecord,
 } from "./internal/record.js";
 export type { CanonicalRecord, RawRecord, Kind, Runtime, UsageMode } from "./internal/record.js";
-export {
-  COLUMNS,
-  FLEET_EXTRA_COLUMNS,
-  FLEET_COLUMNS,
-  SEGMENT_PARTITIONS,
-  SEGMENT_COLUMNS,
-  COMPACTED_PARTITIONS,
-  COMPACTED_COLUMNS,
-  duckdbType, duckdbCreateTable, recordToRow, rowToRecord } from "./internal/columns.js";
-export type { Column, ColumnType, CellValue } from "./internal/columns.js";
+// The columns and record/row conversions: the whole of `@lake/events/columns`.
+export * from "./columns.js";

@@ -5,7 +5,7 @@
 // of these packages.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events";
+import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events/record";
 import { brocaRecords, getAdapter, readLines, type Adapter, type AdapterState, type BrocaState, type SourceLine as AdapterLine } from "@lake/adapters";
 import { createRedactor, loadOrCreateKey, QUARANTINE_TYPE, type Redactor } from "@lake/redact";
 import { checkLostSessions, openSession, type Convert, type PassStateSource, type SourceOutcome, type SourceRef as StoreSource } from "@lake/store";

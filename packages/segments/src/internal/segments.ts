@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { COLUMNS, COMPACTED_COLUMNS, SEGMENT_COLUMNS, USAGE_KEYS, duckdbCreateTable, duckdbType, rowToRecord, type CanonicalRecord, type Column } from "@lake/events";
+import { COLUMNS, COMPACTED_COLUMNS, SEGMENT_COLUMNS, duckdbCreateTable, duckdbType, rowToRecord, type Column } from "@lake/events/columns";
+import type { CanonicalRecord } from "@lake/events/record";
+import { USAGE_KEYS } from "@lake/events/usage";
 import { duckdb } from "./duckdb.js";
 import { SegmentError } from "./errors.js";
 import { CONTENT_HASH_COPY_OPTION, sealContentHash } from "./hash.js";
