@@ -1,70 +1,95 @@
-// `lake-reader usage daily --json` from a fleet store against `ccusage daily --json` over the same
-// generated Claude Code corpus (1 GB at scale 1). The fleet is built once from the corpus through
-// @lake/adapters (discover → parseFile → canonicalize → sealed bronze segments), then compacted by
-// the real `lake-maint compact` (which writes each partition's usage rollup); building and
-// compacting are not timed (compaction's time is printed). The reader is timed twice: over the
-// bronze fleet before compaction (every row read with DuckDB) and over the compacted fleet (the
-// state maintenance keeps a fleet in: rollups added, no row read). Every side is timed as whole
-// command runs (a new process each: start-up, imports and all), one after the other in the same
-// run on the same machine. Goal: ≥ 10× faster. Needs the built bins (turbo's bench task builds first).
-import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+// `lake-reader usage daily --json` from a fleet store against ccusage 20.0.24 `daily --json --offline`
+// over the same generated Claude Code corpus (128 MiB at scale 1; LAKE_BENCH_SCALE=4.3 is the
+// issue's 552 MB). The fleet is made the way a user's is: the real `lake-collector collect` and
+// `push` (which writes beside each segment its usage rollup), then — after the bronze runs — the
+// real `lake-maint compact` (a rollup per generation). Building and compacting are not timed
+// below (their times are printed). The reader is timed over the fleet right after push (bronze,
+// not compacted: the state maint has not reached yet) and over the compacted fleet; each side as
+// whole command runs (a new process each: start-up, imports and all), one after the other in the
+// same run on the same machine, with each command's peak RSS (/usr/bin/time). Goals: bronze ≥ 2×
+// as fast as ccusage and ≤ 256 MB RSS; compacted ≥ 10×; equal totals. Needs the built bins
+// (turbo's bench task builds first).
+import { spawnSync } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { canonicalize, type CanonicalRecord } from "@lake/events";
-import { claudeCodeAdapter, parseFile } from "@lake/adapters";
 import { generateClaudeCorpus } from "@lake/tooling/corpus";
 import { line, measure, report, scale } from "@lake/tooling/bench";
 import { tempDir } from "@lake/tooling/tmp";
-import { pushBronze } from "../test/support/fleet.js";
 
-const bytes = Math.round(1024 * 1024 * 1024 * scale());
+const bytes = Math.round(128 * 1024 * 1024 * scale());
 const dir = tempDir("reader-bench");
 const config = join(dir, "claude");
 const fleet = join(dir, "fleet");
+const root = join(dir, "root");
 const ccusage = fileURLToPath(new URL("../node_modules/.bin/ccusage", import.meta.url));
 const bin = fileURLToPath(new URL("../bin/lake-reader.js", import.meta.url));
 const maint = fileURLToPath(new URL("../../maint/bin/lake-maint.js", import.meta.url));
+const collector = fileURLToPath(new URL("../../collector/bin/lake-collector.js", import.meta.url));
+const TIME = "/usr/bin/time";
+
+/** Run a command; its stdout and, where /usr/bin/time is there, its peak RSS in bytes. */
+function run(cmd: string, args: readonly string[], env: NodeJS.ProcessEnv): { out: string; rss: number | undefined } {
+  const timed = existsSync(TIME);
+  const r = spawnSync(timed ? TIME : cmd, timed ? ["-f", "maxrss_kb=%M", cmd, ...args] : args, { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: { PATH: process.env.PATH, HOME: dir, TZ: "UTC", ...env } });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+  const m = /maxrss_kb=(\d+)\s*$/.exec(r.stderr);
+  return { out: r.stdout, rss: m ? Number(m[1]) * 1024 : undefined };
+}
+const node = (script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}) => run(process.execPath, [script, ...args], env);
+const mb = (n: number | undefined) => (n === undefined ? "-" : `${(n / 1e6).toFixed(0)} MB`);
 
 try {
   const corpus = await generateClaudeCorpus({ dir: config, bytes, seed: 7 });
   line("corpus", `${corpus.bytes} bytes (${(corpus.bytes / 1e6).toFixed(0)} MB), ${corpus.files.length} files, ${corpus.lines} lines`);
-  const found = await claudeCodeAdapter.discover({ roots: [join(config, "projects")] });
-  let rows = 0;
-  for (const s of found.sources) {
-    const recs: CanonicalRecord[] = [];
-    for await (const r of parseFile(s.path, { source: s })) recs.push(canonicalize(r));
-    rows += recs.length;
-    await pushBronze(fleet, recs);
-  }
-  line("fleet", `${rows} rows in ${found.sources.length} sessions (bronze segments)`);
   const store = pathToFileURL(fleet).href;
-  const runs = { runs: 3, warmup: 1, bytes: corpus.bytes };
-  const reader = () =>
-    execFileSync(process.execPath, [bin, "usage", "daily", "--json", "--store", store], {
-      encoding: "utf8",
-      maxBuffer: 256 * 1024 * 1024,
-      env: { PATH: process.env.PATH, LAKE_READER_CACHE: join(dir, "cache"), HOME: dir },
-    });
+  let t0 = performance.now();
+  node(collector, ["collect", "--root", root, "--sources-only", "--source", `claude-code=${join(config, "projects")}`, "--json"]);
+  const collectMs = performance.now() - t0;
+  t0 = performance.now();
+  const pushed = JSON.parse(node(collector, ["push", "--root", root, "--store", store, "--agent", "bench", "--seal-idle", "0", "--fleet-id", "f1", "--json"]).out) as { sessions: number; rows: number; segments: number; bytes: number };
+  const pushMs = performance.now() - t0;
+  line("lake-collector collect", `${(collectMs / 1000).toFixed(1)} s, ${(corpus.bytes / 1e6 / (collectMs / 1000)).toFixed(1)} MB/s (not timed below)`);
+  line("lake-collector push", `${pushed.sessions} sessions, ${pushed.segments} segments, ${pushed.rows} rows, ${(pushMs / 1000).toFixed(1)} s (not timed below)`);
+  const runs = { runs: 5, warmup: 1, bytes: corpus.bytes };
+  const readerEnv = { LAKE_READER_CACHE: join(dir, "cache") };
+  const reader = () => node(bin, ["usage", "daily", "--json", "--timezone", "UTC", "--store", store], readerEnv);
+
+  let ccOut = "";
+  let ccRss = 0;
+  const cc = await measure(
+    "ccusage daily --json --offline",
+    () => {
+      const r = run(ccusage, ["daily", "--json", "--offline", "--timezone", "UTC"], { CLAUDE_CONFIG_DIR: config });
+      ccOut = r.out;
+      ccRss = Math.max(ccRss, r.rss ?? 0);
+    },
+    runs,
+  );
   let bronzeOut = "";
-  const bronze = await measure("lake-reader usage daily --json (bronze: rows)", () => void (bronzeOut = reader()), runs);
-  const maintRun = (args: string[]) => execFileSync(process.execPath, [maint, ...args, "--store", store], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH, HOME: dir } });
-  maintRun(["init", "--fleet-id", "f1"]);
-  const t0 = performance.now();
-  const compacted = JSON.parse(maintRun(["compact", "--json"])) as { partitions: { status: string; rows?: number }[] };
+  let bronzeRss = 0;
+  const bronze = await measure(
+    "lake-reader usage daily --json (right after push: segment rollups)",
+    () => {
+      const r = reader();
+      bronzeOut = r.out;
+      bronzeRss = Math.max(bronzeRss, r.rss ?? 0);
+    },
+    runs,
+  );
+
+  t0 = performance.now();
+  const compacted = JSON.parse(node(maint, ["compact", "--json", "--store", store]).out) as { partitions: { status: string; rows?: number }[] };
   const compactMs = performance.now() - t0;
   line("lake-maint compact", `${compacted.partitions.length} partitions, ${compacted.partitions.reduce((n, p) => n + (p.rows ?? 0), 0)} rows, ${(compactMs / 1000).toFixed(1)} s (not timed below)`);
   let lakeOut = "";
-  const lake = await measure("lake-reader usage daily --json (compacted: rollups)", () => void (lakeOut = reader()), runs);
-  let ccOut = "";
-  const cc = await measure(
-    "ccusage daily --json",
+  let lakeRss = 0;
+  const lake = await measure(
+    "lake-reader usage daily --json (compacted: generation rollups)",
     () => {
-      ccOut = execFileSync(ccusage, ["daily", "--json", "--offline", "--timezone", "UTC"], {
-        encoding: "utf8",
-        maxBuffer: 256 * 1024 * 1024,
-        env: { PATH: process.env.PATH, HOME: dir, CLAUDE_CONFIG_DIR: config, TZ: "UTC" },
-      });
+      const r = reader();
+      lakeOut = r.out;
+      lakeRss = Math.max(lakeRss, r.rss ?? 0);
     },
     runs,
   );
@@ -72,15 +97,14 @@ try {
   const ours0 = JSON.parse(bronzeOut) as { totals: { total_tokens: number | null } };
   if (JSON.stringify(JSON.parse(lakeOut)) !== JSON.stringify(JSON.parse(bronzeOut))) throw new Error("usage daily differs between the bronze and the compacted fleet");
   const theirs = JSON.parse(ccOut) as { totals: { totalTokens: number } };
-  line("corpus bytes", String(corpus.bytes));
-  line("fleet rows", String(rows));
-  line("ccusage median", `${cc.medianMs.toFixed(0)} ms`);
-  line("lake-reader median (bronze)", `${bronze.medianMs.toFixed(0)} ms`);
-  line("lake-reader median (compacted)", `${lake.medianMs.toFixed(0)} ms`);
+  const equal = ours.totals.total_tokens === theirs.totals.totalTokens && ours0.totals.total_tokens === theirs.totals.totalTokens;
+  line("ccusage median", `${cc.medianMs.toFixed(0)} ms, peak RSS ${mb(ccRss)}`);
+  line("lake-reader median (right after push)", `${bronze.medianMs.toFixed(0)} ms, peak RSS ${mb(bronzeRss)}`);
+  line("lake-reader median (compacted)", `${lake.medianMs.toFixed(0)} ms, peak RSS ${mb(lakeRss)}`);
   report("usage daily: lake-reader (fleet) vs ccusage (raw JSONL), whole command runs", cc, [bronze, lake], [
-    `total tokens: lake ${ours.totals.total_tokens} (bronze ${ours0.totals.total_tokens}), ccusage ${theirs.totals.totalTokens}`,
-    `ratio (compacted fleet): lake-reader is ${(cc.medianMs / lake.medianMs).toFixed(2)}x as fast as ccusage (goal >= 10x)`,
-    `ratio (bronze only, before maint): ${(cc.medianMs / bronze.medianMs).toFixed(2)}x`,
+    `total tokens: lake ${ours.totals.total_tokens} (right after push ${ours0.totals.total_tokens}), ccusage ${theirs.totals.totalTokens}: ${equal ? "equal" : "DIFFERENT"}`,
+    `ratio (right after push, not compacted): lake-reader is ${(cc.medianMs / bronze.medianMs).toFixed(2)}x as fast as ccusage (goal >= 2x); peak RSS ${mb(bronzeRss)} = ${(bronzeRss / ccRss).toFixed(2)}x ccusage's (goal <= 256 MB)`,
+    `ratio (compacted fleet): lake-reader is ${(cc.medianMs / lake.medianMs).toFixed(2)}x as fast as ccusage (goal >= 10x at 5 GB); peak RSS ${mb(lakeRss)}`,
   ]);
 } finally {
   if (!process.env.LAKE_KEEP_TMP) rmSync(dir, { recursive: true, force: true });

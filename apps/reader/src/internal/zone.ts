@@ -10,6 +10,8 @@ export function isUtcZone(zone: string): boolean {
 
 /** The canonical name of `zone`, or undefined when it names none. */
 export function validZone(zone: string): string | undefined {
+  // The common answer without Intl: its first zone lookup loads ICU's zone data (tens of ms).
+  if (zone === "UTC") return zone;
   try {
     return new Intl.DateTimeFormat("en-US", { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
