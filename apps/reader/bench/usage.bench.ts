@@ -6,7 +6,7 @@
 // below (their times are printed). The reader is timed over the fleet right after push (bronze,
 // not compacted: the state maint has not reached yet) and over the compacted fleet; each side as
 // whole command runs (a new process each: start-up, imports and all), one after the other in the
-// same run on the same machine, with each command's peak RSS (/usr/bin/time). Goals: bronze ≥ 2×
+// same run on the same machine (ccusage and the reader right after push in turns), with each command's peak RSS (/usr/bin/time). Goals: bronze ≥ 2×
 // as fast as ccusage and ≤ 256 MB RSS; compacted ≥ 10×; equal totals. Needs the built bins
 // (turbo's bench task builds first).
 import { spawnSync } from "node:child_process";
@@ -14,7 +14,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { generateClaudeCorpus } from "@lake/tooling/corpus";
-import { line, measure, report, scale } from "@lake/tooling/bench";
+import { line, measure, measureRounds, report, scale } from "@lake/tooling/bench";
 import { tempDir } from "@lake/tooling/tmp";
 
 const bytes = Math.round(128 * 1024 * 1024 * scale());
@@ -51,32 +51,38 @@ try {
   const pushMs = performance.now() - t0;
   line("lake-collector collect", `${(collectMs / 1000).toFixed(1)} s, ${(corpus.bytes / 1e6 / (collectMs / 1000)).toFixed(1)} MB/s (not timed below)`);
   line("lake-collector push", `${pushed.sessions} sessions, ${pushed.segments} segments, ${pushed.rows} rows, ${(pushMs / 1000).toFixed(1)} s (not timed below)`);
-  const runs = { runs: 5, warmup: 1, bytes: corpus.bytes };
+  const runs = { runs: 5, warmup: 1 };
   const readerEnv = { LAKE_READER_CACHE: join(dir, "cache") };
   const reader = () => node(bin, ["usage", "daily", "--json", "--timezone", "UTC", "--store", store], readerEnv);
 
   let ccOut = "";
   let ccRss = 0;
-  const cc = await measure(
-    "ccusage daily --json --offline",
-    () => {
-      const r = run(ccusage, ["daily", "--json", "--offline", "--timezone", "UTC"], { CLAUDE_CONFIG_DIR: config });
-      ccOut = r.out;
-      ccRss = Math.max(ccRss, r.rss ?? 0);
-    },
-    runs,
-  );
   let bronzeOut = "";
   let bronzeRss = 0;
-  const bronze = await measure(
-    "lake-reader usage daily --json (right after push: segment rollups)",
-    () => {
-      const r = reader();
-      bronzeOut = r.out;
-      bronzeRss = Math.max(bronzeRss, r.rss ?? 0);
-    },
+  // In turns (ccusage, lake-reader, ccusage, …): the machine's load moves both alike.
+  const [cc0, bronze0] = await measureRounds(
+    [
+      {
+        name: "ccusage daily --json --offline",
+        fn: () => {
+          const r = run(ccusage, ["daily", "--json", "--offline", "--timezone", "UTC"], { CLAUDE_CONFIG_DIR: config });
+          ccOut = r.out;
+          ccRss = Math.max(ccRss, r.rss ?? 0);
+        },
+      },
+      {
+        name: "lake-reader usage daily --json (right after push: segment rollups)",
+        fn: () => {
+          const r = reader();
+          bronzeOut = r.out;
+          bronzeRss = Math.max(bronzeRss, r.rss ?? 0);
+        },
+      },
+    ],
     runs,
   );
+  const cc = { ...cc0!, bytes: corpus.bytes };
+  const bronze = { ...bronze0!, bytes: corpus.bytes };
 
   t0 = performance.now();
   const compacted = JSON.parse(node(maint, ["compact", "--json", "--store", store]).out) as { partitions: { status: string; rows?: number }[] };
@@ -91,7 +97,7 @@ try {
       lakeOut = r.out;
       lakeRss = Math.max(lakeRss, r.rss ?? 0);
     },
-    runs,
+    { ...runs, bytes: corpus.bytes },
   );
   const ours = JSON.parse(lakeOut) as { totals: { total_tokens: number | null } };
   const ours0 = JSON.parse(bronzeOut) as { totals: { total_tokens: number | null } };
