@@ -8,10 +8,12 @@ export { LANDED_FORMAT, LANDED_SCHEMA, parseLanded, readLandedPath } from "./int
 export type { LandedHeader, LandedFile } from "./internal/landed.js";
 export { acquireLock, lockHolder } from "./internal/lock.js";
 export type { LockHandle, LockHolder } from "./internal/lock.js";
-export { openSession, SessionStore, Pass, TAIL_WINDOW, DEFAULT_MAX_DELTA_BYTES, DEFAULT_MAX_WINDOWS } from "./internal/session.js";
+export { openSession, SessionStore } from "./internal/session.js";
+export { Pass } from "./internal/pass.js";
+export { TAIL_WINDOW, DEFAULT_MAX_DELTA_BYTES, DEFAULT_MAX_WINDOWS } from "./internal/contracts.js";
 export type {
   SourceRef, SourceLine, Framing, CarriedState, ConvertContext, Convert, MaskUnknown, Logger, SessionOptions, SourceStatus, SourceOutcome, PassSummary, ResolveMode,
-} from "./internal/session.js";
+} from "./internal/contracts.js";
 export { readIndex, indexedSeq, encodeBlock, encodeIndexHeader, decodeIndex, INDEX_SCHEMA, ENTRY_STRING_FIELDS } from "./internal/indexer.js";
 export type { SessionIndex, IndexedFile, IndexEntry, IndexUpdate, IndexBlock } from "./internal/indexer.js";
 export { verify, formatProblem } from "./internal/verify.js";

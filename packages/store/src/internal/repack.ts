@@ -9,7 +9,7 @@ import { encodeCursor, readCursorFile } from "./cursor.js";
 import { buildLanded, readLandedPath, type LandedHeader } from "./landed.js";
 import { listSessionIds, scanSession } from "./scan.js";
 import { updateIndexFor, type IndexUpdate } from "./indexer.js";
-import { DEFAULT_MAX_DELTA_BYTES } from "./session.js";
+import { DEFAULT_MAX_DELTA_BYTES } from "./contracts.js";
 
 /** Options of {@link repack}. */
 export interface RepackOptions {

@@ -5,7 +5,8 @@ import { readCursorFile } from "./cursor.js";
 import { lockHolder } from "./lock.js";
 import type { Area } from "./names.js";
 import { listSessionIds, scanSession } from "./scan.js";
-import { openSession, type SessionOptions } from "./session.js";
+import { openSession } from "./session.js";
+import type { SessionOptions } from "./contracts.js";
 import { LostSessionTracker } from "./lost.js";
 
 export { LostSessionTracker };
