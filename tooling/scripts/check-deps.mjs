@@ -2,7 +2,7 @@
 // Run from a package directory after the build: `node ../../tooling/scripts/check-deps.mjs`.
 // It reads every .js file under dist/ and bin/ (the compiled code a tarball ships) and collects the
 // bare specifiers of static imports and re-exports, `import("x")`, and `require("x")` /
-// `requireCjs("x")` (native modules loaded through createRequire). A dependency nothing imports,
+// `requireCjs("x")` (native modules loaded through createRequire). A dependency (or peer dependency) nothing imports,
 // or an import no dependency provides, is one line on stderr and exit 1.
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
@@ -48,7 +48,9 @@ if (!existsSync(join(dir, "dist"))) {
   process.exit(1);
 }
 
-const declared = new Set(Object.keys(pkg.dependencies ?? {}));
+// A peer dependency counts as declared: an optional peer is what a `./testing` subpath imports
+// (vitest), which only the tests of the package's users load.
+const declared = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
 let bad = 0;
 for (const name of declared) {
   if (!imported.has(name)) {

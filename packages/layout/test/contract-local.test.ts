@@ -2,7 +2,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { afterAll } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { storeContract } from "./contract.js";
+import { storeContract } from "../src/testing.js";
 
 afterAll(() => cleanupTempDirs());
 

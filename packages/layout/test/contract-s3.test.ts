@@ -1,7 +1,7 @@
 import { afterAll } from "vitest";
 import { createTestBucket } from "@lake/tooling/s3";
 import { cleanupTempDirs } from "@lake/tooling/tmp";
-import { storeContract } from "./contract.js";
+import { storeContract } from "../src/testing.js";
 
 afterAll(() => cleanupTempDirs());
 

@@ -46,7 +46,7 @@ import {
 } from "../src/index.js";
 import * as storeOnly from "../src/store.js";
 import * as root from "../src/index.js";
-import { ready, startWorker } from "./helpers.js";
+import { ready, startWorker } from "../src/internal/testing/race.js";
 
 afterAll(() => cleanupTempDirs());
 

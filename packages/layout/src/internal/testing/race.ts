@@ -1,8 +1,10 @@
-// Helpers for the contract suite: child processes that race each other.
+// Child processes of the contract suite that race each other (worker.ts, run from the build).
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const workerPath = fileURLToPath(new URL("./workers/worker.mjs", import.meta.url));
+// The built worker: this module sits three levels below the package in src/ and in dist/ alike, so
+// the path holds whether it runs from the sources (the package's own tests) or from the build.
+const workerPath = fileURLToPath(new URL("../../../dist/internal/testing/worker.js", import.meta.url));
 
 /** Start a worker child process (plain node over dist/) with the given arguments. */
 export function startWorker(args: readonly string[], env: Record<string, string> = {}): ChildProcess {

@@ -1,10 +1,14 @@
-// The one contract every ObjectStore backend must pass. Run from contract-local.test.ts and
-// contract-s3.test.ts; each test gets a fresh store (a temp dir, or a fresh bucket).
+// The one contract every ObjectStore backend must pass: no-replace create, compare-and-swap
+// conflicts, list order and paging, leases with fencing under racing processes, the snapshot
+// pointer, uploads and downloads, the roster. `storeContract(backend)` registers it as vitest tests;
+// each test gets a fresh fleet root from `backend.fresh`. lake runs it against the local directory
+// and S3 backends (test/contract-local.test.ts, test/contract-s3.test.ts).
 import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { tempDir } from "@lake/tooling/tmp";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   acquireLease,
   casUpdate,
@@ -24,12 +28,17 @@ import {
   syncSnapshotCache,
   type LeaseAcquireResult,
   type ObjectStore,
-} from "../src/index.js";
-import { race } from "./helpers.js";
+} from "../../index.js";
+import { race } from "./race.js";
 
-/** A backend under test: `fresh(label)` gives the URL of a new, empty fleet root. */
-export interface Backend {
+/**
+ * A backend under test. It is reached through {@link openStore} by URL (the racing child processes
+ * open it the same way), so a new backend is a new URL scheme of `openStore`.
+ */
+export interface ContractBackend {
+  /** Named in the suite's title (`ObjectStore contract: <name>`). */
   readonly name: string;
+  /** The URL of a new, empty fleet root; `label` names the test asking. */
   fresh(label: string): Promise<string>;
   /** A sibling root next to `url` (another fleet in the same bucket or directory). */
   sibling(url: string, name: string): string;
@@ -39,7 +48,7 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 const utf8Sort = (keys: string[]) => [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 
-async function withStore<T>(backend: Backend, label: string, fn: (store: ObjectStore, url: string) => Promise<T>): Promise<T> {
+async function withStore<T>(backend: ContractBackend, label: string, fn: (store: ObjectStore, url: string) => Promise<T>): Promise<T> {
   const url = await backend.fresh(label);
   const store = openStore(url);
   try {
@@ -56,8 +65,19 @@ async function pool<T>(items: readonly T[], n: number, fn: (t: T) => Promise<unk
   }));
 }
 
-export function storeContract(backend: Backend): void {
+/** Register the contract's tests for `backend` (call it at the top level of a vitest test file). */
+export function storeContract(backend: ContractBackend): void {
   describe(`ObjectStore contract: ${backend.name}`, () => {
+    const dirs: string[] = [];
+    const tempDir = (label: string): string => {
+      const d = mkdtempSync(join(tmpdir(), `${label}-`));
+      dirs.push(d);
+      return d;
+    };
+    afterAll(() => {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    });
+
     it("reads back what it wrote, with an etag that changes with the content", () =>
       withStore(backend, "basic", async (s) => {
         expect(await s.get("a/b.json")).toBeUndefined();
