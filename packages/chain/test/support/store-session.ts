@@ -1,7 +1,8 @@
 // Land the Claude Code fixture through the real @lake/store (cursors, landed files, index).
 import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openSession, type Convert, type SourceRef } from "@lake/store";
+import type { Convert } from "@lake/store";
+import { landRoot } from "@lake/store/testing";
 import { claudeCodeAdapter } from "@lake/adapters";
 import { canonicalize } from "@lake/events";
 
@@ -19,10 +20,6 @@ export function fixtureSources(dir = FIXTURE): { path: string; stream: string; r
   ];
 }
 
-function ref(s: { path: string; stream: string; rel: string }): SourceRef {
-  return { path: s.path, source: s.rel, stream: s.stream, kind: "transcript", runtime: "claude-code", adapter: claudeCodeAdapter.name, adapterVersion: claudeCodeAdapter.version };
-}
-
 /** The real Claude Code adapter as the store's converter (unmasked: the fixture is already sanitized). */
 function adapterConvert(s: { path: string; stream: string; rel: string }): Convert {
   const source = { runtime: "claude-code", path: s.path, rel: s.rel, session_id: SESSION, stream: s.stream, kind: "transcript", mode: "append" as const };
@@ -32,14 +29,11 @@ function adapterConvert(s: { path: string; stream: string; rel: string }): Conve
 
 /** One collect pass of every source in `sourceDir` into `root`, indexing at the end. */
 export async function collect(root: string, sourceDir = FIXTURE, maxDeltaBytes = 512 * 1024): Promise<void> {
-  const s = await openSession(root, SESSION, { maxDeltaBytes });
-  try {
-    const pass = s.beginPass();
-    for (const src of fixtureSources(sourceDir)) await pass.collectAppend(ref(src), adapterConvert(src));
-    pass.finish({ index: true });
-  } finally {
-    s.close();
-  }
+  const sources = fixtureSources(sourceDir).map((src) => ({
+    session: SESSION, path: src.path, source: src.rel, stream: src.stream, runtime: "claude-code",
+    adapter: claudeCodeAdapter.name, adapterVersion: claudeCodeAdapter.version, convert: adapterConvert(src),
+  }));
+  await landRoot(root, sources, { maxDeltaBytes });
 }
 
 /** A copy of the fixture tree in `dir` where the main transcript holds only its first `lines` lines. */
