@@ -4,16 +4,17 @@
 // same valid length.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeCursor } from "@lake/store";
 import { decodeWal, inspectWal, isWalError, walAddress } from "@lake/wal";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { runCli } from "./helpers.js";
+import { fixture } from "@lake/testdata";
 
 afterAll(cleanupTempDirs);
 
-const VECTORS = fileURLToPath(new URL("../../../packages/wal/test/vectors/", import.meta.url));
+/** @lake/wal's golden vectors (@lake/testdata wal/). */
+const VECTORS = fixture("wal");
 
 interface Vector {
   name: string;

@@ -1,11 +1,10 @@
 // digest.json on real Claude Code sessions: every value is derived here again, independently, from
 // the raw JSONL (not from the converted records).
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { digestKey, type SessionPartition } from "@lake/layout";
 import { cleanupTempDirs } from "@lake/tooling/tmp";
-import { BACKENDS, FIXTURES, fixtureRecords, freshStore, initStore, pushSession, row, run, split } from "./helpers.js";
+import { BACKENDS, fixturePath, fixtureRecords, freshStore, initStore, pushSession, row, run, split } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
 
@@ -13,7 +12,7 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 /** Expected digest values straight from the transcript lines. */
 function expected(file: string) {
-  const lines = readFileSync(join(FIXTURES, file), "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Obj);
+  const lines = readFileSync(fixturePath(file), "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Obj);
   const files = new Map<string, { reads: number; edits: number; writes: number }>();
   const calls: { id: string; command: string; ts: string }[] = [];
   const results = new Map<string, { isError: boolean; text: string; exit?: number }>();

@@ -9,10 +9,23 @@ import { openStore, sealedKey, segmentKey, type ObjectStore, type SessionPartiti
 import { writeSegment, type FleetRow } from "@lake/segments";
 import { createTestBucket, s3Env } from "@lake/tooling/s3";
 import { tempDir } from "@lake/tooling/tmp";
+import { fixture } from "@lake/testdata";
 import { main } from "../src/cli.js";
 
 export const BIN = fileURLToPath(new URL("../bin/lake-maint.js", import.meta.url));
-export const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
+/** The real Claude Code transcripts the tests name (@lake/testdata claude-code/marot-spotter, SOURCES.md there). */
+const TRANSCRIPTS: Readonly<Record<string, string>> = {
+  "tool_heavy.jsonl": "claude-code/marot-spotter/tool_heavy.jsonl",
+  /** A long session with failing commands (exit codes 1, 2, 128), repeated edits of one file, rejected tool calls. */
+  "long_session.jsonl": "claude-code/marot-spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+};
+
+/** The path of a transcript the tests name (`tool_heavy.jsonl`, `long_session.jsonl`). */
+export function fixturePath(file: string): string {
+  const rel = TRANSCRIPTS[file];
+  if (rel === undefined) throw new Error(`no fixture ${file} (${Object.keys(TRANSCRIPTS).join(", ")})`);
+  return fixture(rel);
+}
 
 export type Backend = "local" | "s3";
 export const BACKENDS: Backend[] = ["local", "s3"];
@@ -44,7 +57,7 @@ export function runBin(args: string[], env: Record<string, string> = {}, backend
 
 /** Records of a fixture file. */
 export function fixtureRecords(file: string, sessionId: string): Promise<CanonicalRecord[]> {
-  return claudeRecords(join(FIXTURES, file), sessionId);
+  return claudeRecords(fixturePath(file), sessionId);
 }
 
 /** A fleet row. */

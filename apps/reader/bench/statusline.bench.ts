@@ -14,11 +14,12 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { line, measureRounds, report } from "@lake/tooling/bench";
 import { tempDir } from "@lake/tooling/tmp";
+import { fixture } from "@lake/testdata";
 
 const dir = tempDir("reader-statusline-bench");
 const bin = fileURLToPath(new URL("../bin/lake-reader.js", import.meta.url));
 const collector = fileURLToPath(new URL("../../collector/bin/lake-collector.js", import.meta.url));
-const fixtures = fileURLToPath(new URL("../test/fixtures/claude-code", import.meta.url));
+const fixtures = fixture("claude-code");
 const root = join(dir, "root");
 const cache = join(dir, "cache");
 const env = { PATH: process.env.PATH, HOME: dir, TZ: "UTC", LAKE_ROOT: root, LAKE_READER_CACHE: cache };

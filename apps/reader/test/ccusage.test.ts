@@ -126,7 +126,7 @@ describe("ccusage daily --json and lake-reader usage daily --json on the same Cl
 
   beforeAll(async () => {
     cpSync(CLAUDE_FIXTURES, join(config, "projects"), { recursive: true });
-    rmSync(join(config, "projects", "UPSTREAM-SOURCES.md"));
+    rmSync(join(config, "projects", "SOURCES.md"));
     const out = execFileSync(ccusageBin, ["daily", "--json", "--offline", "--timezone", "UTC"], {
       encoding: "utf8",
       env: { PATH: process.env.PATH, HOME: tmp, CLAUDE_CONFIG_DIR: config, TZ: "UTC" },
@@ -211,7 +211,7 @@ describe("ccusage session --mode calculate and lake-reader usage session on the 
 
   beforeAll(async () => {
     cpSync(CLAUDE_FIXTURES, join(config, "projects"), { recursive: true });
-    rmSync(join(config, "projects", "UPSTREAM-SOURCES.md"));
+    rmSync(join(config, "projects", "SOURCES.md"));
     const out = execFileSync(ccusageBin, ["session", "--json", "--offline", "--mode", "calculate", "--timezone", "UTC"], {
       encoding: "utf8",
       env: { PATH: process.env.PATH, HOME: tmp, CLAUDE_CONFIG_DIR: config, TZ: "UTC" },
@@ -297,7 +297,7 @@ describe(`ccusage and lake-reader on the same Claude Code files, every report, -
 
   beforeAll(async () => {
     cpSync(CLAUDE_FIXTURES, join(config, "projects"), { recursive: true });
-    rmSync(join(config, "projects", "UPSTREAM-SOURCES.md"));
+    rmSync(join(config, "projects", "SOURCES.md"));
     e = entries(jsonlFiles(join(config, "projects")));
     const records = await claudeRecords();
     for (const r of records) if (r.usage) (periods.get(r.session_id) ?? periods.set(r.session_id, new Set()).get(r.session_id)!).add(ccusagePeriod(r.source_path));

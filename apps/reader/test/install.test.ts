@@ -23,7 +23,10 @@ const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const SAMPLES = join(REPO, "samples");
 const SID = "258c7280-ae70-4798-800f-63464d01a85d";
 const APPS = ["lake-collector", "lake-maint", "lake-reader"] as const;
-const PACKAGE_DIRS = ["packages", "apps"].flatMap((d) => readdirSync(join(REPO, d)).map((n) => join(REPO, d, n)));
+/** Every published package and app (a private one, @lake/testdata, is never packed). */
+const PACKAGE_DIRS = ["packages", "apps"]
+  .flatMap((d) => readdirSync(join(REPO, d)).map((n) => join(REPO, d, n)))
+  .filter((d) => (JSON.parse(readFileSync(join(d, "package.json"), "utf8")) as { private?: boolean }).private !== true);
 
 interface Packed {
   readonly name: string;

@@ -12,6 +12,7 @@ import { calcPrice } from "@pydantic/genai-prices";
 import { canonicalize, countUsage, type CanonicalRecord, type RawRecord } from "@lake/events";
 import { parseFile } from "@lake/adapters";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { TESTDATA } from "@lake/testdata";
 import { DATASET, costAt, loadPricing, modelCandidates, priceAt, type Pricing } from "../src/index.js";
 import { claudeRecords, filesUnder, sampleRecords } from "./support/fixtures.js";
 import { pushBronze } from "./support/fleet.js";
@@ -20,8 +21,8 @@ import { run, runJson } from "./support/run.js";
 afterAll(cleanupTempDirs);
 
 const MAINT = fileURLToPath(new URL("../../maint/bin/lake-maint.js", import.meta.url));
-/** The repository's copy of the real Codex and Gemini CLI fixtures (packages/adapters/test/fixtures, SOURCES.md there). */
-const ADAPTER_FIXTURES = fileURLToPath(new URL("../../../packages/adapters/test/fixtures", import.meta.url));
+/** The real Codex and Gemini CLI fixtures (@lake/testdata codex/ and gemini/, SOURCES.md there). */
+const ADAPTER_FIXTURES = TESTDATA;
 type Row = Record<string, unknown>;
 
 /** The real Codex and Gemini CLI fixtures, every file through its adapter (as the adapters' tests read them). */

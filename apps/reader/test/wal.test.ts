@@ -2,13 +2,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "@lake/cli";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { fixture } from "@lake/testdata";
 import { run } from "./support/run.js";
 
 afterAll(cleanupTempDirs);
 
-const dir = fileURLToPath(new URL("./vectors/wal/", import.meta.url));
+/** @lake/wal's golden vectors (@lake/testdata wal/). */
+const dir = fixture("wal");
 const manifest = JSON.parse(readFileSync(join(dir, "vectors.json"), "utf8")) as {
   addresses: { project_root: string; harness: string; session: string; addr: string }[];
   wal: { name: string; file: string; expect: { status: string; lineage_id: string | null; torn_tail: boolean; records: unknown[]; skipped: unknown[] } }[];

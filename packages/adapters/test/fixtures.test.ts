@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { canonicalize, parseRecord } from "@lake/events";
 import { parseFile } from "../src/index.js";
-import { fixtureFiles } from "./helpers.js";
+import { FIXTURES, fixtureFiles } from "./helpers.js";
 
 describe("every real fixture parses", () => {
   for (const f of fixtureFiles()) {
-    it(f.path.slice(f.path.indexOf("fixtures/") + 9), async () => {
+    it(f.path.slice(FIXTURES.length + 1), async () => {
       let n = 0;
       const ids = new Set<string>();
       for await (const raw of parseFile(f.path, { runtime: f.runtime, root: f.root })) {

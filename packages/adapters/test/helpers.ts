@@ -1,11 +1,12 @@
 // Test helpers: fixture paths, reading a file's records, usage totals per session.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { TESTDATA } from "@lake/testdata";
 import { canonicalize, usageBySession, type CanonicalRecord, type Usage } from "@lake/events";
 import { parseFile } from "../src/index.js";
 
-export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
+/** The real transcripts, one directory per runtime: @lake/testdata (`claude-code/`, `codex/`, `gemini/`). */
+export const FIXTURES = TESTDATA;
 
 /** Every fixture file (not SOURCES.md), with its runtime and runtime root. */
 export function fixtureFiles(): { path: string; runtime: string; root: string }[] {

@@ -3,7 +3,7 @@
 // object key), never appears in the output bytes — masked or quarantined.
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fixture } from "@lake/testdata";
 import { createRedactor, defaultRules, memoryKey, type JsonValue } from "../src/index.js";
 import { UNPLANTED, plantFor } from "./corpus.js";
 import { VENDOR_FORMATS } from "../src/internal/vendors.js";
@@ -12,7 +12,7 @@ import { VENDOR_FORMATS } from "../src/internal/vendors.js";
 // three record shapes with quarantine off; the other rules everywhere, in both modes.
 const VENDOR_IDS = new Set(VENDOR_FORMATS.map((v) => v.id));
 
-const lines = readFileSync(fileURLToPath(new URL("./fixtures/claude-tool_heavy.jsonl", import.meta.url)), "utf8").split("\n").filter(Boolean);
+const lines = readFileSync(fixture("claude-code/marot-spotter/tool_heavy.jsonl"), "utf8").split("\n").filter(Boolean);
 // A few distinct record shapes: the first record of each type.
 const shapes = new Map<string, JsonValue>();
 for (const l of lines) {

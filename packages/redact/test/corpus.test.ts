@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fixture } from "@lake/testdata";
 import { createRedactor, defaultRules, memoryKey } from "../src/index.js";
 import { PLANTS, UNPLANTED, generateLabelledCorpus } from "./corpus.js";
 import { precision, recall, score } from "./score.js";
@@ -38,7 +38,7 @@ describe("labelled corpus", () => {
   });
 
   it("finds nothing in a real (sanitized) Claude Code transcript", () => {
-    const text = readFileSync(fileURLToPath(new URL("./fixtures/claude-tool_heavy.jsonl", import.meta.url)), "utf8");
+    const text = readFileSync(fixture("claude-code/marot-spotter/tool_heavy.jsonl"), "utf8");
     const lines = text.split("\n").filter(Boolean);
     expect(lines.length).toBeGreaterThan(10);
     for (const line of lines) {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fixture } from "@lake/testdata";
 import { createRedactor, memoryKey, type JsonValue } from "../src/index.js";
 import { KINDS, LOCATIONS, formatPrecision, formatRecall, generateFormatCorpus, scoreFormats } from "./formats.js";
 
@@ -45,8 +45,8 @@ describe("format corpus", () => {
     expect(hits).toEqual([]);
   });
 
-  it("masks nothing in the repository's real transcripts (Claude Code, Codex, Gemini, and the apps' fixtures)", () => {
-    const roots = ["../../adapters/test/fixtures", "../../../apps/reader/test/fixtures", "../../../apps/maint/test/fixtures", "./fixtures"].map((r) => fileURLToPath(new URL(r, import.meta.url)));
+  it("masks nothing in the repository's real transcripts (@lake/testdata: Claude Code, Codex, Gemini CLI)", () => {
+    const roots = ["claude-code", "codex", "gemini"].map((r) => fixture(r));
     const walk = (d: string): string[] => readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)]));
     let lines = 0;
     const hits: string[] = [];

@@ -1,13 +1,14 @@
-// Regenerates the golden vectors in this directory: `npx tsx test/vectors/generate.ts` from
-// packages/wal. Frames are built here with node:crypto directly, not with the library's encoder,
-// so the vectors are an independent statement of the format; test/vectors.test.ts checks the
-// library decodes each one as `expect` says and that its encoder reproduces the valid ones.
+// Regenerates the golden vectors in @lake/testdata wal/: `npx tsx test/generate-vectors.ts` from
+// packages/wal (then update the byte counts in wal/SOURCES.md). Frames are built here with
+// node:crypto directly, not with the library's encoder, so the vectors are an independent statement
+// of the format; test/vectors.test.ts checks the library decodes each one as `expect` says and that
+// its encoder reproduces the valid ones.
 import { createHash } from "node:crypto";
 import { writeFileSync, readdirSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { fixture } from "@lake/testdata";
 
-const here = dirname(fileURLToPath(import.meta.url));
+const here = fixture("wal");
 
 const LINEAGE_A = Buffer.from("0f1e2d3c4b5a49688796a5b4c3d2e1f0", "hex");
 const LINEAGE_B = Buffer.from("aaaaaaaaaaaa4aaa8aaaaaaaaaaaaaaa", "hex");

@@ -1,13 +1,14 @@
-// The Claude Code fixtures of test/fixtures/claude-code as canonical records, through the real
+// The Claude Code fixtures (@lake/testdata claude-code/) as canonical records, through the real
 // adapter: @lake/adapters discover → parseFile → canonicalize (unmasked), as the collector lands them.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { claudeCodeAdapter, codexAdapter, geminiAdapter, parseFile } from "@lake/adapters";
 import { canonicalize, type CanonicalRecord } from "@lake/events";
+import { fixture } from "@lake/testdata";
 
-/** test/fixtures/claude-code. */
-export const CLAUDE_FIXTURES = fileURLToPath(new URL("../fixtures/claude-code", import.meta.url));
+/** The real Claude Code transcripts: @lake/testdata claude-code/ (SOURCES.md there). */
+export const CLAUDE_FIXTURES = fixture("claude-code");
 
 /** Every file under a directory whose name ends with `suffix`, sorted. */
 export function filesUnder(dir: string, suffix = ""): string[] {

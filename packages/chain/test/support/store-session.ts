@@ -5,10 +5,11 @@ import type { Convert } from "@lake/store";
 import { landRoot } from "@lake/store/testing";
 import { claudeCodeAdapter } from "@lake/adapters";
 import { canonicalize } from "@lake/events";
+import { fixture } from "@lake/testdata";
 
 export const SESSION = "258c7280-ae70-4798-800f-63464d01a85d";
-/** The fixture directory (inside this package). */
-export const FIXTURE = new URL("../fixtures/marot-spotter/", import.meta.url).pathname;
+/** The fixture directory: the real session with subagents in @lake/testdata. */
+export const FIXTURE = fixture("claude-code/marot-spotter");
 
 /** The fixture's source files: main transcript and each subagent transcript, with their streams. */
 export function fixtureSources(dir = FIXTURE): { path: string; stream: string; rel: string }[] {
