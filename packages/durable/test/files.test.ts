@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, 
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { DIR_FSYNC_TOLERATED, envStepHook, fsyncDir, fsyncFile, installNoReplace, writeAtomic, type InstallMode } from "@lake/durable";
+import { DIR_FSYNC_TOLERATED, envStepHook, fsyncDir, fsyncFile, installFrom, installNoReplace, replaceFrom, writeAtomic, type InstallMode } from "@lake/durable";
 import { race, runChild } from "./support.js";
 
 afterAll(cleanupTempDirs);
@@ -123,6 +123,33 @@ describe("installNoReplace", () => {
     const { linkUnsupported } = await import("@lake/durable");
     for (const code of ["ENOTSUP", "EOPNOTSUPP", "EPERM", "ENOSYS", "EXDEV"]) expect(linkUnsupported(Object.assign(new Error(code), { code }))).toBe(true);
     expect(linkUnsupported(Object.assign(new Error("x"), { code: "EEXIST" }))).toBe(false);
+  });
+});
+
+describe("replaceFrom and installFrom (a temporary file the caller wrote)", () => {
+  it("replaceFrom renames over the target, syncing the temporary first when asked; a missing directory keeps it on request", () => {
+    const dir = tempDir("durable-from");
+    const steps: string[] = [];
+    writeFileSync(join(dir, "t1"), NEW);
+    writeFileSync(join(dir, "out"), OLD);
+    replaceFrom(join(dir, "t1"), join(dir, "out"), { syncTemp: true, label: "x", step: (s) => void steps.push(s) });
+    expect(steps).toEqual(["x:fsync-temp", "x:rename", "x:fsync-dir"]);
+    expect(readFileSync(join(dir, "out"), "utf8")).toBe(NEW);
+    writeFileSync(join(dir, "t2"), OLD);
+    expect(() => replaceFrom(join(dir, "t2"), join(dir, "no", "out"), { keepTempOnMissingDir: true })).toThrow(expect.objectContaining({ code: "ENOENT" }));
+    expect(existsSync(join(dir, "t2"))).toBe(true);
+    expect(() => replaceFrom(join(dir, "t2"), join(dir, "no", "out"))).toThrow(expect.objectContaining({ code: "ENOENT" }));
+    expect(readdirSync(dir)).toEqual(["out"]);
+  });
+
+  it("installFrom never replaces and always consumes the temporary file", () => {
+    const dir = tempDir("durable-from");
+    writeFileSync(join(dir, "t1"), NEW);
+    expect(installFrom(join(dir, "t1"), join(dir, "obj"))).toEqual({ installed: true, mode: "link" });
+    writeFileSync(join(dir, "t2"), OLD);
+    expect(installFrom(join(dir, "t2"), join(dir, "obj"), { installMode: "reserve" })).toEqual({ installed: false });
+    expect(readFileSync(join(dir, "obj"), "utf8")).toBe(NEW);
+    expect(readdirSync(dir)).toEqual(["obj"]);
   });
 });
 

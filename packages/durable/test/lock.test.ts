@@ -169,3 +169,26 @@ describe("one process at a time", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 });
+
+describe("key locks held for milliseconds (staleAfterMs)", () => {
+  it("a lock older than staleAfterMs is broken whatever its host; a fresh foreign one waits; the layout's old format is read", async () => {
+    const dir = tempDir("durable-age");
+    const path = join(dir, "k.lock");
+    expect(decodeHolder(JSON.stringify({ pid: 9, host: "h", nonce: "n1", t: 0 }))).toBeUndefined(); // t 0: no time
+    expect(decodeHolder(JSON.stringify({ pid: 9, host: "h", nonce: "n1", t: Date.parse("2026-01-01T00:00:00Z") }))).toEqual({
+      pid: 9,
+      host: "h",
+      token: "n1",
+      acquiredAt: "2026-01-01T00:00:00.000Z",
+    });
+    writeFileSync(path, JSON.stringify({ pid: 1, host: "elsewhere.example", nonce: "old", t: Date.now() - 120_000 }));
+    expect(tryLock(path)).toMatchObject({ held: false }); // no age rule asked for: another host's lock stands
+    const h = tryLock(path, { staleAfterMs: 30_000 });
+    expect(h).toMatchObject({ held: true, recovered: true });
+    if (h.held) h.release();
+    writeFileSync(path, encodeHolder({ pid: 1, host: "elsewhere.example", acquiredAt: new Date().toISOString(), token: "live" }));
+    const t0 = Date.now();
+    expect(await acquireLock(path, { waitMs: 200, staleAfterMs: 30_000, maxPollMs: 20 })).toMatchObject({ held: false, holder: { token: "live" } });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(190);
+  });
+});

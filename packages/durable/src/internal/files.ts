@@ -31,6 +31,8 @@ export interface WriteOptions {
   readonly temp?: string;
   /** `replaceFrom` / `installFrom`: keep the temporary file when the target's directory is missing (ENOENT). */
   readonly keepTempOnMissingDir?: boolean;
+  /** `replaceFrom`: fsync the temporary file first (one another library wrote, e.g. SQLite or DuckDB, and closed unsynced). */
+  readonly syncTemp?: boolean;
 }
 
 /** The default temporary path for `path`: `.tmp-<name>-<12 hex>` in the same directory. */
@@ -85,14 +87,18 @@ export function writeAtomic(path: string, data: FileData, options: WriteOptions 
 }
 
 /**
- * Put an already written (and, unless `sync` is false, fsynced) temporary file over `path`:
- * rename, then fsync the directory. Steps `rename`, `fsync-dir`. On failure the temporary file is
+ * Put an already written temporary file over `path` (fsynced first with `syncTemp`): rename, then
+ * fsync the directory. Steps [`fsync-temp`], `rename`, `fsync-dir`. On failure the temporary file is
  * removed and the Node error rethrown (an ENOENT for a missing parent directory too: the caller may
  * create it and call again with a new temporary file).
  */
 export function replaceFrom(tmp: string, path: string, options: Omit<WriteOptions, "temp" | "mode"> = {}): void {
   const label = options.label ?? "replace";
   try {
+    if (options.syncTemp === true) {
+      options.step?.(`${label}:fsync-temp`);
+      if (options.sync !== false) fsyncFile(tmp);
+    }
     options.step?.(`${label}:rename`);
     renameSync(tmp, path);
   } catch (e) {

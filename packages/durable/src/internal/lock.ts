@@ -80,7 +80,8 @@ export function encodeHolder(h: LockHolder): string {
 /**
  * Decode a lock file's text; undefined when it names no holder (empty: a crash between create and
  * write; or unreadable). Also reads the `key value` lines the store's and the chain's locks wrote
- * before this format, so a lock left by an older build is still judged by its holder.
+ * before this format, and the `{pid, host, nonce, t}` JSON of the layout's key locks, so a lock left
+ * by an older build is still judged by its holder.
  */
 export function decodeHolder(text: string): LockHolder | undefined {
   const t = text.trim();
@@ -103,7 +104,10 @@ export function decodeHolder(text: string): LockHolder | undefined {
   }
   const pid = Number(m.get("pid"));
   const host = m.get("host");
-  const token = m.get("token");
+  // `nonce` and `t` (ms since the epoch): the key locks of @lake/layout's local store before this format.
+  const token = m.get("token") ?? m.get("nonce");
+  const ms = Number(m.get("t"));
+  if (!m.has("acquired_at") && Number.isFinite(ms) && ms > 0) m.set("acquired_at", new Date(ms).toISOString());
   if (!Number.isSafeInteger(pid) || pid <= 0 || host === undefined || token === undefined) return undefined;
   const h: { -readonly [K in keyof LockHolder]: LockHolder[K] } = { pid, host, acquiredAt: m.get("acquired_at") ?? "", token };
   const b = m.get("boot_id");
@@ -139,8 +143,12 @@ function readHolder(path: string): Read | "gone" {
 /** A lock file that names no holder is a crash between create and write; stale after this long. */
 export const EMPTY_LOCK_STALE_MS = 5_000;
 
-function isStale(r: Read): boolean {
+function isStale(r: Read, staleAfterMs: number | undefined): boolean {
   if (!r.holder) return r.ageMs > EMPTY_LOCK_STALE_MS;
+  if (staleAfterMs !== undefined) {
+    const at = Date.parse(r.holder.acquiredAt);
+    if ((Number.isFinite(at) ? Date.now() - at : r.ageMs) > staleAfterMs) return true;
+  }
   return holderLiveness(r.holder) === "dead";
 }
 
@@ -187,16 +195,16 @@ function unlinkQuiet(p: string): void {
  * was judged (a breaker of an older build raced), it is linked back (never replacing) and left to
  * its holder. A `.break` left by a breaker that died is itself judged by its holder's liveness.
  */
-function breakStale(path: string, staleToken: string | undefined, step: StepHook | undefined): void {
+function breakStale(path: string, staleToken: string | undefined, step: StepHook | undefined, staleAfterMs: number | undefined): void {
   const guard = `${path}.break`;
   if (!tryCreate(guard, holderText(randomBytes(8).toString("hex")), step)) {
     const g = readHolder(guard);
-    if (g !== "gone" && isStale(g)) unlinkQuiet(guard);
+    if (g !== "gone" && isStale(g, undefined)) unlinkQuiet(guard);
     return;
   }
   try {
     const again = readHolder(path);
-    if (again === "gone" || !isStale(again) || again.holder?.token !== staleToken) return;
+    if (again === "gone" || !isStale(again, staleAfterMs) || again.holder?.token !== staleToken) return;
     step?.("lock:break");
     const aside = `${path}.stale`;
     try {
@@ -256,6 +264,14 @@ export interface LockOptions {
   readonly waitMs?: number;
   /** Crash-step hook: `lock:create` before each create, `lock:break` before a stale lock is removed. */
   readonly step?: StepHook;
+  /**
+   * Also stale, whatever its holder's liveness or host: a lock taken longer ago than this. Only for
+   * locks held for milliseconds by design (the layout's key locks), where a lock this old is a holder
+   * that died on another host; never for a lock a long-running holder keeps.
+   */
+  readonly staleAfterMs?: number;
+  /** The longest pause between polls while waiting (ms, default 200; the first is 10 or this, whichever is less). */
+  readonly maxPollMs?: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -289,11 +305,12 @@ function handle(path: string, token: string, made: FileIdentity, recovered: bool
 }
 
 /** One attempt, breaking a stale lock first: the handle, or who holds it. I/O errors are Node's, unchanged. */
-export function tryLock(path: string, options: { readonly step?: StepHook } = {}): LockHandle | LockBusy {
-  return attempt(path, randomUUID().replaceAll("-", ""), options.step, { recovered: false });
+export function tryLock(path: string, options: Omit<LockOptions, "waitMs"> = {}): LockHandle | LockBusy {
+  return attempt(path, randomUUID().replaceAll("-", ""), options, { recovered: false });
 }
 
-function attempt(path: string, token: string, step: StepHook | undefined, state: { recovered: boolean }): LockHandle | LockBusy {
+function attempt(path: string, token: string, options: Omit<LockOptions, "waitMs">, state: { recovered: boolean }): LockHandle | LockBusy {
+  const step = options.step;
   for (let i = 0; ; i++) {
     const made = tryCreate(path, holderText(token), step);
     if (made) {
@@ -302,8 +319,8 @@ function attempt(path: string, token: string, step: StepHook | undefined, state:
     }
     const r = readHolder(path);
     if (r === "gone") continue;
-    if (!isStale(r) || i >= 8) return { held: false, path, holder: r.holder };
-    breakStale(path, r.holder?.token, step);
+    if (!isStale(r, options.staleAfterMs) || i >= 8) return { held: false, path, holder: r.holder };
+    breakStale(path, r.holder?.token, step, options.staleAfterMs);
     state.recovered = true;
   }
 }
@@ -317,13 +334,15 @@ function attempt(path: string, token: string, step: StepHook | undefined, state:
 export async function acquireLock(path: string, options: LockOptions = {}): Promise<LockHandle | LockBusy> {
   const token = randomUUID().replaceAll("-", "");
   const deadline = Date.now() + (options.waitMs ?? 0);
-  let delay = 10;
+  const maxPoll = options.maxPollMs ?? 200;
+  let delay = Math.min(10, maxPoll);
   const state = { recovered: false };
   for (;;) {
-    const r = attempt(path, token, options.step, state);
+    const r = attempt(path, token, options, state);
     if (r.held || Date.now() >= deadline) return r;
-    await sleep(Math.min(delay, Math.max(1, deadline - Date.now())));
-    delay = Math.min(delay * 2, 200);
+    // jittered, so waiters that met at one lock do not wake in step
+    await sleep(Math.min(delay * (0.5 + Math.random()), Math.max(1, deadline - Date.now())));
+    delay = Math.min(delay * 2, maxPoll);
   }
 }
 

@@ -4,7 +4,9 @@
 //   LAKE_TEST_KILL_AT=N      SIGKILL at the N-th step this process reaches (1-based)
 //   LAKE_TEST_KILL_AT=name   SIGKILL at the first step called `name`
 //   LAKE_TEST_STEPS=FILE     append `<n> <name>` for every step reached (to count a run's steps)
-// Without either variable `envStepHook()` is undefined and nothing is called.
+//   LAKE_TEST_STEP_DELAY_MS=MS  stall the whole process MS ms at every step (a test that signals it
+//                            from outside at some step is never outrun by a fast machine)
+// Without any of them `envStepHook()` is undefined and nothing is called.
 import { appendFileSync } from "node:fs";
 
 /** Called before every durable step (`label:what`); a crash test kills the process in it. */
@@ -19,13 +21,14 @@ export function crashNow(): never {
 }
 
 /**
- * The hook `LAKE_TEST_KILL_AT` / `LAKE_TEST_STEPS` describe, or undefined when neither is set (read
+ * The hook `LAKE_TEST_KILL_AT` / `LAKE_TEST_STEPS` / `LAKE_TEST_STEP_DELAY_MS` describe, or undefined when none is set (read
  * from `env` once per call; a process calls this once at start-up).
  */
 export function envStepHook(env: NodeJS.ProcessEnv = process.env): StepHook | undefined {
-  const killAt = env.LAKE_TEST_KILL_AT ?? "";
+  const killAt = env.LAKE_TEST_KILL_AT === "0" ? "" : (env.LAKE_TEST_KILL_AT ?? "");
   const stepsFile = env.LAKE_TEST_STEPS;
-  if (killAt === "" && !stepsFile) return undefined;
+  const delayMs = Number(env.LAKE_TEST_STEP_DELAY_MS ?? "0");
+  if (killAt === "" && !stepsFile && !(delayMs > 0)) return undefined;
   const atCount = /^\d+$/.test(killAt) ? Number(killAt) : 0;
   const atName = atCount === 0 && killAt !== "" ? killAt : undefined;
   let count = 0;
@@ -33,5 +36,6 @@ export function envStepHook(env: NodeJS.ProcessEnv = process.env): StepHook | un
     count++;
     if (stepsFile) appendFileSync(stepsFile, `${count} ${name}\n`);
     if (count === atCount || name === atName) crashNow();
+    if (delayMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, delayMs);
   };
 }
