@@ -4,14 +4,15 @@
 //  - putIfMatch:   temp file (fsync) → take the key's lock → compare the current content hash with the
 //                  expected etag → rename → fsync the directory → drop the lock.
 //  - etag:         SHA-256 hex of the content, so it needs no side file and survives crashes.
-// Locks are files created whole (temp file, then link) under <root>/.lake-store/locks/; a lock whose holder died (same
-// host, pid gone) or that is older than staleLockMs is broken with a rename, so a crash never wedges a key.
+// Locks are @lake/durable lock files under <root>/.lake-store/locks/; a lock whose holder died (same host, pid gone or
+// reused) or that is older than staleLockMs is broken, so a crash never wedges a key. Renames, links and fsyncs are
+// @lake/durable's (replaceFrom, installFrom, fsyncDir).
 import { createHash, randomBytes } from "node:crypto";
 import { constants as fsc, createReadStream, createWriteStream, readdirSync, statSync, type Dirent } from "node:fs";
 import * as fs from "node:fs/promises";
-import { hostname } from "node:os";
 import { dirname, join, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
+import { acquireLock, errno, fsyncDir, installFrom, replaceFrom, type LockHandle } from "@lake/durable";
 import { LayoutError } from "./errors.js";
 import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
 import { LOCAL_INTERNAL_DIR, allPages, compareUtf8, mkdirs, pageSize, sha256Hex, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
@@ -24,45 +25,11 @@ export interface LocalStoreOptions {
   readonly staleLockMs?: number;
 }
 
-interface LockInfo {
-  readonly pid: number;
-  readonly host: string;
-  readonly nonce: string;
-  readonly t: number;
-}
-
-function errno(e: unknown): string | undefined {
-  return typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : undefined;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return errno(e) === "EPERM";
-  }
-}
-
-async function fsyncPath(path: string): Promise<void> {
-  let h: fs.FileHandle | undefined;
-  try {
-    h = await fs.open(path, "r");
-    await h.sync();
-  } catch (e) {
-    // Some filesystems refuse fsync on a directory; the rename is still atomic there.
-    if (!["EISDIR", "EINVAL", "EPERM", "EBADF"].includes(errno(e) ?? "")) throw e;
-  } finally {
-    await h?.close();
-  }
-}
-
 export class LocalStore implements ObjectStore {
   readonly url: string;
   readonly root: string;
   private readonly lockTimeoutMs: number;
   private readonly staleLockMs: number;
-  private readonly host = hostname();
 
   constructor(root: string, url: string, options: LocalStoreOptions = {}) {
     this.root = root;
@@ -149,7 +116,7 @@ export class LocalStore implements ObjectStore {
     // fsync every new directory's parent, deepest first, so the new entries survive a crash.
     let d = dir;
     while (d.length >= first.length) {
-      await fsyncPath(dirname(d));
+      fsyncDir(dirname(d));
       if (d === first) break;
       d = dirname(d);
     }
@@ -159,82 +126,30 @@ export class LocalStore implements ObjectStore {
     return join(this.root, LOCAL_INTERNAL_DIR, "locks", `${sha256Hex(key).slice(0, 40)}.lock`);
   }
 
-  private async readLock(path: string): Promise<LockInfo | undefined> {
-    try {
-      const v = JSON.parse(await fs.readFile(path, "utf8")) as LockInfo;
-      return typeof v.nonce === "string" ? v : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  private async lock(key: string): Promise<{ path: string; nonce: string }> {
+  private async lock(key: string): Promise<LockHandle> {
     const path = this.lockPath(key);
-    const nonce = randomBytes(12).toString("hex");
-    const info: LockInfo = { pid: process.pid, host: this.host, nonce, t: Date.now() };
-    const deadline = Date.now() + this.lockTimeoutMs;
-    let wait = 1;
-    // The lock appears whole or not at all: written to a temp file, then hard-linked into place
-    // (link never replaces). Created with O_EXCL and then written, a holder killed in between would
-    // leave an empty lock nobody could judge — a key wedged until the lock went stale by age.
-    const tmp = `${path}.${nonce}.tmp`;
-    for (;;) {
+    for (let i = 0; ; i++) {
+      let r;
       try {
-        await fs.writeFile(tmp, JSON.stringify(info));
-        try {
-          await fs.link(tmp, path);
-          return { path, nonce };
-        } finally {
-          await fs.rm(tmp, { force: true });
-        }
+        r = await acquireLock(path, { waitMs: this.lockTimeoutMs, staleAfterMs: this.staleLockMs, maxPollMs: 20 });
       } catch (e) {
-        const code = errno(e);
-        if (code === "ENOENT") {
+        if (errno(e) === "ENOENT" && i < 3) {
           await mkdirs(dirname(path));
           continue;
         }
-        if (code !== "EEXIST") throw this.io("lock", key, e);
+        throw this.io("lock", key, e);
       }
-      await this.breakIfStale(path);
-      if (Date.now() > deadline) {
-        throw new LayoutError("Locked", `lock for ${key} in ${this.url} still held after ${this.lockTimeoutMs} ms (${path})`, { key, store: this.url });
-      }
-      await sleep(Math.random() * wait);
-      wait = Math.min(wait * 2, 20);
+      if (r.held) return r;
+      throw new LayoutError("Locked", `lock for ${key} in ${this.url} still held after ${this.lockTimeoutMs} ms (${path})`, { key, store: this.url });
     }
   }
 
-  /** Break a lock whose holder is gone: same host and dead pid, or older than staleLockMs. */
-  private async breakIfStale(path: string): Promise<void> {
-    let held: LockInfo | undefined;
-    let age: number;
+  private unlock(l: LockHandle): void {
     try {
-      const st = await fs.stat(path);
-      held = await this.readLock(path);
-      age = Date.now() - (held?.t ?? st.mtimeMs);
+      l.release();
     } catch {
-      return; // gone already
+      /* gone or unreadable: nothing of ours to remove */
     }
-    const dead = held !== undefined && held.host === this.host && held.pid !== process.pid && !pidAlive(held.pid);
-    if (!dead && age < this.staleLockMs) return;
-    // Move the stale lock aside atomically, then make sure it was the one judged stale; a fresh lock
-    // taken in between is put back with link (which never replaces).
-    const aside = `${path}.broken-${randomBytes(6).toString("hex")}`;
-    try {
-      await fs.rename(path, aside);
-    } catch {
-      return;
-    }
-    const moved = await this.readLock(aside);
-    if (held !== undefined && moved?.nonce !== held.nonce) {
-      await fs.link(aside, path).catch(() => undefined);
-    }
-    await fs.rm(aside, { force: true });
-  }
-
-  private async unlock(l: { path: string; nonce: string }): Promise<void> {
-    const cur = await this.readLock(l.path);
-    if (cur?.nonce === l.nonce) await fs.rm(l.path, { force: true });
   }
 
   private async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
@@ -242,16 +157,16 @@ export class LocalStore implements ObjectStore {
     try {
       return await fn();
     } finally {
-      await this.unlock(l);
+      this.unlock(l);
     }
   }
 
-  /** rename(tmp, p) creating parents as needed, then fsync the directory. */
+  /** rename(tmp, p) creating parents as needed, then fsync the directory (@lake/durable's replaceFrom). */
   private async publish(tmp: string, p: string): Promise<void> {
     for (let i = 0; ; i++) {
       try {
-        await fs.rename(tmp, p);
-        break;
+        replaceFrom(tmp, p, { keepTempOnMissingDir: true });
+        return;
       } catch (e) {
         if (errno(e) === "ENOENT" && i < 3) {
           await this.ensureParent(p);
@@ -261,7 +176,6 @@ export class LocalStore implements ObjectStore {
         throw e;
       }
     }
-    await fsyncPath(dirname(p));
   }
 
   private collision(p: string, e: unknown): LayoutError {
@@ -296,24 +210,23 @@ export class LocalStore implements ObjectStore {
 
   private async linkIfAbsent(key: string, tmp: string, p: string, etag: string): Promise<ConditionalResult> {
     for (let i = 0; ; i++) {
+      let r;
       try {
-        await fs.link(tmp, p);
-        await fsyncPath(dirname(p));
-        return { status: "written", etag };
+        // link (or, without hard links, an O_EXCL reservation and a rename over it), then fsync the directory
+        r = installFrom(tmp, p, { keepTempOnMissingDir: true });
       } catch (e) {
         const code = errno(e);
         if (code === "ENOENT" && i < 3) {
           await this.ensureParent(p);
           continue;
         }
-        if (code === "EEXIST") {
-          const current = await this.get(key);
-          if (current === undefined && (await fs.stat(p).catch(() => undefined))?.isDirectory()) throw this.collision(p, e);
-          return { status: "conflict", current };
-        }
         if (code === "ENOTDIR") throw this.collision(p, e);
         throw this.io("create", key, e);
       }
+      if (r.installed) return { status: "written", etag };
+      const current = await this.get(key);
+      if (current === undefined && (await fs.stat(p).catch(() => undefined))?.isDirectory()) throw this.collision(p, new Error(`${p} is a directory`));
+      return { status: "conflict", current };
     }
   }
 
@@ -339,7 +252,7 @@ export class LocalStore implements ObjectStore {
     await this.withLock(key, async () => {
       try {
         await fs.unlink(p);
-        await fsyncPath(dirname(p));
+        fsyncDir(dirname(p));
       } catch (e) {
         if (!["ENOENT", "ENOTDIR", "EISDIR"].includes(errno(e) ?? "")) throw this.io("delete", key, e);
       }
@@ -371,9 +284,7 @@ export class LocalStore implements ObjectStore {
         size += (c as Buffer).byteLength;
       });
       await pipeline(src, createWriteStream(tmp, { flags: "wx" }));
-      await fsyncPath(tmp);
-      await fs.rename(tmp, file);
-      await fsyncPath(dirname(file));
+      replaceFrom(tmp, file, { syncTemp: true });
       return { etag: hash.digest("hex"), size };
     } catch (e) {
       await fs.rm(tmp, { force: true });

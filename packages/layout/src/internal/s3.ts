@@ -11,6 +11,7 @@ import { pipeline } from "node:stream/promises";
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import type { S3Client } from "@aws-sdk/client-s3";
+import { replaceFrom } from "@lake/durable";
 import { LayoutError } from "./errors.js";
 import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
 import { allPages, pageSize, sameBytes, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
@@ -286,10 +287,7 @@ export class S3Store implements ObjectStore {
       const body = r.Body as Readable;
       body.on("data", (c: Buffer) => (size += c.byteLength));
       await pipeline(body, createWriteStream(tmp, { flags: "wx" }));
-      const h = await fs.open(tmp, "r");
-      await h.sync();
-      await h.close();
-      await fs.rename(tmp, file);
+      replaceFrom(tmp, file, { syncTemp: true }); // fsync, rename, fsync the directory
       return { etag: unquoteEtag(r.ETag), size };
     } catch (e) {
       await fs.rm(tmp, { force: true });

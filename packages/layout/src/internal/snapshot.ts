@@ -4,6 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import * as fs from "node:fs/promises";
 import { join } from "node:path";
+import { replaceFrom } from "@lake/durable";
 import { casUpdate, type CasOptions } from "./cas.js";
 import { LayoutError, isLayoutError } from "./errors.js";
 import { FLEET_KEY, SNAPSHOT_LATEST_KEY, snapshotBlobKey, validatePartitionValue } from "./keys.js";
@@ -94,7 +95,7 @@ export async function syncSnapshotCache(
     if (got.hash !== ptr.content_hash) {
       throw new LayoutError("HashMismatch", `snapshot blob ${snapshotBlobKey(ptr.content_hash)} in ${store.url} hashes to ${got.hash}`, { key: snapshotBlobKey(ptr.content_hash), store: store.url });
     }
-    await fs.rename(tmp, path);
+    replaceFrom(tmp, path); // download fsynced it
   } finally {
     await fs.rm(tmp, { force: true });
   }
