@@ -13,7 +13,8 @@
 // session needs one does push load the sender (push-send.ts: @lake/layout, the records, DuckDB) and
 // talk to the store, so a push with nothing to do reads push.state and one small file per session.
 import { randomBytes } from "node:crypto";
-import { readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { writeAtomic } from "@lake/durable";
 import { join } from "node:path";
 import type { ObjectStore } from "@lake/layout/store";
 import { CollectorError } from "./errors.js";
@@ -113,21 +114,10 @@ export function readPushState(root: string): PushState {
   }
 }
 
-/** Replace push.state atomically (temp + fsync + rename + dir fsync). */
+/** Replace push.state atomically (temp + fsync + rename + dir fsync: @lake/durable's writeAtomic). */
 export function writePushState(root: string, state: PushState): void {
   const file = join(root, STATE_FILE);
-  const tmp = join(root, `.${STATE_FILE}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
-  writeFileSync(tmp, JSON.stringify(state) + "\n");
-  const fd = openSync(tmp, "r");
-  fsyncSync(fd);
-  closeSync(fd);
-  renameSync(tmp, file);
-  const dfd = openSync(root, "r");
-  try {
-    fsyncSync(dfd);
-  } finally {
-    closeSync(dfd);
-  }
+  writeAtomic(file, JSON.stringify(state) + "\n", { temp: join(root, `.${STATE_FILE}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`), mode: 0o644 });
 }
 
 /** A summary of a push that sent nothing. */

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "@lake/durable";
 import { CollectorError } from "./errors.js";
 
 /** The owner record of a root lease. */
@@ -35,15 +36,6 @@ function readOwner(dir: string): RootOwner | undefined {
   }
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** The owner of `<root>/<name>`, or undefined when none holds it (or its record is unreadable). */
 export function rootOwner(root: string, name = "watch.lock"): RootOwner | undefined {
   return readOwner(join(root, name));
@@ -52,7 +44,7 @@ export function rootOwner(root: string, name = "watch.lock"): RootOwner | undefi
 /** `alive`, `dead` (same host, process gone), or `unknown` (another host: never taken over). */
 export function ownerLiveness(o: RootOwner): "alive" | "dead" | "unknown" {
   if (o.host !== hostname()) return "unknown";
-  return Number.isInteger(o.pid) && o.pid > 0 && pidAlive(o.pid) ? "alive" : "dead";
+  return Number.isInteger(o.pid) && o.pid > 0 && processAlive(o.pid) ? "alive" : "dead";
 }
 
 /** Claim the root lease `<root>/<name>`; throws CollectorError Locked naming the live owner. */

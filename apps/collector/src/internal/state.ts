@@ -1,13 +1,13 @@
 // Small state files of the collector in the root: collector.state (the last pass) and
 // watch.status (a watching collector's state), each replaced atomically.
-import { renameSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { writeAtomic } from "@lake/durable";
 import type { CollectSummary } from "./collect.js";
 
+/** Temp file, fsync, rename, directory fsync (@lake/durable). */
 function replace(file: string, value: unknown): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(value) + "\n");
-  renameSync(tmp, file);
+  writeAtomic(file, JSON.stringify(value) + "\n", { temp: `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`, mode: 0o644 });
 }
 
 /** Record the last collect pass in <root>/collector.state. */

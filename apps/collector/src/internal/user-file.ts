@@ -1,17 +1,16 @@
 // Files the collector writes into the user's own configuration (Claude Code's settings, a systemd
-// user unit, a launchd agent): created with their directory, replaced atomically (temp file +
-// rename), so a reader never sees half a file.
+// user unit, a launchd agent): created with their directory, replaced atomically (temp file,
+// fsync, rename, directory fsync: @lake/durable), so a reader never sees half a file.
 import { realpathSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
+import { writeAtomic } from "@lake/durable";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Write `text` to `file` atomically, creating its directory; `mode` applies to a new file. */
 export async function replaceUserFile(file: string, text: string, mode = 0o600): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.lake-${process.pid}.tmp`;
-  await writeFile(tmp, text, { mode });
-  await rename(tmp, file);
+  writeAtomic(file, text, { temp: `${file}.lake-${process.pid}.tmp`, mode });
 }
 
 /**

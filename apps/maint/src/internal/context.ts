@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { crashNow } from "@lake/durable";
 import { acquireLease, isLayoutError, readFleet, releaseLease, renewLease, type FleetManifest, type ObjectStore } from "@lake/layout";
 import { MaintError } from "./errors.js";
 
@@ -57,10 +58,7 @@ export function parseHooks(spec: string | undefined): Map<string, string> {
 export async function testHook(ctx: MaintContext, point: string): Promise<void> {
   const action = ctx.hooks.get(point);
   if (action === undefined) return;
-  if (action === "crash") {
-    process.kill(process.pid, "SIGKILL");
-    await new Promise((r) => setTimeout(r, 10_000));
-  }
+  if (action === "crash") crashNow();
   const m = /^sleep:(\d+)$/.exec(action);
   if (m) await new Promise((r) => setTimeout(r, Number(m[1])));
   // block:<ms> stalls the whole process (no timers run, so the lease is not renewed): a paused machine.
