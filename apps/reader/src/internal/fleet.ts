@@ -7,7 +7,7 @@
 // (`checked/`, by device, inode, size and times of the local file — a mirrored file is named by its
 // etag) so an unchanged fleet costs a stat per file. A damaged object is left out and named.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SNAPSHOT_LATEST_KEY, decodeCompacted, decodeSnapshotPointer, isLayoutError, parseKey, snapshotBlobKey } from "@lake/layout/formats";
 import { openStore, parseStoreUrl, type ObjectStore } from "@lake/layout/store";
@@ -433,10 +433,3 @@ async function resolveSnapshot(access: { store: ReadableStore; localPath(o: List
   return access.localPath({ key: blob, size: info.size, etag: info.etag ?? hash }, hash);
 }
 
-/** Write a file atomically (temp + rename). */
-export function writeFileAtomic(path: string, data: string | Uint8Array): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
-}

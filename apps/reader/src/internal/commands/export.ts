@@ -1,5 +1,6 @@
 // export and ddl.
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { replaceFrom } from "@lake/durable";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FLEET_COLUMNS, SEGMENT_COLUMNS, COMPACTED_COLUMNS, type Column } from "@lake/events";
@@ -51,7 +52,7 @@ async function exportEvents({ values, io }: RunContext<typeof EXPORT_OPTIONS, Io
         writeFileSync(tmp, tableToIPC(table, "file"));
       }
     });
-    renameSync(tmp, file);
+    replaceFrom(tmp, file, { syncTemp: true });
   } catch (e) {
     rmSync(tmp, { force: true });
     if (e instanceof ReaderError) throw e;

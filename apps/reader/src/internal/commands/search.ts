@@ -1,7 +1,8 @@
 // search: SQLite FTS5 over the snapshot's claims and over a local index of event text.
 import { decodeSnapshotMeta, isLayoutError } from "@lake/layout/formats";
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { replaceFrom } from "@lake/durable";
 import Database from "better-sqlite3";
 import { count, flag, type RunContext } from "@lake/cli";
 import { COMMON, fleetFiles, keptAnswer, locations, useReadModel, usageError, type Io, type Locations } from "../context.js";
@@ -127,7 +128,7 @@ async function buildIndex(rm: ReadModel, path: string): Promise<string> {
     db.exec("INSERT INTO events_fts(events_fts) VALUES ('optimize')");
     db.close();
     db = undefined;
-    renameSync(tmp, path);
+    replaceFrom(tmp, path, { syncTemp: true });
   } catch (e) {
     db?.close();
     rmSync(tmp, { force: true });
