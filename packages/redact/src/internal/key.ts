@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { closeSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { installNoReplace } from "@lake/durable";
 import { join } from "node:path";
 import { RedactError } from "./errors.js";
 
@@ -113,25 +114,10 @@ export function loadOrCreateKey(dir: string): RedactKey {
   const tmp = join(dir, `.${KEY_FILE_NAME}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   const text = HEADER + randomBytes(32).toString("hex") + "\n";
   try {
-    const fd = openSync(tmp, "wx", 0o600);
-    try {
-      writeSync(fd, text);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      linkSync(tmp, file);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    }
+    // temp (0600), fsync, link without replacing, fsync the directory; a racing creator's key wins and is read back
+    installNoReplace(file, text, { temp: tmp, mode: 0o600, label: "key" });
   } catch (e) {
     throw new RedactError("KeyIo", `${file}: cannot create key file (${(e as NodeJS.ErrnoException).code ?? "error"})`, { file }, { cause: e });
-  } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already gone */
-    }
   }
   return readExisting(file);
 }

@@ -6,7 +6,8 @@
 // value at the end of the footer, hash the file with it read as the placeholder, compare. Every bit
 // of the file is covered, the hash itself included (a flipped hash digit no longer matches).
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
+import { fsyncFile, writeAtomic } from "@lake/durable";
 import { dirname } from "node:path";
 
 /** The Parquet key-value metadata key that holds a file's content hash. */
@@ -83,7 +84,7 @@ export function sealContentHash(path: string): string {
     if (readAt(fd, 64, at).toString("latin1") !== CONTENT_HASH_PLACEHOLDER) throw new Error(`${path}: ${CONTENT_HASH_KEY} is already set`);
     const hash = hashWithPlaceholder(fd, size, at);
     writeSync(fd, Buffer.from(hash, "latin1"), 0, 64, at);
-    fsyncSync(fd);
+    fsyncFile(fd);
     return hash;
   } finally {
     closeSync(fd);
@@ -198,19 +199,17 @@ export class CheckedFiles {
     return r;
   }
 
-  /** Write the cache file when a check was added (temp + rename); errors are ignored (it is a cache). */
+  /** Write the cache file when a check was added (@lake/durable's writeAtomic); errors are ignored (it is a cache). */
   save(): void {
     if (this.#file === undefined || !this.#changed) return;
     const all = [...this.#entries];
     const files = Object.fromEntries(all.slice(Math.max(0, all.length - MAX_CACHED)));
-    const tmp = `${this.#file}.tmp-${process.pid}-${Date.now()}`;
     try {
       mkdirSync(dirname(this.#file), { recursive: true });
-      writeFileSync(tmp, JSON.stringify({ format: 1, files }));
-      renameSync(tmp, this.#file);
+      writeAtomic(this.#file, JSON.stringify({ format: 1, files }), { temp: `${this.#file}.tmp-${process.pid}-${Date.now()}`, mode: 0o644 });
       this.#changed = false;
     } catch {
-      rmSync(tmp, { force: true });
+      /* a cache: the next run checks again (writeAtomic left no temporary file) */
     }
   }
 }
