@@ -71,7 +71,7 @@ describe("hook", { timeout: 120_000 }, () => {
     const waitHeld = (p: ReturnType<typeof hold>) => new Promise<void>((res) => p.stdout!.once("data", () => res()));
     const dead = hold(60_000);
     await waitHeld(dead);
-    expect(readFileSync(`${file}.lock`, "utf8")).toMatch(/^token +[0-9a-f]{32}$/m);
+    expect((JSON.parse(readFileSync(`${file}.lock`, "utf8")) as { token: string }).token).toMatch(/^[0-9a-f]{32}$/); // @lake/durable's holder JSON
     dead.kill("SIGKILL");
     await new Promise((r) => dead.once("exit", r));
     const a = await runCli(["hook", "--root", root], {}, JSON.stringify(event(2)));
@@ -170,10 +170,10 @@ describe("hook", { timeout: 120_000 }, () => {
       expect(loaded.some((u) => u.endsWith("/packages/wal/dist/internal/writer.js"))).toBe(true);
       expect(loaded.filter((u) => /\/zod\/|\/internal\/records\.js$|\/wal\/dist\/index\.js$/.test(u))).toEqual([]);
       // Every lake module it loads is one the README names: the collector's, @lake/cli's (not its --store
-      // option), @lake/wal/writer's, the lock's, the defaults'.
+      // option), @lake/wal/writer's, the lock's (and @lake/durable's under it and the floor), the defaults'.
       expect(loaded.filter((u) => u.endsWith("/packages/cli/dist/store.js"))).toEqual([]);
       const packages = new Set(loaded.filter((u) => u.startsWith("file:") && !u.includes("/apps/collector/")).map((u) => /\/packages\/([a-z]+)\/dist\//.exec(u)?.[1] ?? u));
-      expect([...packages].sort()).toEqual(["cli", "layout", "store", "wal"]);
+      expect([...packages].sort()).toEqual(["cli", "durable", "layout", "store", "wal"]);
     }
     expect(events(await readWalFile(spool(root))).map((e) => e.seq)).toEqual([1, 2]);
   });
