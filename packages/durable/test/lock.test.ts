@@ -174,7 +174,7 @@ describe("key locks held for milliseconds (staleAfterMs)", () => {
   it("a lock older than staleAfterMs is broken whatever its host; a fresh foreign one waits; the layout's old format is read", async () => {
     const dir = tempDir("durable-age");
     const path = join(dir, "k.lock");
-    expect(decodeHolder(JSON.stringify({ pid: 9, host: "h", nonce: "n1", t: 0 }))).toBeUndefined(); // t 0: no time
+    expect(decodeHolder(JSON.stringify({ pid: 9, host: "h", nonce: "n1", t: 0 }))).toEqual({ pid: 9, host: "h", token: "n1", acquiredAt: "" }); // t 0: no time
     expect(decodeHolder(JSON.stringify({ pid: 9, host: "h", nonce: "n1", t: Date.parse("2026-01-01T00:00:00Z") }))).toEqual({
       pid: 9,
       host: "h",
