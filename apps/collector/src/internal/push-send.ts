@@ -244,6 +244,9 @@ async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionP
   return false;
 }
 
+/** Directories up to this many segments get a push-side rollup beside each segment. */
+const ROLLUP_MAX_SEGMENTS = 32;
+
 /**
  * Upload the usage rollup of segments 0..seq of a directory, keys first: segment `seq` from `path`
  * (downloaded when undefined), the earlier ones downloaded from the store. A segment that cannot be
@@ -251,6 +254,10 @@ async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionP
  * the reader reads its rows, as for a directory pushed before rollups.
  */
 async function putSegmentRollup(store: ObjectStore, p: SessionPartition, seq: number, path: string | undefined, tmp: string): Promise<void> {
+  // Each rollup reads every earlier segment of its directory: past ROLLUP_MAX_SEGMENTS a push would
+  // pay for the whole history of a long session again, so those directories are read from rows
+  // until maint compacts them.
+  if (seq >= ROLLUP_MAX_SEGMENTS) return;
   const { writeUsageRollup, checkContentHash, isSegmentError } = await import("@lake/segments");
   const dir = join(tmp, `rollup-${randomBytes(4).toString("hex")}`);
   mkdirSync(dir);
