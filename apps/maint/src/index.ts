@@ -1,7 +1,7 @@
 export { APP, main, describeError } from "./cli.js";
 export type { Io } from "@lake/cli";
 export { MaintError, isMaintError, EXIT } from "./internal/errors.js";
-export type { MaintErrorCode, MaintErrorData } from "./internal/errors.js";
+export type { MaintErrorCode, MaintErrorData, MaintErrorFacts } from "./internal/errors.js";
 export { computeDigest, commandHead, DIGEST_THRESHOLDS, DIGEST_VERSION } from "./internal/digest.js";
 export type { Digest, DigestCommand, DigestFile, FrictionSignal } from "./internal/digest.js";
 export { generationOf, COMPACTION_FORMAT } from "./internal/compact.js";

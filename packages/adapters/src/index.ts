@@ -3,7 +3,7 @@
  * events → canonical lake records; discovery of vendor stores (always read-only).
  */
 export { AdaptersError, isAdaptersError } from "./internal/errors.js";
-export type { AdaptersErrorCode } from "./internal/errors.js";
+export type { AdaptersErrorCode, AdaptersErrorData } from "./internal/errors.js";
 export type {
   Adapter,
   AdapterState,

@@ -1,5 +1,5 @@
 export { ChainError, isChainError } from "./internal/errors.js";
-export type { ChainErrorCode } from "./internal/errors.js";
+export type { ChainErrorCode, ChainErrorData } from "./internal/errors.js";
 export { canonicalJson } from "./internal/canonical-json.js";
 export type { Json } from "./internal/canonical-json.js";
 export type {

@@ -2,7 +2,7 @@
 // program that only counts (the reader's usage reports) does not load zod. Everything here is
 // also exported from the package root.
 export { EventsError, isEventsError } from "./internal/errors.js";
-export type { EventsErrorCode } from "./internal/errors.js";
+export type { EventsErrorCode, EventsErrorData } from "./internal/errors.js";
 export { USAGE_KEYS, sumUsage, addUsageInto, totalTokens, isEmptyUsage, usageDelta, usageEquals, recordDay } from "./internal/usage.js";
 export type { Usage, UsageKey } from "./internal/usage.js";
 export { RUNTIMES } from "./internal/runtimes.js";

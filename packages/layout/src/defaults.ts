@@ -6,4 +6,4 @@
 export { configFile, configuredAgent, defaultLocalRoot, defaultReaderCache, defaultStoreUrl, legacyDefaultStorePath, readConfig } from "./internal/defaults.js";
 export type { LakeConfig } from "./internal/defaults.js";
 export { LayoutError, isLayoutError } from "./internal/errors.js";
-export type { LayoutErrorCode, LayoutErrorData } from "./internal/errors.js";
+export type { LayoutErrorCode, LayoutErrorData, LayoutErrorFacts } from "./internal/errors.js";

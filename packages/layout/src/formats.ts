@@ -3,7 +3,7 @@
 // claims, leases, roster, intents), without the stores, CAS, leases and S3 — light enough for a
 // reader's start-up. Everything here is also exported from the package root.
 export { LayoutError, isLayoutError } from "./internal/errors.js";
-export type { LayoutErrorCode, LayoutErrorData } from "./internal/errors.js";
+export type { LayoutErrorCode, LayoutErrorData, LayoutErrorFacts } from "./internal/errors.js";
 export {
   FLEET_KEY,
   PREFIXES,

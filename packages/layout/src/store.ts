@@ -2,7 +2,7 @@
 // CAS, leases, roster and snapshot modules — for a program that only reads objects (the reader's
 // usage reports start faster). Everything here is also exported from the package root.
 export { LayoutError, isLayoutError } from "./internal/errors.js";
-export type { LayoutErrorCode, LayoutErrorData } from "./internal/errors.js";
+export type { LayoutErrorCode, LayoutErrorData, LayoutErrorFacts } from "./internal/errors.js";
 export type {
   ConditionalResult,
   ListOptions,

@@ -1,6 +1,6 @@
 // @lake/redact: secret detection and masking before anything lands.
 export { RedactError, isRedactError } from "./internal/errors.js";
-export type { RedactErrorCode, RedactErrorData } from "./internal/errors.js";
+export type { RedactErrorCode, RedactErrorData, RedactErrorFacts } from "./internal/errors.js";
 export { RedactKey, KEY_FILE_NAME, loadOrCreateKey, memoryKey } from "./internal/key.js";
 export { defaultRules, defaultRuleIds } from "./internal/rules.js";
 export type { Rule } from "./internal/rules.js";

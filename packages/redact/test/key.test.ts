@@ -95,12 +95,14 @@ describe("key file", () => {
     expect(code(() => memoryKey(new Uint8Array(16)))).toBe("InvalidOption");
   });
 
-  it("the error guard works across copies of the package (brand, not instanceof)", () => {
-    const foreign = Object.assign(new Error("x"), { code: "KeyIo", [Symbol.for("@lake/redact/RedactError")]: true });
-    expect(isRedactError(foreign)).toBe(true);
+  it("a RedactError has its code, data and cause; the guard refuses an error that only looks like one", () => {
+    // Across two real builds of the package: apps/reader/test/error-brands.test.ts.
+    expect(isRedactError(Object.assign(new Error("x"), { code: "KeyIo", name: "RedactError" }))).toBe(false);
     expect(isRedactError(new Error("x"))).toBe(false);
-    const e = new RedactError("KeyIo", "m", {}, { cause: new Error("inner") });
-    expect(isRedactError(e) && e.cause).toBeInstanceOf(Error);
+    const e = new RedactError("KeyIo", "m", { data: { file: "k" }, cause: new Error("inner") });
+    expect(isRedactError(e, "KeyIo") && e.cause).toBeInstanceOf(Error);
+    expect(isRedactError(e, "KeyCorrupt")).toBe(false);
+    expect(e.data.file).toBe("k");
   });
 
   it("masks follow the golden vectors for the golden key", () => {

@@ -1,7 +1,7 @@
 export { SegmentError, isSegmentError } from "./internal/errors.js";
 export { duckdb } from "./internal/duckdb.js";
 export type { DuckDB } from "./internal/duckdb.js";
-export type { SegmentErrorCode } from "./internal/errors.js";
+export type { SegmentErrorCode, SegmentErrorData } from "./internal/errors.js";
 export { SegmentWriter, writeSegment, readSegment, segmentColumns, sqlString, sha256File, copyParquet, LATER_COLUMNS, parquetSource } from "./internal/segments.js";
 export type { FleetRow, SegmentLayout, SegmentInfo, ParquetFileInfo } from "./internal/segments.js";
 export { readUsageRecords, writeUsageRollup } from "./internal/usage.js";

@@ -1,5 +1,5 @@
 export { StoreError, isStoreError } from "./internal/errors.js";
-export type { StoreErrorCode } from "./internal/errors.js";
+export type { StoreErrorCode, StoreErrorData } from "./internal/errors.js";
 export { defaultRoot, padSeq, landedName, parseLandedName, formatStamp } from "./internal/names.js";
 export type { Area } from "./internal/names.js";
 export { encodeCursor, decodeCursor, CURSOR_SCHEMA } from "./internal/cursor.js";

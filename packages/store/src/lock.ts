@@ -7,4 +7,4 @@
 export { acquireLock, lockHolder } from "./internal/lock.js";
 export type { LockHandle, LockHolder } from "./internal/lock.js";
 export { StoreError, isStoreError } from "./internal/errors.js";
-export type { StoreErrorCode } from "./internal/errors.js";
+export type { StoreErrorCode, StoreErrorData } from "./internal/errors.js";

@@ -15,7 +15,7 @@ export type { ExportMetricsServiceRequest, MetricsResponse } from "./internal/ot
 export { metricPoints, attributesToJs, anyValueToJs } from "./internal/otlp/points.js";
 export type { MetricPoint } from "./internal/otlp/points.js";
 export { StoreError, isStoreError } from "./internal/errors.js";
-export type { StoreErrorCode } from "./internal/errors.js";
+export type { StoreErrorCode, StoreErrorData } from "./internal/errors.js";
 export { DERIVED_METRICS, deriveMetrics, derivedCounters, readMetricsState, readReceipts, receiptDir, receiptName, sessionDerived } from "./internal/metrics/derive.js";
 export type { DeriveOptions, DeriveSummary, SessionCounters } from "./internal/metrics/derive.js";
 export { RECEIPT_SCHEMA, METRICS_STATE_SCHEMA, encodeReceipt, decodeReceipt, encodeMetricsState, decodeMetricsState } from "./internal/metrics/receipt.js";

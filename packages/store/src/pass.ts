@@ -16,4 +16,4 @@ export type { ForgetRecord } from "./internal/removal.js";
 export { listSessionIds as listSessions } from "./internal/scan.js";
 export { LostSessionTracker, lostToCheck } from "./internal/lost.js";
 export { StoreError, isStoreError } from "./internal/errors.js";
-export type { StoreErrorCode } from "./internal/errors.js";
+export type { StoreErrorCode, StoreErrorData } from "./internal/errors.js";

@@ -72,13 +72,16 @@ describe("session lock", () => {
 });
 
 describe("errors and defaults", () => {
-  it("isStoreError works across copies of the package (brand, not instanceof)", () => {
+  it("a StoreError has its code, typed data and cause; isStoreError refuses any other error", () => {
     const e = new StoreError("Corrupt", "x: bad", { data: { file: "x" }, cause: new Error("inner") });
     expect(isStoreError(e)).toBe(true);
+    expect(isStoreError(e, "Corrupt")).toBe(true);
+    expect(isStoreError(e, "Io")).toBe(false);
+    expect(e.name).toBe("StoreError");
+    expect(e.data.file).toBe("x");
     expect(e.cause).toBeInstanceOf(Error);
-    const foreign = Object.assign(new Error("y"), { code: "Corrupt" });
-    Object.defineProperty(foreign, Symbol.for("@lake/store/StoreError"), { value: true });
-    expect(isStoreError(foreign)).toBe(true);
+    // Across two real builds of the package: apps/reader/test/error-brands.test.ts.
+    expect(isStoreError(Object.assign(new Error("y"), { code: "Corrupt", name: "StoreError" }))).toBe(false);
     expect(isStoreError(new Error("z"))).toBe(false);
     expect(isStoreError(null)).toBe(false);
   });

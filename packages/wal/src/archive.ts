@@ -15,4 +15,4 @@ export type { ArchiveContainerRef, SessionLocation } from "./internal/resolve.js
 export { isWalAddress, isWalFileName, walAddress } from "./internal/addr.js";
 export type { SessionTriple } from "./internal/addr.js";
 export { isWalError, WalError } from "./internal/errors.js";
-export type { WalErrorCode, WalErrorData } from "./internal/errors.js";
+export type { WalErrorCode, WalErrorData, WalErrorFacts } from "./internal/errors.js";

@@ -4,7 +4,7 @@
  * containers, live-first resolution, and the read-only run-index.db export reader.
  */
 export { isWalError, WalError } from "./internal/errors.js";
-export type { WalErrorCode, WalErrorData } from "./internal/errors.js";
+export type { WalErrorCode, WalErrorData, WalErrorFacts } from "./internal/errors.js";
 
 export {
   encodeFrame,

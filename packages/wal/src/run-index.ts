@@ -5,4 +5,4 @@
 export { ExportSegmentSchema, RunIndexReader } from "./internal/run-index.js";
 export type { ExportBatch, ExportCursor, ExportFact, ExportMeta, ExportSegment } from "./internal/run-index.js";
 export { isWalError, WalError } from "./internal/errors.js";
-export type { WalErrorCode, WalErrorData } from "./internal/errors.js";
+export type { WalErrorCode, WalErrorData, WalErrorFacts } from "./internal/errors.js";

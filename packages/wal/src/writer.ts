@@ -6,4 +6,4 @@
 export { WalWriter } from "./internal/writer.js";
 export type { WalAppendOptions, WalAppendResult, WalFsyncPolicy, WalWriterOptions } from "./internal/writer.js";
 export { isWalError, WalError } from "./internal/errors.js";
-export type { WalErrorCode, WalErrorData } from "./internal/errors.js";
+export type { WalErrorCode, WalErrorData, WalErrorFacts } from "./internal/errors.js";

@@ -1,5 +1,5 @@
 import { EXIT, ioMessage } from "@lake/cli";
-const BRAND = Symbol.for("lake-collector/CollectorError");
+import { LakeError, brandGuard } from "@lake/errors";
 
 /** Error codes of lake-collector, each with its exit code (README "Exit codes"). */
 export type CollectorErrorCode = "Usage" | "Locked" | "Incomplete" | "Problems" | "Store" | "Input" | "Io" | "Internal";
@@ -16,21 +16,20 @@ export const EXIT_CODES: Readonly<Record<CollectorErrorCode, number>> = {
   Io: EXIT.io,
 };
 
+/** Typed `data` of each {@link CollectorErrorCode}: the message names the file, there are no further facts. */
+export type CollectorErrorData = { readonly [C in CollectorErrorCode]: object };
+
+const BRAND = "lake-collector/CollectorError";
+
 /** The one error class of lake-collector. The message is one line naming the file and the reason. */
-export class CollectorError extends Error {
-  override readonly name = "CollectorError";
-  readonly code: CollectorErrorCode;
-  constructor(code: CollectorErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    Object.defineProperty(this, BRAND, { value: true });
+export class CollectorError<C extends CollectorErrorCode = CollectorErrorCode> extends LakeError<C, object> {
+  constructor(code: C, message: string, options: { cause?: unknown } = {}) {
+    super(BRAND, code, message, options);
   }
 }
 
-/** True for a CollectorError from any copy of this app. */
-export function isCollectorError(e: unknown): e is CollectorError {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
-}
+/** True for a CollectorError from any copy of this app; with `code`, of that code. */
+export const isCollectorError = brandGuard<CollectorError, CollectorErrorData>(BRAND);
 
 /** An I/O failure as a CollectorError `Io` (exit 7): one line naming the path and the errno. */
 export function ioFailure(e: unknown, code: string): CollectorError {

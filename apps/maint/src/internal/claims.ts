@@ -37,7 +37,7 @@ export async function proposeClaim(store: ObjectStore, input: Omit<ClaimEvent, "
   if (typeof ev === "string") throw new MaintError("Usage", `claim rejected: ${ev}`);
   const key = claimEventKey(utcDate(t), ev.agent, ulid(t));
   const w = await store.putIfAbsent(key, encodeClaimEvent(ev));
-  if (w.status !== "written") throw new MaintError("Store", `${key}: not written (${w.status})`, { key, store: store.url });
+  if (w.status !== "written") throw new MaintError("Store", `${key}: not written (${w.status})`, { data: { key, store: store.url } });
   return { key, event: ev };
 }
 
@@ -134,7 +134,7 @@ export async function runPromote(ctx: MaintContext): Promise<PromoteReport> {
       const fkey = fleetClaimKey(id);
       await lease.check();
       const w = cur ? await store.putIfMatch(fkey, encodeFleetClaim(claim), cur.etag) : await store.putIfAbsent(fkey, encodeFleetClaim(claim));
-      if (w.status !== "written") throw new MaintError("Refused", `${fkey}: changed by another writer while the gate held the lease (${w.status})`, { key: fkey, store: store.url });
+      if (w.status !== "written") throw new MaintError("Refused", `${fkey}: changed by another writer while the gate held the lease (${w.status})`, { data: { key: fkey, store: store.url } });
       current.set(id, { claim, etag: w.etag });
       (cur ? revised : promoted).push(id);
     }
@@ -153,7 +153,7 @@ export async function listFleetClaims(store: ObjectStore): Promise<{ claim: Flee
     const got = await store.get(o.key);
     if (!got) continue;
     const c = parseFleetClaim(o.key, got.body, k.claimId);
-    if (typeof c === "string") throw new MaintError("Corrupt", `${o.key}: ${c}`, { key: o.key, store: store.url });
+    if (typeof c === "string") throw new MaintError("Corrupt", `${o.key}: ${c}`, { data: { key: o.key, store: store.url } });
     out.push({ claim: c, etag: got.etag });
   }
   return out.sort((a, b) => (a.claim.claim_id < b.claim.claim_id ? -1 : a.claim.claim_id > b.claim.claim_id ? 1 : 0));

@@ -179,13 +179,13 @@ async function compactSet(ctx: MaintContext, dt: string, fleet: string, set: Awa
         // gen != the live generation (checked above, under the lease): these keys are not live.
         await lease.check();
         const w = await ctx.store.upload(p.key, { path: p.path });
-        if (w.status !== "written") throw new MaintError("Store", `${p.key}: upload did not complete (${w.status})`, { key: p.key, store: ctx.store.url });
+        if (w.status !== "written") throw new MaintError("Store", `${p.key}: upload did not complete (${w.status})`, { data: { key: p.key, store: ctx.store.url } });
         parts.push({ key: p.key, rows: p.rows, bytes: p.bytes, sha256: p.sha256 });
       }
       for (const f of [built.usage.keys, built.usage]) {
         await lease.check();
         const u = await ctx.store.upload(f.key, { path: f.path });
-        if (u.status !== "written") throw new MaintError("Store", `${f.key}: upload did not complete (${u.status})`, { key: f.key, store: ctx.store.url });
+        if (u.status !== "written") throw new MaintError("Store", `${f.key}: upload did not complete (${u.status})`, { data: { key: f.key, store: ctx.store.url } });
       }
       const { path: _json, ...usageJson } = built.usage;
       const { path: _keys, ...usageKeys } = built.usage.keys;
@@ -214,7 +214,7 @@ async function compactSet(ctx: MaintContext, dt: string, fleet: string, set: Awa
         return compactedValue(marker);
       });
       if (!swapped.changed) {
-        throw new MaintError("Refused", `${key}: changed by another writer (now gen ${String(swapped.value?.gen)}, epoch ${String(swapped.value?.epoch)}); generation ${gen} not published`, { key, store: ctx.store.url });
+        throw new MaintError("Refused", `${key}: changed by another writer (now gen ${String(swapped.value?.gen)}, epoch ${String(swapped.value?.epoch)}); generation ${gen} not published`, { data: { key, store: ctx.store.url } });
       }
       return { dt, fleet, status: "compacted", gen, previous_gen: prevGen, rows: built.rows, source_rows: sourceRows, parts: parts.length, epoch: lease.epoch, skipped };
     } finally {
@@ -292,7 +292,7 @@ export async function buildGeneration(
           `FROM read_parquet([${files.map((f) => sqlString(f.path)).join(", ")}], ${opts})`,
       );
     } catch (e) {
-      throw new MaintError("Corrupt", `${label}: unreadable segment (${e instanceof Error ? e.message : String(e)})`, {}, { cause: e });
+      throw new MaintError("Corrupt", `${label}: unreadable segment (${e instanceof Error ? e.message : String(e)})`, { cause: e });
     }
     await conn.run(`CREATE TABLE keep AS SELECT _ord, rn, row_number() OVER (ORDER BY _ord, rn) - 1 AS _o FROM ranked WHERE _rn = 1`);
     await conn.run(`CREATE TABLE dropped AS SELECT _ord, rn FROM ranked WHERE _rn > 1`);

@@ -103,7 +103,7 @@ export class HeldLease {
   async check(): Promise<void> {
     await this.#renew();
     if (this.#lost !== undefined) {
-      throw new MaintError("LeaseLost", `lease ${MAINT_LEASE_REPO}/${this.resource} (epoch ${this.epoch}) lost: ${this.#lost}; stopped before writing`, { store: this.#ctx.store.url });
+      throw new MaintError("LeaseLost", `lease ${MAINT_LEASE_REPO}/${this.resource} (epoch ${this.epoch}) lost: ${this.#lost}; stopped before writing`, { data: { store: this.#ctx.store.url } });
     }
   }
 
@@ -149,7 +149,7 @@ export async function withLease<T>(ctx: MaintContext, resource: string, fn: (lea
 /** fleet.json, or a NotFound error naming the store. */
 export async function requireFleet(store: ObjectStore): Promise<FleetManifest> {
   const f = await readFleet(store);
-  if (f === undefined) throw new MaintError("NotFound", `fleet.json: not found in ${store.url} (run lake-maint init --store URL)`, { key: "fleet.json", store: store.url });
+  if (f === undefined) throw new MaintError("NotFound", `fleet.json: not found in ${store.url} (run lake-maint init --store URL)`, { data: { key: "fleet.json", store: store.url } });
   return f;
 }
 

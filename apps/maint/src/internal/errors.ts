@@ -1,4 +1,5 @@
 import { EXIT, describeError as describeAnyError } from "@lake/cli";
+import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
 
 export { EXIT };
 
@@ -19,39 +20,31 @@ export type MaintErrorCode =
   /** The fleet store failed: a write whose outcome is unknown or refused, a download that failed. Exit 5. */
   | "Store";
 
-const BRAND = Symbol.for("lake-maint/MaintError");
-
 /** Typed data of a {@link MaintError}. */
-export interface MaintErrorData {
+export interface MaintErrorFacts {
   /** The object key or file the error is about. */
   readonly key?: string;
   /** The store URL. */
   readonly store?: string;
 }
 
+/** Typed `data` of each {@link MaintErrorCode}: every code carries the same facts. */
+export type MaintErrorData = { readonly [C in MaintErrorCode]: MaintErrorFacts };
+
+const BRAND = "lake-maint/MaintError";
+
 /**
  * The one error class of lake-maint. `code` picks the exit code, the message is one line naming the
  * key or file and the reason, `cause` keeps the underlying error. Use {@link isMaintError}.
  */
-export class MaintError extends Error {
-  override readonly name = "MaintError";
-  readonly code: MaintErrorCode;
-  readonly data: MaintErrorData;
-  readonly [BRAND] = true;
-
-  constructor(code: MaintErrorCode, message: string, data: MaintErrorData = {}, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.data = data;
+export class MaintError<C extends MaintErrorCode = MaintErrorCode> extends LakeError<C, MaintErrorFacts> {
+  constructor(code: C, message: string, options?: LakeErrorOptions<MaintErrorFacts>) {
+    super(BRAND, code, message, options);
   }
 }
 
-/** True for a {@link MaintError} from any copy of lake-maint (brand-based, not `instanceof`). */
-export function isMaintError(e: unknown, code?: MaintErrorCode): e is MaintError {
-  if (typeof e !== "object" || e === null) return false;
-  if ((e as Record<symbol, unknown>)[BRAND] !== true) return false;
-  return code === undefined || (e as MaintError).code === code;
-}
+/** True for a {@link MaintError} from any copy of lake-maint (brand-based, not `instanceof`); with `code`, of that code. */
+export const isMaintError = brandGuard<MaintError, MaintErrorData>(BRAND);
 
 /** Exit code per error code: a row of @lake/cli's one table. */
 const EXIT_OF: Readonly<Record<MaintErrorCode, number>> = {

@@ -46,7 +46,7 @@ export async function runForget(ctx: MaintContext, sessionId: string, options: {
   let written = false;
   if (options.apply) {
     const r = await store.putIfAbsent(tkey, encodeTombstone({ format: 1, session_id: sessionId, forgotten_at: new Date(ctx.now()).toISOString(), by: ctx.owner }));
-    if (r.status === "unknown") throw new MaintError("Store", `${tkey}: outcome of the tombstone's write is unknown; run forget again`, { key: tkey, store: store.url });
+    if (r.status === "unknown") throw new MaintError("Store", `${tkey}: outcome of the tombstone's write is unknown; run forget again`, { data: { key: tkey, store: store.url } });
     written = r.status === "written";
   }
   // (2) Bronze of every part of the session, and its quarantine objects.
@@ -100,11 +100,11 @@ export async function runForget(ctx: MaintContext, sessionId: string, options: {
         await lease.check();
         await store.delete(key);
       });
-      if (!held.held) throw new MaintError("Held", `${key}: partition lease held by ${held.owner}; run forget again`, { key, store: store.url });
+      if (!held.held) throw new MaintError("Held", `${key}: partition lease held by ${held.owner}; run forget again`, { data: { key, store: store.url } });
       markersDeleted.push(key);
       recompacted.push(r ?? { dt: p.dt, fleet: p.fleet, status: "empty", skipped: [] });
     } else {
-      if (r.status === "held") throw new MaintError("Held", `${compactedMarkerKey(p)}: partition lease held by ${r.held_by}; run forget again`, { key: compactedMarkerKey(p), store: store.url });
+      if (r.status === "held") throw new MaintError("Held", `${compactedMarkerKey(p)}: partition lease held by ${r.held_by}; run forget again`, { data: { key: compactedMarkerKey(p), store: store.url } });
       recompacted.push(r);
     }
   }

@@ -66,7 +66,7 @@ export async function scanSessions(store: ObjectStore, filter: { readonly dt?: s
 export async function readSealed(store: ObjectStore, p: SessionPartition): Promise<SealedMarker> {
   const key = sealedKey(p);
   const o = await store.get(key);
-  if (o === undefined) throw new MaintError("NotFound", `${key}: not found`, { key, store: store.url });
+  if (o === undefined) throw new MaintError("NotFound", `${key}: not found`, { data: { key, store: store.url } });
   return decoded(store, () => decodeSealed(key, o.body));
 }
 
@@ -75,7 +75,7 @@ export function decoded<T>(store: ObjectStore, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (isLayoutError(e, "Corrupt")) throw new MaintError("Corrupt", e.message, { key: e.data.key ?? "", store: store.url }, { cause: e });
+    if (isLayoutError(e, "Corrupt")) throw new MaintError("Corrupt", e.message, { data: { key: e.data.key ?? "", store: store.url }, cause: e });
     throw e;
   }
 }
@@ -118,10 +118,10 @@ export async function downloadSegments(store: ObjectStore, d: SessionDir, dir: s
     try {
       await store.download(s.key, path);
     } catch (e) {
-      throw new MaintError("Store", `${s.key}: cannot download (${e instanceof Error ? e.message : String(e)})`, { key: s.key, store: store.url }, { cause: e });
+      throw new MaintError("Store", `${s.key}: cannot download (${e instanceof Error ? e.message : String(e)})`, { data: { key: s.key, store: store.url }, cause: e });
     }
     const c = checkContentHash(path);
-    if (c.status === "damaged") throw new MaintError("Corrupt", `${s.key}: damaged segment: ${c.reason}`, { key: s.key, store: store.url });
+    if (c.status === "damaged") throw new MaintError("Corrupt", `${s.key}: damaged segment: ${c.reason}`, { data: { key: s.key, store: store.url } });
     out.push(path);
   }
   return out;

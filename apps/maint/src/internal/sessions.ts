@@ -68,7 +68,7 @@ export async function readSessionRows(store: ObjectStore, d: SessionDir, dir: st
     try {
       rows.push(...(await readSegment(paths[i]!, "bronze", { runtime: d.part.runtime, agent: d.part.agent })));
     } catch (e) {
-      throw new MaintError("Corrupt", `${d.segments[i]!.key}: unreadable segment (${e instanceof Error ? e.message : String(e)})`, { key: d.segments[i]!.key, store: store.url }, { cause: e });
+      throw new MaintError("Corrupt", `${d.segments[i]!.key}: unreadable segment (${e instanceof Error ? e.message : String(e)})`, { data: { key: d.segments[i]!.key, store: store.url }, cause: e });
     }
   }
   return rows;
@@ -91,7 +91,7 @@ export async function runDigest(ctx: MaintContext, filter: PartitionFilter = {})
     await lease.check();
     const w = await ctx.store.putIfAbsent(key, body);
     if (w.status === "written") return { written: key };
-    if (w.status !== "conflict") throw new MaintError("Store", `${key}: write outcome unknown`, { key, store: ctx.store.url });
+    if (w.status !== "conflict") throw new MaintError("Store", `${key}: write outcome unknown`, { data: { key, store: ctx.store.url } });
     return undefined;
   });
   return { partitions, sessions: scan.sessions.length, with_digest: scan.sessions.filter((s) => s.sealed && s.digest).length, unsealed: scan.sessions.filter((s) => !s.sealed).length };

@@ -61,7 +61,7 @@ export async function runSnapshot(ctx: MaintContext): Promise<SnapshotReport> {
       buildSnapshotFile(path, claims);
       await lease.check();
       const p = await publishSnapshot(ctx.store, { path }, { accept: () => !lease.lost });
-      if (lease.lost) throw new MaintError("LeaseLost", `snapshot/latest.json: lease snapshot (epoch ${lease.epoch}) lost before the swap`, { store: ctx.store.url });
+      if (lease.lost) throw new MaintError("LeaseLost", `snapshot/latest.json: lease snapshot (epoch ${lease.epoch}) lost before the swap`, { data: { store: ctx.store.url } });
       return { status: p.swapped ? "published" : "unchanged", content_hash: p.content_hash, previous: p.previous, claims: claims.length, epoch: lease.epoch };
     } finally {
       tmp.done();

@@ -1,4 +1,5 @@
 import { EXIT, describeError as describeAnyError } from "@lake/cli";
+import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
 
 export { EXIT };
 /** What went wrong, as a small closed set; each maps to one documented exit code. */
@@ -19,31 +20,25 @@ export type ReaderErrorCode =
   | "Refused";
 
 /** Data carried by a ReaderError. */
-export interface ReaderErrorData {
+export interface ReaderErrorFacts {
   /** The file, key or URL the error is about, when there is one. */
   readonly file?: string;
 }
 
-const BRAND = Symbol.for("lake-reader/ReaderError");
+/** Typed `data` of each {@link ReaderErrorCode}: every code carries the same facts. */
+export type ReaderErrorData = { readonly [C in ReaderErrorCode]: ReaderErrorFacts };
+
+const BRAND = "lake-reader/ReaderError";
 
 /** The one error class of lake-reader: a code, a one-line message naming the file and the reason, typed data. */
-export class ReaderError extends Error {
-  override readonly name = "ReaderError";
-  readonly code: ReaderErrorCode;
-  readonly data: ReaderErrorData;
-  readonly [BRAND] = true;
-
-  constructor(code: ReaderErrorCode, message: string, options: { data?: ReaderErrorData; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.data = options.data ?? {};
+export class ReaderError<C extends ReaderErrorCode = ReaderErrorCode> extends LakeError<C, ReaderErrorFacts> {
+  constructor(code: C, message: string, options?: LakeErrorOptions<ReaderErrorFacts>) {
+    super(BRAND, code, message, options);
   }
 }
 
-/** True for a ReaderError from any copy of this package. */
-export function isReaderError(e: unknown): e is ReaderError {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
-}
+/** True for a ReaderError from any copy of this package; with `code`, of that code. */
+export const isReaderError = brandGuard<ReaderError, ReaderErrorData>(BRAND);
 
 /** Exit code per error code: a row of @lake/cli's one table. */
 const EXIT_OF: Readonly<Record<ReaderErrorCode, number>> = {

@@ -1,22 +1,28 @@
-const BRAND = Symbol.for("@lake/adapters/AdaptersError");
+import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
 
 /** Error codes of @lake/adapters. */
 export type AdaptersErrorCode = "UnknownRuntime" | "InvalidSource" | "Unreadable" | "InvalidGlob" | "InvalidState";
 
+/** Typed `data` of each {@link AdaptersErrorCode}. */
+export interface AdaptersErrorData {
+  /** The runtime name that is not known. */
+  readonly UnknownRuntime: { readonly runtime?: string };
+  /** The transcript (or directory) that is not a source of the runtime. */
+  readonly InvalidSource: { readonly path?: string };
+  readonly Unreadable: { readonly path?: string };
+  readonly InvalidGlob: { readonly glob?: string };
+  /** The source whose saved parse state does not fit it. */
+  readonly InvalidState: { readonly path?: string };
+}
+
+const BRAND = "@lake/adapters/AdaptersError";
+
 /** The one error class of @lake/adapters: `message` is one line naming the file and the reason. */
-export class AdaptersError extends Error {
-  override readonly name = "AdaptersError";
-  readonly code: AdaptersErrorCode;
-  readonly data: Readonly<Record<string, unknown>>;
-  constructor(code: AdaptersErrorCode, message: string, options: { data?: Record<string, unknown>; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.data = options.data ?? {};
-    Object.defineProperty(this, BRAND, { value: true });
+export class AdaptersError<C extends AdaptersErrorCode = AdaptersErrorCode> extends LakeError<C, AdaptersErrorData[C]> {
+  constructor(code: C, message: string, options?: LakeErrorOptions<AdaptersErrorData[C]>) {
+    super(BRAND, code, message, options);
   }
 }
 
-/** True for an AdaptersError from any copy of this package (brand-based, not instanceof). */
-export function isAdaptersError(e: unknown): e is AdaptersError {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
-}
+/** True for an AdaptersError from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
+export const isAdaptersError = brandGuard<AdaptersError, AdaptersErrorData>(BRAND);

@@ -5,8 +5,8 @@ import { ChainState, compareRef, launchRank, toTuple, type CallState, type Recor
 import { DEFAULT_POLICY, PARSER_NAME, PARSER_VERSION, matchVendorType, type ChainPolicy } from "./policy.js";
 import type { IndexEntry, IndexFile, RoundBody, RoundCall, RoundCompaction, RoundLaunch, RoundMessage, RoundTombstone, RoundTurn, SessionIndex } from "./types.js";
 
-function invalid(message: string, data: Record<string, unknown> = {}): never {
-  throw new ChainError("InvalidInput", message, { data });
+function invalid(message: string): never {
+  throw new ChainError("InvalidInput", message);
 }
 
 /**

@@ -1,4 +1,4 @@
-const BRAND = Symbol.for("@lake/chain/ChainError");
+import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
 
 /**
  * Error codes of @lake/chain.
@@ -13,25 +13,38 @@ const BRAND = Symbol.for("@lake/chain/ChainError");
  */
 export type ChainErrorCode = "Locked" | "NotHead" | "Reserved" | "Corrupt" | "Fork" | "InvalidInput" | "Io";
 
+/** Facts every {@link ChainError} may carry: the file (or directory) it is about. */
+interface FileData {
+  readonly file?: string;
+}
+
+/** Typed `data` of each {@link ChainErrorCode}. */
+export interface ChainErrorData {
+  /** The lock file and, when its holder could be read, the holder. */
+  readonly Locked: FileData & { readonly pid?: number | undefined; readonly host?: string | undefined };
+  /** The rounds directory, the round offered and the chain's head round (0 for an empty chain). */
+  readonly NotHead: FileData & { readonly round?: number; readonly head?: number };
+  readonly Reserved: FileData;
+  /** The round file; `round` its number, `path` the JSON path at fault, `expected`/`actual` a digest mismatch. */
+  readonly Corrupt: FileData & { readonly round?: number; readonly path?: string; readonly expected?: string; readonly actual?: string };
+  /** One of the two round files carrying the round number. */
+  readonly Fork: FileData & { readonly round?: number };
+  /** The conversation id, when that is what is invalid. */
+  readonly InvalidInput: { readonly id?: string };
+  readonly Io: FileData;
+}
+
+const BRAND = "@lake/chain/ChainError";
+
 /** The one error class of @lake/chain: a `code`, typed `data` (often the `file` concerned) and an ES2022 `cause`. */
-export class ChainError extends Error {
-  override readonly name = "ChainError";
-  /** What went wrong, as a string literal. */
-  readonly code: ChainErrorCode;
-  /** Facts about the failure (the file concerned, round numbers …). */
-  readonly data: Readonly<Record<string, unknown>>;
-  constructor(code: ChainErrorCode, message: string, options: { data?: Record<string, unknown>; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.data = options.data ?? {};
-    Object.defineProperty(this, BRAND, { value: true });
+export class ChainError<C extends ChainErrorCode = ChainErrorCode> extends LakeError<C, ChainErrorData[C]> {
+  constructor(code: C, message: string, options?: LakeErrorOptions<ChainErrorData[C]>) {
+    super(BRAND, code, message, options);
   }
 }
 
-/** True for a ChainError from any copy of this package (brand-based, not `instanceof`). */
-export function isChainError(e: unknown): e is ChainError {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
-}
+/** True for a ChainError from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
+export const isChainError = brandGuard<ChainError, ChainErrorData>(BRAND);
 
 /** The system error code of a Node fs error, or undefined. */
 export function errnoCode(e: unknown): string | undefined {

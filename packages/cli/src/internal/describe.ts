@@ -1,6 +1,7 @@
 // What a thrown error means to a user: one line and one exit code of the shared table. Each app
 // maps its own error class first (a code per exit name) and hands everything else here, so an
 // error of a lake package, a Node fs error or a bug gets the same code in all three apps.
+import { isLakeError } from "@lake/errors";
 import { isLayoutError } from "@lake/layout/defaults";
 import { isCliError } from "./errors.js";
 import { EXIT, type ExitName } from "./exit.js";
@@ -104,18 +105,9 @@ export function describeError(e: unknown): { message: string; code: number } {
   if (isCliError(e)) return { message: e.message, code: EXIT.usage };
   const errno = ioErrno(e);
   if (errno !== undefined) return { message: ioMessage(e, errno), code: EXIT.io };
-  if (isPackageError(e)) {
+  if (isLakeError(e)) {
     const name = (isLayoutError(e) ? LAYOUT_CODES[e.code] : undefined) ?? PACKAGE_CODES[e.code];
     return { message: e.message, code: name === undefined ? EXIT.internal : EXIT[name] };
   }
   return { message: `internal error: ${e instanceof Error ? e.message : String(e)}`, code: EXIT.internal };
-}
-
-const BUILTIN_ERRORS = new Set(["Error", "TypeError", "RangeError", "SyntaxError", "ReferenceError", "AggregateError"]);
-
-/** An error of a lake package: its own class name (`StoreError`, `WalError` …), a string code, a one-line message. */
-function isPackageError(e: unknown): e is { name: string; code: string; message: string } {
-  if (typeof e !== "object" || e === null) return false;
-  const { name, code, message } = e as Record<string, unknown>;
-  return typeof message === "string" && typeof code === "string" && typeof name === "string" && /^[A-Z]\w*Error$/.test(name) && !BUILTIN_ERRORS.has(name);
 }

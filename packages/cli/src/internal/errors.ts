@@ -1,4 +1,4 @@
-const BRAND = Symbol.for("@lake/cli/CliError");
+import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
 
 /** What went wrong on a command line. */
 export type CliErrorCode =
@@ -6,29 +6,27 @@ export type CliErrorCode =
   "Usage";
 
 /** Typed data of a {@link CliError}. */
-export interface CliErrorData {
+export interface CliErrorFacts {
   /** The option the error is about (`--store`), when there is one. */
   readonly option?: string;
 }
 
-/** The one error class of @lake/cli: a usage error with a one-line message naming the option and the reason. */
-export class CliError extends Error {
-  override readonly name = "CliError";
-  readonly code: CliErrorCode;
-  readonly data: CliErrorData;
-  readonly [BRAND] = true;
+/** Typed `data` of each {@link CliErrorCode}. */
+export interface CliErrorData {
+  readonly Usage: CliErrorFacts;
+}
 
-  constructor(code: CliErrorCode, message: string, options: { data?: CliErrorData; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.data = options.data ?? {};
+const BRAND = "@lake/cli/CliError";
+
+/** The one error class of @lake/cli: a usage error with a one-line message naming the option and the reason. */
+export class CliError<C extends CliErrorCode = CliErrorCode> extends LakeError<C, CliErrorData[C]> {
+  constructor(code: C, message: string, options?: LakeErrorOptions<CliErrorData[C]>) {
+    super(BRAND, code, message, options);
   }
 }
 
-/** True for a CliError from any copy of this package (brand-based, not `instanceof`). */
-export function isCliError(e: unknown): e is CliError {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
-}
+/** True for a CliError from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
+export const isCliError = brandGuard<CliError, CliErrorData>(BRAND);
 
 /** A usage error (exit 2). */
 export function usage(message: string, option?: string): CliError {

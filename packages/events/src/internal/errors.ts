@@ -1,22 +1,28 @@
-const BRAND = Symbol.for("@lake/events/EventsError");
+import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
 
 /** Error codes of @lake/events. */
 export type EventsErrorCode = "InvalidRecord" | "InvalidUsage" | "InvalidRollup" | "NewerRollup" | "OlderRollup";
 
+/** Typed `data` of each {@link EventsErrorCode}. */
+export interface EventsErrorData {
+  readonly InvalidRecord: object;
+  readonly InvalidUsage: object;
+  /** The rollup file that does not decode. */
+  readonly InvalidRollup: { readonly file?: string };
+  /** The rollup file and the (newer) version it was written with. */
+  readonly NewerRollup: { readonly file?: string; readonly version?: number };
+  /** The rollup file and the (older) version it was written with. */
+  readonly OlderRollup: { readonly file?: string; readonly version?: number };
+}
+
+const BRAND = "@lake/events/EventsError";
+
 /** The one error class of @lake/events. */
-export class EventsError extends Error {
-  override readonly name = "EventsError";
-  readonly code: EventsErrorCode;
-  readonly data: Readonly<Record<string, unknown>>;
-  constructor(code: EventsErrorCode, message: string, options: { data?: Record<string, unknown>; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.data = options.data ?? {};
-    Object.defineProperty(this, BRAND, { value: true });
+export class EventsError<C extends EventsErrorCode = EventsErrorCode> extends LakeError<C, EventsErrorData[C]> {
+  constructor(code: C, message: string, options?: LakeErrorOptions<EventsErrorData[C]>) {
+    super(BRAND, code, message, options);
   }
 }
 
-/** True for an EventsError from any copy of this package. */
-export function isEventsError(e: unknown): e is EventsError {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
-}
+/** True for a EventsError from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
+export const isEventsError = brandGuard<EventsError, EventsErrorData>(BRAND);

@@ -53,10 +53,10 @@ export function decodeJsonObject<T extends object>(key: string, obj: StoredObjec
   try {
     v = JSON.parse(Buffer.from(obj.body).toString("utf8"));
   } catch (e) {
-    throw new LayoutError("Corrupt", `${key}${store ? ` in ${store}` : ""}: not JSON (${e instanceof Error ? e.message : String(e)})`, store ? { key, store } : { key }, { cause: e });
+    throw new LayoutError("Corrupt", `${key}${store ? ` in ${store}` : ""}: not JSON (${e instanceof Error ? e.message : String(e)})`, { data: store ? { key, store } : { key }, cause: e });
   }
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
-    throw new LayoutError("Corrupt", `${key}${store ? ` in ${store}` : ""}: not a JSON object`, store ? { key, store } : { key });
+    throw new LayoutError("Corrupt", `${key}${store ? ` in ${store}` : ""}: not a JSON object`, { data: store ? { key, store } : { key } });
   }
   return v as T;
 }
@@ -105,7 +105,7 @@ export async function casUpdate<T extends object>(
     const found = ours(doc);
     if (found !== undefined) return { changed: true, value: found, etag: doc?.nonce === found.nonce ? cur?.etag : undefined, attempts: attempt - 1 };
     if (attempt > maxAttempts) {
-      throw new LayoutError("Conflict", `compare-and-swap of ${key} in ${store.url} gave up after ${maxAttempts} attempts`, { key, store: store.url });
+      throw new LayoutError("Conflict", `compare-and-swap of ${key} in ${store.url} gave up after ${maxAttempts} attempts`, { data: { key, store: store.url } });
     }
     const next = await fn(doc);
     if (next === undefined) return { changed: false, value: doc, etag: cur?.etag, attempts: attempt - 1 };

@@ -62,13 +62,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, home: string = 
     text = readFileSync(file, "utf8");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return {};
-    throw new LayoutError("InvalidConfig", `${file}: cannot read (${(e as Error).message})`, { key: file }, { cause: e });
+    throw new LayoutError("InvalidConfig", `${file}: cannot read (${(e as Error).message})`, { data: { key: file }, cause: e });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new LayoutError("InvalidConfig", `${file}: not JSON (${(e as Error).message})`, { key: file }, { cause: e });
+    throw new LayoutError("InvalidConfig", `${file}: not JSON (${(e as Error).message})`, { data: { key: file }, cause: e });
   }
   schema ??= buildSchema(requireCjs("zod") as Zod);
   const parsed = schema.safeParse(json);
@@ -76,7 +76,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, home: string = 
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length > 0 ? issue.path.join(".") : issue.code === "unrecognized_keys" ? (issue as { keys?: string[] }).keys?.join(", ") : "";
     const what = issue.code === "unrecognized_keys" ? `unknown key ${where} (allowed: root, store, reader_cache, agent)` : `${where ? `${where}: ` : ""}${issue.message}`;
-    throw new LayoutError("InvalidConfig", `${file}: ${what}`, { key: file, detail: where || issue.code });
+    throw new LayoutError("InvalidConfig", `${file}: ${what}`, { data: { key: file, detail: where || issue.code } });
   }
   const tilde = (p: string | undefined) => (p === undefined ? undefined : p.startsWith("~/") ? join(home, p.slice(2)) : resolve(p));
   const out: LakeConfig = {

@@ -1,3 +1,5 @@
+import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+
 /** The codes a {@link LayoutError} can carry. */
 export type LayoutErrorCode =
   /** A store URL that cannot be opened (bad scheme, relative path, missing bucket). */
@@ -25,10 +27,8 @@ export type LayoutErrorCode =
   /** Any other I/O or service error (permission, network, disk). */
   | "Io";
 
-const BRAND = Symbol.for("@lake/layout/LayoutError");
-
 /** Typed data attached to a {@link LayoutError}. */
-export interface LayoutErrorData {
+export interface LayoutErrorFacts {
   /** The object key (or file path) the error is about, when there is one. */
   readonly key?: string;
   /** The store URL, when known. */
@@ -37,27 +37,21 @@ export interface LayoutErrorData {
   readonly detail?: string;
 }
 
+/** Typed `data` of each {@link LayoutErrorCode}: every code carries the same facts. */
+export type LayoutErrorData = { readonly [C in LayoutErrorCode]: LayoutErrorFacts };
+
+const BRAND = "@lake/layout/LayoutError";
+
 /**
  * The one error class of @lake/layout. `code` says what went wrong, `data` names the key and the
  * store, `cause` keeps the underlying error. Use {@link isLayoutError} rather than `instanceof`:
  * it works across two copies of the package.
  */
-export class LayoutError extends Error {
-  override readonly name = "LayoutError";
-  readonly code: LayoutErrorCode;
-  readonly data: LayoutErrorData;
-  readonly [BRAND] = true;
-
-  constructor(code: LayoutErrorCode, message: string, data: LayoutErrorData = {}, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.data = data;
+export class LayoutError<C extends LayoutErrorCode = LayoutErrorCode> extends LakeError<C, LayoutErrorFacts> {
+  constructor(code: C, message: string, options?: LakeErrorOptions<LayoutErrorFacts>) {
+    super(BRAND, code, message, options);
   }
 }
 
-/** True for a {@link LayoutError} from any copy of @lake/layout (brand-based, not `instanceof`). */
-export function isLayoutError(e: unknown, code?: LayoutErrorCode): e is LayoutError {
-  if (typeof e !== "object" || e === null) return false;
-  if ((e as Record<symbol, unknown>)[BRAND] !== true) return false;
-  return code === undefined || (e as LayoutError).code === code;
-}
+/** True for a {@link LayoutError} from any copy of @lake/layout (brand-based, not `instanceof`); with `code`, of that code. */
+export const isLayoutError = brandGuard<LayoutError, LayoutErrorData>(BRAND);

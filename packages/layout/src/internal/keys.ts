@@ -45,7 +45,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const GEN_RE = /^[0-9a-f]{16,64}$/;
 
 function invalid(field: string, value: unknown, reason: string): never {
-  throw new LayoutError("InvalidKey", `invalid ${field} ${JSON.stringify(value)}: ${reason}`, { detail: field });
+  throw new LayoutError("InvalidKey", `invalid ${field} ${JSON.stringify(value)}: ${reason}`, { data: { detail: field } });
 }
 
 /**
@@ -141,7 +141,7 @@ export function segmentKey(p: SessionPartition, seq: number): string {
  * objects), each named by the SHA-256 of its own bytes.
  */
 export function segmentUsageKey(p: SessionPartition, seq: number, file: "json" | "keys", sha256: string): string {
-  if (!HEX64.test(sha256)) throw new LayoutError("InvalidKey", `invalid sha256 ${JSON.stringify(sha256)}: expected 64 lowercase hex digits`, { detail: "sha256" });
+  if (!HEX64.test(sha256)) throw new LayoutError("InvalidKey", `invalid sha256 ${JSON.stringify(sha256)}: expected 64 lowercase hex digits`, { data: { detail: "sha256" } });
   return `${sessionPrefix(p)}seg-${seqField("seq", seq)}.usage.${sha256}.${file}`;
 }
 /** `…/session=…/_SEALED`. */

@@ -70,13 +70,13 @@ export interface LeaseTarget {
 
 function ttlMs(ttlSeconds: number): number {
   if (!Number.isFinite(ttlSeconds) || ttlSeconds <= 0 || ttlSeconds > MAX_TTL_SECONDS) {
-    throw new LayoutError("InvalidKey", `ttl must be between 0 and ${MAX_TTL_SECONDS} seconds, got ${ttlSeconds}`, { detail: "ttl" });
+    throw new LayoutError("InvalidKey", `ttl must be between 0 and ${MAX_TTL_SECONDS} seconds, got ${ttlSeconds}`, { data: { detail: "ttl" } });
   }
   return Math.round(ttlSeconds * 1000);
 }
 
 function checkOwner(owner: string): void {
-  if (typeof owner !== "string" || owner.length === 0 || owner.length > 200) throw new LayoutError("InvalidKey", `owner must be 1-200 characters, got ${JSON.stringify(owner)}`, { detail: "owner" });
+  if (typeof owner !== "string" || owner.length === 0 || owner.length > 200) throw new LayoutError("InvalidKey", `owner must be 1-200 characters, got ${JSON.stringify(owner)}`, { data: { detail: "owner" } });
 }
 
 /**

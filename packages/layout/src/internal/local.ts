@@ -44,7 +44,7 @@ export class LocalStore implements ObjectStore {
   }
 
   private io(op: string, key: string, e: unknown): LayoutError {
-    return new LayoutError("Io", `${op} ${key} in ${this.url}: ${e instanceof Error ? e.message : String(e)}`, { key, store: this.url }, { cause: e });
+    return new LayoutError("Io", `${op} ${key} in ${this.url}: ${e instanceof Error ? e.message : String(e)}`, { data: { key, store: this.url }, cause: e });
   }
 
   async get(key: string): Promise<StoredObject | undefined> {
@@ -140,7 +140,7 @@ export class LocalStore implements ObjectStore {
         throw this.io("lock", key, e);
       }
       if (r.held) return r;
-      throw new LayoutError("Locked", `lock for ${key} in ${this.url} still held after ${this.lockTimeoutMs} ms (${path})`, { key, store: this.url });
+      throw new LayoutError("Locked", `lock for ${key} in ${this.url} still held after ${this.lockTimeoutMs} ms (${path})`, { data: { key, store: this.url } });
     }
   }
 
@@ -180,7 +180,7 @@ export class LocalStore implements ObjectStore {
 
   private collision(p: string, e: unknown): LayoutError {
     const key = p.slice(this.root.length + 1).split(sep).join("/");
-    return new LayoutError("InvalidKey", `key ${key} in ${this.url} collides with a prefix of another key (a local store cannot hold both "a" and "a/b")`, { key, store: this.url }, { cause: e });
+    return new LayoutError("InvalidKey", `key ${key} in ${this.url} collides with a prefix of another key (a local store cannot hold both "a" and "a/b")`, { data: { key, store: this.url }, cause: e });
   }
 
   // ---- writes ----
@@ -289,7 +289,7 @@ export class LocalStore implements ObjectStore {
     } catch (e) {
       await fs.rm(tmp, { force: true });
       if (["ENOENT", "EISDIR", "ENOTDIR"].includes(errno(e) ?? "") && !(await this.head(key))) {
-        throw new LayoutError("NotFound", `no object ${key} in ${this.url}`, { key, store: this.url }, { cause: e });
+        throw new LayoutError("NotFound", `no object ${key} in ${this.url}`, { data: { key, store: this.url }, cause: e });
       }
       throw this.io("download", key, e);
     }

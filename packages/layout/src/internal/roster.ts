@@ -16,7 +16,7 @@ export type { IntentItem };
 export type IntentRecord = IntentObject;
 
 function ttl(seconds: number): number {
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_TTL_SECONDS) throw new LayoutError("InvalidKey", `ttl must be between 0 and ${MAX_TTL_SECONDS} seconds, got ${seconds}`, { detail: "ttl" });
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_TTL_SECONDS) throw new LayoutError("InvalidKey", `ttl must be between 0 and ${MAX_TTL_SECONDS} seconds, got ${seconds}`, { data: { detail: "ttl" } });
   return Math.round(seconds * 1000);
 }
 

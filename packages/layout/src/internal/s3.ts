@@ -101,7 +101,7 @@ export class S3Store implements ObjectStore {
   private fail(op: string, key: string, e: unknown, code: "Io" | "Unknown" = "Io"): LayoutError {
     const status = statusOf(e);
     const msg = e instanceof Error ? e.message || e.name : String(e);
-    return new LayoutError(code, `${op} ${key} in ${this.url}: ${status ? `HTTP ${status} ` : ""}${msg}`, { key, store: this.url }, { cause: e });
+    return new LayoutError(code, `${op} ${key} in ${this.url}: ${status ? `HTTP ${status} ` : ""}${msg}`, { data: { key, store: this.url }, cause: e });
   }
 
   async get(key: string): Promise<StoredObject | undefined> {
@@ -291,7 +291,7 @@ export class S3Store implements ObjectStore {
       return { etag: unquoteEtag(r.ETag), size };
     } catch (e) {
       await fs.rm(tmp, { force: true });
-      if (classifyS3Error(e) === "missing") throw new LayoutError("NotFound", `no object ${key} in ${this.url}`, { key, store: this.url }, { cause: e });
+      if (classifyS3Error(e) === "missing") throw new LayoutError("NotFound", `no object ${key} in ${this.url}`, { data: { key, store: this.url }, cause: e });
       throw e instanceof LayoutError ? e : this.fail("download", key, e);
     }
   }

@@ -38,7 +38,7 @@ export async function publishSnapshot(
   if ((await store.head(key)) === undefined) {
     const r = await store.upload(key, source, { ifAbsent: true });
     if (r.status === "unknown" && (await store.head(key)) === undefined) {
-      throw new LayoutError("Unknown", `upload of ${key} to ${store.url} did not settle`, { key, store: store.url }, { cause: r.cause });
+      throw new LayoutError("Unknown", `upload of ${key} to ${store.url} did not settle`, { data: { key, store: store.url }, cause: r.cause });
     }
   }
   let previous: string | undefined;
@@ -49,7 +49,7 @@ export async function publishSnapshot(
       previous = cur?.content_hash;
       if (cur?.content_hash === hash) return undefined;
       if (options.accept && !options.accept(cur === undefined ? undefined : { content_hash: cur.content_hash })) return undefined;
-      if ((await store.head(key)) === undefined) throw new LayoutError("NotFound", `snapshot blob ${key} vanished from ${store.url} before the pointer swap`, { key, store: store.url });
+      if ((await store.head(key)) === undefined) throw new LayoutError("NotFound", `snapshot blob ${key} vanished from ${store.url} before the pointer swap`, { data: { key, store: store.url } });
       return { content_hash: hash };
     },
     options.cas,
@@ -68,7 +68,7 @@ function inStore<T>(store: ObjectStore, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (isLayoutError(e, "Corrupt")) throw new LayoutError("Corrupt", `${e.message} (in ${store.url})`, { ...e.data, store: store.url }, { cause: e });
+    if (isLayoutError(e, "Corrupt")) throw new LayoutError("Corrupt", `${e.message} (in ${store.url})`, { data: { ...e.data, store: store.url }, cause: e });
     throw e;
   }
 }
@@ -93,7 +93,7 @@ export async function syncSnapshotCache(
     await store.download(snapshotBlobKey(ptr.content_hash), tmp);
     const got = await hashFile(tmp);
     if (got.hash !== ptr.content_hash) {
-      throw new LayoutError("HashMismatch", `snapshot blob ${snapshotBlobKey(ptr.content_hash)} in ${store.url} hashes to ${got.hash}`, { key: snapshotBlobKey(ptr.content_hash), store: store.url });
+      throw new LayoutError("HashMismatch", `snapshot blob ${snapshotBlobKey(ptr.content_hash)} in ${store.url} hashes to ${got.hash}`, { data: { key: snapshotBlobKey(ptr.content_hash), store: store.url } });
     }
     replaceFrom(tmp, path); // download fsynced it
   } finally {
@@ -112,7 +112,7 @@ export async function initFleet(store: ObjectStore, fleetId: string, now: () => 
   const r = await store.putIfAbsent(FLEET_KEY, encodeFleet(manifest));
   if (r.status === "written") return { created: true, manifest };
   const existing = r.current ?? (await store.get(FLEET_KEY));
-  if (existing === undefined) throw new LayoutError("Unknown", `creating ${FLEET_KEY} in ${store.url} did not settle`, { key: FLEET_KEY, store: store.url });
+  if (existing === undefined) throw new LayoutError("Unknown", `creating ${FLEET_KEY} in ${store.url} did not settle`, { data: { key: FLEET_KEY, store: store.url } });
   return { created: false, manifest: inStore(store, () => decodeFleet(FLEET_KEY, existing.body)) };
 }
 

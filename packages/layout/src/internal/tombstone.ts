@@ -20,14 +20,14 @@ export interface Tombstone {
 /** Encode a tombstone: keys sorted, no whitespace, one `\n`. */
 export function encodeTombstone(t: Tombstone): Uint8Array {
   validatePartitionValue("session", t.session_id);
-  if (Number.isNaN(Date.parse(t.forgotten_at))) throw new LayoutError("InvalidKey", `tombstone of ${t.session_id}: forgotten_at ${JSON.stringify(t.forgotten_at)} is not an ISO time`, { key: tombstoneKey(t.session_id) });
+  if (Number.isNaN(Date.parse(t.forgotten_at))) throw new LayoutError("InvalidKey", `tombstone of ${t.session_id}: forgotten_at ${JSON.stringify(t.forgotten_at)} is not an ISO time`, { data: { key: tombstoneKey(t.session_id) } });
   return new TextEncoder().encode(JSON.stringify({ by: t.by, forgotten_at: t.forgotten_at, format: TOMBSTONE_FORMAT, session_id: t.session_id }) + "\n");
 }
 
 /** Decode a tombstone strictly (exact fields, format 1, its key's session); throws LayoutError `Corrupt` naming `key`. */
 export function decodeTombstone(bytes: Uint8Array, key: string): Tombstone {
   const bad = (why: string): never => {
-    throw new LayoutError("Corrupt", `${key}: not a tombstone (${why})`, { key });
+    throw new LayoutError("Corrupt", `${key}: not a tombstone (${why})`, { data: { key } });
   };
   let v: unknown;
   try {

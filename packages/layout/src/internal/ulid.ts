@@ -63,7 +63,7 @@ export function isUlid(s: string): boolean {
 
 /** The millisecond timestamp inside a ULID. */
 export function ulidTime(id: string): number {
-  if (!isUlid(id)) throw new LayoutError("InvalidKey", `not a ULID: ${JSON.stringify(id)}`, { detail: "ulid" });
+  if (!isUlid(id)) throw new LayoutError("InvalidKey", `not a ULID: ${JSON.stringify(id)}`, { data: { detail: "ulid" } });
   let ms = 0;
   for (const c of id.slice(0, 10)) ms = ms * 32 + ALPHABET.indexOf(c);
   return ms;

@@ -19,7 +19,7 @@ export type StoreLocation =
  */
 export function parseStoreUrl(url: string): StoreLocation {
   const bad = (reason: string): never => {
-    throw new LayoutError("InvalidUrl", `store URL ${JSON.stringify(url)}: ${reason}`, { store: url, detail: reason });
+    throw new LayoutError("InvalidUrl", `store URL ${JSON.stringify(url)}: ${reason}`, { data: { store: url, detail: reason } });
   };
   if (typeof url !== "string" || url.trim() === "") bad("empty");
   if (url.startsWith("s3://")) {

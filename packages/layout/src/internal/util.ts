@@ -39,7 +39,7 @@ export const LOCAL_INTERNAL_DIR = ".lake-store";
  */
 export function validateObjectKey(key: string, store?: string): void {
   const bad = (reason: string): never => {
-    throw new LayoutError("InvalidKey", `invalid object key ${JSON.stringify(key)}: ${reason}`, store === undefined ? { key, detail: reason } : { key, store, detail: reason });
+    throw new LayoutError("InvalidKey", `invalid object key ${JSON.stringify(key)}: ${reason}`, { data: store === undefined ? { key, detail: reason } : { key, store, detail: reason } });
   };
   if (typeof key !== "string" || key.length === 0) bad("empty");
   if (Buffer.byteLength(key, "utf8") > 1024) bad("longer than 1024 bytes");
@@ -57,7 +57,7 @@ export function validatePrefix(prefix: string, store?: string): void {
   if (prefix === "") return;
   // eslint-disable-next-line no-control-regex
   if (prefix.startsWith("/") || /[\u0000-\u001f\u007f]/.test(prefix) || prefix.split("/").some((s, i, all) => (s === "." || s === ".." || (s === "" && i < all.length - 1)))) {
-    throw new LayoutError("InvalidKey", `invalid list prefix ${JSON.stringify(prefix)}`, store === undefined ? { key: prefix } : { key: prefix, store });
+    throw new LayoutError("InvalidKey", `invalid list prefix ${JSON.stringify(prefix)}`, { data: store === undefined ? { key: prefix } : { key: prefix, store } });
   }
 }
 

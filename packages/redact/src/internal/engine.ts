@@ -47,22 +47,22 @@ export class Engine {
     const seen = new Set<string>();
     this.rules = rules.map((rule, index) => {
       if (typeof rule?.id !== "string" || !RULE_ID.test(rule.id)) {
-        throw new RedactError("InvalidRule", `rule ${index}: id must match ${RULE_ID.source}`, { rule: String(rule?.id) });
+        throw new RedactError("InvalidRule", `rule ${index}: id must match ${RULE_ID.source}`, { data: { rule: String(rule?.id) } });
       }
-      if (seen.has(rule.id)) throw new RedactError("InvalidRule", `rule ${rule.id}: duplicate id`, { rule: rule.id });
+      if (seen.has(rule.id)) throw new RedactError("InvalidRule", `rule ${rule.id}: duplicate id`, { data: { rule: rule.id } });
       seen.add(rule.id);
-      if (!(rule.pattern instanceof RegExp)) throw new RedactError("InvalidRule", `rule ${rule.id}: pattern is not a RegExp`, { rule: rule.id });
+      if (!(rule.pattern instanceof RegExp)) throw new RedactError("InvalidRule", `rule ${rule.id}: pattern is not a RegExp`, { data: { rule: rule.id } });
       if (!Array.isArray(rule.keywords) || rule.keywords.length === 0 || rule.keywords.some((k) => typeof k !== "string" || k.length === 0 || !/^[\x00-\x7f]+$/.test(k))) {
-        throw new RedactError("InvalidRule", `rule ${rule.id}: keywords must be a non-empty list of non-empty ASCII strings`, { rule: rule.id });
+        throw new RedactError("InvalidRule", `rule ${rule.id}: keywords must be a non-empty list of non-empty ASCII strings`, { data: { rule: rule.id } });
       }
       const flags = [...new Set(rule.pattern.flags.replace(/[^imsu]/g, "") + "gd")].join("");
       let re: RegExp;
       try {
         re = new RegExp(rule.pattern.source, flags);
       } catch (e) {
-        throw new RedactError("InvalidRule", `rule ${rule.id}: pattern does not compile`, { rule: rule.id }, { cause: e });
+        throw new RedactError("InvalidRule", `rule ${rule.id}: pattern does not compile`, { data: { rule: rule.id }, cause: e });
       }
-      if (re.test("")) throw new RedactError("InvalidRule", `rule ${rule.id}: pattern matches the empty string`, { rule: rule.id });
+      if (re.test("")) throw new RedactError("InvalidRule", `rule ${rule.id}: pattern matches the empty string`, { data: { rule: rule.id } });
       return {
         rule,
         index,

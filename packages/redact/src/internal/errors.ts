@@ -1,3 +1,5 @@
+import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+
 /** Every reason `@lake/redact` can fail with. */
 export type RedactErrorCode =
   /** The key file exists but does not hold a valid key (`lake-redact-key v1` + 64 hex). */
@@ -15,10 +17,8 @@ export type RedactErrorCode =
   /** A value nests deeper than `maxDepth` (or is cyclic). */
   | "TooDeep";
 
-const BRAND = Symbol.for("@lake/redact/RedactError");
-
 /** Structured detail attached to a {@link RedactError}; never holds a secret. */
-export interface RedactErrorData {
+export interface RedactErrorFacts {
   /** The file the error is about, when there is one. */
   readonly file?: string;
   /** The rule id the error is about, when there is one. */
@@ -27,22 +27,17 @@ export interface RedactErrorData {
   readonly path?: readonly (string | number)[];
 }
 
-/** The one error class of `@lake/redact`: a string-literal `code`, typed `data`, ES2022 `cause`. */
-export class RedactError extends Error {
-  override readonly name = "RedactError";
-  readonly code: RedactErrorCode;
-  readonly data: RedactErrorData;
-  /** Brand checked by {@link isRedactError}; survives two copies of the package. */
-  readonly [BRAND] = true;
+/** Typed `data` of each {@link RedactErrorCode}: every code carries the same facts. */
+export type RedactErrorData = { readonly [C in RedactErrorCode]: RedactErrorFacts };
 
-  constructor(code: RedactErrorCode, message: string, data: RedactErrorData = {}, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-    this.data = data;
+const BRAND = "@lake/redact/RedactError";
+
+/** The one error class of `@lake/redact`: a string-literal `code`, typed `data`, ES2022 `cause`. */
+export class RedactError<C extends RedactErrorCode = RedactErrorCode> extends LakeError<C, RedactErrorFacts> {
+  constructor(code: C, message: string, options?: LakeErrorOptions<RedactErrorFacts>) {
+    super(BRAND, code, message, options);
   }
 }
 
-/** True when `e` is a {@link RedactError} from any copy of this package (brand-based, not `instanceof`). */
-export function isRedactError(e: unknown): e is RedactError {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
-}
+/** True when `e` is a {@link RedactError} from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
+export const isRedactError = brandGuard<RedactError, RedactErrorData>(BRAND);

@@ -63,7 +63,7 @@ export function memoryKey(material?: Uint8Array | string): RedactKey {
 
 function parseKeyFile(file: string, text: string): RedactKey {
   const m = KEY_RE.exec(text);
-  if (!m) throw new RedactError("KeyCorrupt", `${file}: not a lake redact key (expected "lake-redact-key v1" and 64 hex)`, { file });
+  if (!m) throw new RedactError("KeyCorrupt", `${file}: not a lake redact key (expected "lake-redact-key v1" and 64 hex)`, { data: { file } });
   return new RedactKey(Buffer.from(m[1]!, "hex"), file);
 }
 
@@ -72,13 +72,13 @@ function readExisting(file: string): RedactKey {
   try {
     fd = openSync(file, "r");
   } catch (e) {
-    throw new RedactError("KeyIo", `${file}: cannot open key file (${(e as NodeJS.ErrnoException).code ?? "error"})`, { file }, { cause: e });
+    throw new RedactError("KeyIo", `${file}: cannot open key file (${(e as NodeJS.ErrnoException).code ?? "error"})`, { data: { file }, cause: e });
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) throw new RedactError("KeyPermissions", `${file}: key file is not a regular file`, { file });
+    if (!st.isFile()) throw new RedactError("KeyPermissions", `${file}: key file is not a regular file`, { data: { file } });
     if (process.platform !== "win32" && (st.mode & 0o077) !== 0) {
-      throw new RedactError("KeyPermissions", `${file}: key file mode ${(st.mode & 0o777).toString(8)} is open to group/others (want 600)`, { file });
+      throw new RedactError("KeyPermissions", `${file}: key file mode ${(st.mode & 0o777).toString(8)} is open to group/others (want 600)`, { data: { file } });
     }
     return parseKeyFile(file, readFileSync(fd, "utf8"));
   } finally {
@@ -101,7 +101,7 @@ export function loadOrCreateKey(dir: string): RedactKey {
     lstatSync(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
-      throw new RedactError("KeyIo", `${file}: cannot stat key file (${(e as NodeJS.ErrnoException).code ?? "error"})`, { file }, { cause: e });
+      throw new RedactError("KeyIo", `${file}: cannot stat key file (${(e as NodeJS.ErrnoException).code ?? "error"})`, { data: { file }, cause: e });
     }
     exists = false;
   }
@@ -109,7 +109,7 @@ export function loadOrCreateKey(dir: string): RedactKey {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (e) {
-    throw new RedactError("KeyIo", `${dir}: cannot create key directory (${(e as NodeJS.ErrnoException).code ?? "error"})`, { file }, { cause: e });
+    throw new RedactError("KeyIo", `${dir}: cannot create key directory (${(e as NodeJS.ErrnoException).code ?? "error"})`, { data: { file }, cause: e });
   }
   const tmp = join(dir, `.${KEY_FILE_NAME}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   const text = HEADER + randomBytes(32).toString("hex") + "\n";
@@ -117,7 +117,7 @@ export function loadOrCreateKey(dir: string): RedactKey {
     // temp (0600), fsync, link without replacing, fsync the directory; a racing creator's key wins and is read back
     installNoReplace(file, text, { temp: tmp, mode: 0o600, label: "key" });
   } catch (e) {
-    throw new RedactError("KeyIo", `${file}: cannot create key file (${(e as NodeJS.ErrnoException).code ?? "error"})`, { file }, { cause: e });
+    throw new RedactError("KeyIo", `${file}: cannot create key file (${(e as NodeJS.ErrnoException).code ?? "error"})`, { data: { file }, cause: e });
   }
   return readExisting(file);
 }

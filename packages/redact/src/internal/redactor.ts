@@ -135,7 +135,7 @@ export function createRedactor(options: RedactorOptions): Redactor {
   const ids = new Set(rules.map((r) => r.id));
   const quarantineRules = [...(options.quarantineRules ?? (ids.has("private-key") ? ["private-key"] : []))];
   for (const q of quarantineRules) {
-    if (!ids.has(q)) throw new RedactError("InvalidOption", `createRedactor: quarantine rule "${q}" is not in the rule table`, { rule: q });
+    if (!ids.has(q)) throw new RedactError("InvalidOption", `createRedactor: quarantine rule "${q}" is not in the rule table`, { data: { rule: q } });
   }
   const maxDepth = options.maxDepth ?? 256;
   if (!Number.isInteger(maxDepth) || maxDepth < 1 || maxDepth > 10_000) {
@@ -162,12 +162,12 @@ export function createRedactor(options: RedactorOptions): Redactor {
 
   const walk = (v: unknown, path: (string | number)[], depth: number, acc: Acc): JsonValue => {
     if (depth > maxDepth) {
-      throw new RedactError("TooDeep", `value nests deeper than maxDepth ${maxDepth} at ${formatPath(path)}`, { path: [...path] });
+      throw new RedactError("TooDeep", `value nests deeper than maxDepth ${maxDepth} at ${formatPath(path)}`, { data: { path: [...path] } });
     }
     if (typeof v === "string") return maskString(v, [...path], false, acc);
     if (v === null || typeof v === "boolean") return v;
     if (typeof v === "number") {
-      if (!Number.isFinite(v)) throw new RedactError("InvalidValue", `not a JSON value at ${formatPath(path)}: non-finite number`, { path: [...path] });
+      if (!Number.isFinite(v)) throw new RedactError("InvalidValue", `not a JSON value at ${formatPath(path)}: non-finite number`, { data: { path: [...path] } });
       return v;
     }
     if (Array.isArray(v)) {
@@ -216,7 +216,7 @@ export function createRedactor(options: RedactorOptions): Redactor {
       return out;
     }
     const what = typeof v === "object" ? `${(v as object).constructor?.name ?? "object"} instance` : typeof v;
-    throw new RedactError("InvalidValue", `not a JSON value at ${formatPath(path)}: ${what}`, { path: [...path] });
+    throw new RedactError("InvalidValue", `not a JSON value at ${formatPath(path)}: ${what}`, { data: { path: [...path] } });
   };
 
   const result = <T>(value: T, acc: Acc): RedactResult<T> => ({

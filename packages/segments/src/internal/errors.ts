@@ -1,22 +1,26 @@
-const BRAND = Symbol.for("@lake/segments/SegmentError");
+import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
 
 /** Error codes of @lake/segments. */
 export type SegmentErrorCode = "WriteFailed" | "ReadFailed" | "InvalidRow";
 
+/** Typed `data` of each {@link SegmentErrorCode}. */
+export interface SegmentErrorData {
+  /** The segment being written. */
+  readonly WriteFailed: { readonly path?: string };
+  /** The segment (`path`) or rollup (`file`) that could not be read. */
+  readonly ReadFailed: { readonly path?: string; readonly file?: string };
+  /** The column whose value does not fit. */
+  readonly InvalidRow: { readonly column?: string };
+}
+
+const BRAND = "@lake/segments/SegmentError";
+
 /** The one error class of @lake/segments. */
-export class SegmentError extends Error {
-  override readonly name = "SegmentError";
-  readonly code: SegmentErrorCode;
-  readonly data: Readonly<Record<string, unknown>>;
-  constructor(code: SegmentErrorCode, message: string, options: { data?: Record<string, unknown>; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.data = options.data ?? {};
-    Object.defineProperty(this, BRAND, { value: true });
+export class SegmentError<C extends SegmentErrorCode = SegmentErrorCode> extends LakeError<C, SegmentErrorData[C]> {
+  constructor(code: C, message: string, options?: LakeErrorOptions<SegmentErrorData[C]>) {
+    super(BRAND, code, message, options);
   }
 }
 
-/** True for a SegmentError from any copy of this package. */
-export function isSegmentError(e: unknown): e is SegmentError {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
-}
+/** True for a SegmentError from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
+export const isSegmentError = brandGuard<SegmentError, SegmentErrorData>(BRAND);

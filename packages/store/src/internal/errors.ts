@@ -1,4 +1,4 @@
-const BRAND = Symbol.for("@lake/store/StoreError");
+import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
 
 /**
  * Error codes of @lake/store.
@@ -13,25 +13,38 @@ const BRAND = Symbol.for("@lake/store/StoreError");
  */
 export type StoreErrorCode = "Locked" | "Corrupt" | "NotFound" | "Exists" | "InvalidArgument" | "Closed" | "Forgotten" | "Io";
 
+/** Facts every {@link StoreError} may carry: the file (or directory) it is about. */
+interface FileData {
+  readonly file?: string;
+}
+
+/** Typed `data` of each {@link StoreErrorCode}. */
+export interface StoreErrorData {
+  /** The lock file and, when its holder could be read, the holder. */
+  readonly Locked: FileData & { readonly pid?: number; readonly host?: string; readonly acquiredAt?: string };
+  /** The file that does not decode; `key` the entry at fault, `seq` / `schema` what it claimed. */
+  readonly Corrupt: FileData & { readonly key?: string; readonly seq?: number; readonly schema?: unknown; readonly line?: number };
+  readonly NotFound: FileData & { readonly errno?: string | undefined; readonly seq?: number };
+  readonly Exists: FileData;
+  /** The offending argument by name (`kind`, `session id`, a budget …). */
+  readonly InvalidArgument: FileData & { readonly [argument: string]: unknown };
+  readonly Closed: FileData;
+  readonly Forgotten: FileData;
+  /** The file and the system error code. */
+  readonly Io: FileData & { readonly errno?: string | undefined };
+}
+
+const BRAND = "@lake/store/StoreError";
+
 /** The one error class of @lake/store. `message` is one line naming the file and the reason. */
-export class StoreError extends Error {
-  override readonly name = "StoreError";
-  /** What went wrong, as a small string-literal union. */
-  readonly code: StoreErrorCode;
-  /** Typed details: usually `file`, and for `Locked` the holder (`pid`, `host`, `started`). */
-  readonly data: Readonly<Record<string, unknown>>;
-  constructor(code: StoreErrorCode, message: string, options: { data?: Record<string, unknown>; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.data = options.data ?? {};
-    Object.defineProperty(this, BRAND, { value: true });
+export class StoreError<C extends StoreErrorCode = StoreErrorCode> extends LakeError<C, StoreErrorData[C]> {
+  constructor(code: C, message: string, options?: LakeErrorOptions<StoreErrorData[C]>) {
+    super(BRAND, code, message, options);
   }
 }
 
-/** True for a StoreError from any copy of this package (brand-based, not `instanceof`). */
-export function isStoreError(e: unknown): e is StoreError {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
-}
+/** True for a StoreError from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
+export const isStoreError = brandGuard<StoreError, StoreErrorData>(BRAND);
 
 /** The errno code of a Node fs error, or undefined. */
 export function errno(e: unknown): string | undefined {

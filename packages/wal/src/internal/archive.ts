@@ -55,8 +55,8 @@ export interface ArchiveInput {
 export async function writeArchive(path: string, members: readonly ArchiveInput[]): Promise<void> {
   const seen = new Set<string>();
   for (const m of members) {
-    if (!isWalAddress(m.addr)) throw new WalError("InvalidArgument", `archive member address ${JSON.stringify(m.addr)} is not 16 lowercase hex`, { file: path });
-    if (seen.has(m.addr)) throw new WalError("InvalidArgument", `archive member ${m.addr} appears twice`, { file: path });
+    if (!isWalAddress(m.addr)) throw new WalError("InvalidArgument", `archive member address ${JSON.stringify(m.addr)} is not 16 lowercase hex`, { data: { file: path } });
+    if (seen.has(m.addr)) throw new WalError("InvalidArgument", `archive member ${m.addr} appears twice`, { data: { file: path } });
     seen.add(m.addr);
   }
   const dir = dirname(path);
@@ -118,7 +118,7 @@ function parseHeader(h: Buffer, path: string, offset: number): ArchiveMember | n
   if (h.length < MEMBER_HEADER_BYTES || h.toString("latin1", 0, 4) !== MEMBER_MAGIC) return null;
   const version = h.readUInt16LE(4);
   if (version !== ARCHIVE_FORMAT_VERSION) {
-    throw new WalError("NewerWriter", `archive member format version ${version} is not supported`, { file: path, offset });
+    throw new WalError("NewerWriter", `archive member format version ${version} is not supported`, { data: { file: path, offset } });
   }
   const addr = h.toString("latin1", 8, 24);
   const len = h.readBigUInt64LE(24);
@@ -167,7 +167,7 @@ async function listOpen(fh: FileHandle, path: string, size: number): Promise<Arc
   while (pos + MEMBER_HEADER_BYTES <= end) {
     const m = parseHeader(await readAt(fh, pos, MEMBER_HEADER_BYTES), path, pos);
     if (m === null || pos + MEMBER_HEADER_BYTES + m.payloadLen > end) break;
-    if (seen.has(m.addr)) throw new WalError("ArchiveCorrupt", `archive member ${m.addr} appears twice`, { file: path, offset: pos });
+    if (seen.has(m.addr)) throw new WalError("ArchiveCorrupt", `archive member ${m.addr} appears twice`, { data: { file: path, offset: pos } });
     seen.add(m.addr);
     members.push(m);
     pos += MEMBER_HEADER_BYTES + m.payloadLen;
@@ -199,7 +199,7 @@ async function openContainer<T>(path: string, fn: (fh: FileHandle) => Promise<T>
 export function listArchive(path: string): Promise<ArchiveListing> {
   return openContainer(path, async (fh) => {
     const { sealed, size } = await sealedSize(fh);
-    if (!sealed) throw new WalError("Unsealed", "archive container is not sealed (interrupted fold); not read", { file: path });
+    if (!sealed) throw new WalError("Unsealed", "archive container is not sealed (interrupted fold); not read", { data: { file: path } });
     return listOpen(fh, path, size);
   });
 }
@@ -229,13 +229,13 @@ async function hashMember(fh: FileHandle, m: ArchiveMember, keep: boolean): Prom
 export function readArchiveMember(path: string, addr: string): Promise<Uint8Array> {
   return openContainer(path, async (fh) => {
     const { sealed, size } = await sealedSize(fh);
-    if (!sealed) throw new WalError("Unsealed", "archive container is not sealed (interrupted fold); not read", { file: path });
+    if (!sealed) throw new WalError("Unsealed", "archive container is not sealed (interrupted fold); not read", { data: { file: path } });
     const listing = await listOpen(fh, path, size);
     const m = listing.members.find((x) => x.addr === addr);
-    if (m === undefined) throw new WalError("NotFound", `archive container holds no member ${addr}`, { file: path });
+    if (m === undefined) throw new WalError("NotFound", `archive container holds no member ${addr}`, { data: { file: path } });
     const r = await hashMember(fh, m, true);
     if (!r.ok || r.bytes === null) {
-      throw new WalError("ArchiveCorrupt", `archive member ${addr} payload SHA-256 does not verify`, { file: path, offset: m.offset });
+      throw new WalError("ArchiveCorrupt", `archive member ${addr} payload SHA-256 does not verify`, { data: { file: path, offset: m.offset } });
     }
     return new Uint8Array(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
   });

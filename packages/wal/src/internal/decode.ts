@@ -141,7 +141,7 @@ class State {
   }
 
   corrupt(reason: string, offset: number, seq?: number): WalError {
-    return new WalError("Corrupt", reason, seq === undefined ? { file: this.file, offset } : { file: this.file, offset, seq });
+    return new WalError("Corrupt", reason, { data: seq === undefined ? { file: this.file, offset } : { file: this.file, offset, seq } });
   }
 
   /** Decode one complete frame at buf[pos..], which is at byte `offset` of the file. */
@@ -162,8 +162,7 @@ class State {
       } else if (!this.lineage.equals(payload)) {
         throw new WalError(
           "Spliced",
-          `spliced: lineage ${lineageIdToUuid(payload)} after lineage ${this.lineageId ?? ""}`,
-          { file: this.file, offset },
+          `spliced: lineage ${lineageIdToUuid(payload)} after lineage ${this.lineageId ?? ""}`, { data: { file: this.file, offset } },
         );
       }
       this.lineageFrames++;
@@ -179,7 +178,7 @@ class State {
           : seq <= BigInt(this.lastSeq)
             ? `record sequence goes backwards: ${seq} after ${this.lastSeq}`
             : `record sequence gap: ${seq} after ${this.lastSeq}`;
-      throw new WalError("SequenceError", why, { file: this.file, offset, seq: Number(seq) });
+      throw new WalError("SequenceError", why, { data: { file: this.file, offset, seq: Number(seq) } });
     }
     this.lastSeq = expect;
     if (this.framesOnly) return;
@@ -208,8 +207,7 @@ class State {
       if (unknown.length > 0) {
         throw new WalError(
           "NewerWriter",
-          `newer writer: record ${expect} requires unknown feature${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}`,
-          { file: this.file, offset, seq: expect, unknownFeatures: unknown },
+          `newer writer: record ${expect} requires unknown feature${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}`, { data: { file: this.file, offset, seq: expect, unknownFeatures: unknown } },
         );
       }
       requires = req;
@@ -249,7 +247,7 @@ function checkLen(st: State, len: number, offset: number): void {
 
 function checkPass(st: State, end: number, limit: number, offset: number): void {
   if (end > limit) {
-    throw new WalError("TooLarge", `refusing to read more than ${limit} bytes of one WAL in one pass`, { file: st.file, offset });
+    throw new WalError("TooLarge", `refusing to read more than ${limit} bytes of one WAL in one pass`, { data: { file: st.file, offset } });
   }
 }
 

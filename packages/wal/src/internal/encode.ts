@@ -62,7 +62,7 @@ export function prepareRecordWith(
   try {
     text = JSON.stringify(body);
   } catch (e) {
-    throw new WalError("InvalidArgument", `record is not JSON-serialisable: ${(e as Error).message}`, {}, { cause: e });
+    throw new WalError("InvalidArgument", `record is not JSON-serialisable: ${(e as Error).message}`, { cause: e });
   }
   return { record: out, requires, payload: Buffer.from(text, "utf8"), ver: requires.length === 0 ? VER_RECORD : VER_GATED };
 }

@@ -1,3 +1,5 @@
+import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+
 /**
  * The one error class of @lake/wal. Every refusal the package makes is a {@link WalError} with a
  * string-literal `code`, typed `data` naming the file and (where it applies) the byte offset, and
@@ -34,7 +36,7 @@ export type WalErrorCode =
   | "Io";
 
 /** Typed context carried by every {@link WalError}. */
-export interface WalErrorData {
+export interface WalErrorFacts {
   /** The file the error is about, when there is one. */
   readonly file?: string;
   /** Byte offset in that file of the frame (or member) at fault. */
@@ -45,45 +47,38 @@ export interface WalErrorData {
   readonly unknownFeatures?: readonly string[];
 }
 
-const BRAND = Symbol.for("@lake/wal/WalError");
+/** Typed `data` of each {@link WalErrorCode}: every code carries the same context. */
+export type WalErrorData = { readonly [C in WalErrorCode]: WalErrorFacts };
+
+const BRAND = "@lake/wal/WalError";
 
 /**
  * The error thrown by every @lake/wal function for a refusal. The message is one line naming the
  * file and the reason (`<file>: <reason> at byte <offset>`).
  */
-export class WalError extends Error {
-  /** Why it was refused. */
-  readonly code: WalErrorCode;
-  /** Typed context: file, offset, seq, unknown features. */
-  readonly data: WalErrorData;
+export class WalError<C extends WalErrorCode = WalErrorCode> extends LakeError<C, WalErrorFacts> {
   /** The reason alone, without the file and offset prefix. */
   readonly reason: string;
 
-  constructor(code: WalErrorCode, reason: string, data: WalErrorData = {}, options?: { cause?: unknown }) {
-    const where = data.file === undefined ? "" : `${data.file}: `;
-    const at = data.offset === undefined ? "" : ` at byte ${data.offset}`;
-    super(`${where}${reason}${at}`, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "WalError";
-    this.code = code;
-    this.data = data;
+  constructor(code: C, reason: string, options: LakeErrorOptions<WalErrorFacts> = {}) {
+    const where = options.data?.file === undefined ? "" : `${options.data.file}: `;
+    const at = options.data?.offset === undefined ? "" : ` at byte ${options.data.offset}`;
+    super(BRAND, code, `${where}${reason}${at}`, options);
     this.reason = reason;
-    Object.defineProperty(this, BRAND, { value: true });
   }
 }
 
 /**
  * True for a {@link WalError}, including one thrown by another copy of this package (the check
- * is on a global symbol brand, not on `instanceof`).
+ * is on a global symbol brand, not on `instanceof`); with `code`, of that code.
  */
-export function isWalError(e: unknown): e is WalError {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
-}
+export const isWalError = brandGuard<WalError, WalErrorData>(BRAND);
 
 /** Wrap an unknown failure as an Io WalError naming the file (a WalError passes through). */
 export function ioError(file: string, what: string, cause: unknown): WalError {
   if (isWalError(cause)) return cause;
   const code = (cause as { code?: unknown } | null)?.code;
   const msg = cause instanceof Error ? cause.message : String(cause);
-  if (code === "ENOENT") return new WalError("NotFound", `${what}: no such file`, { file }, { cause });
-  return new WalError("Io", `${what}: ${msg}`, { file }, { cause });
+  if (code === "ENOENT") return new WalError("NotFound", `${what}: no such file`, { data: { file }, cause });
+  return new WalError("Io", `${what}: ${msg}`, { data: { file }, cause });
 }

@@ -20,7 +20,7 @@ export function readFeatureFloor(path: string): string[] {
   }
   const names = text.split("\n").filter((l) => l.length > 0);
   for (const n of names) {
-    if (!isFeatureName(n)) throw new WalError("Corrupt", `feature floor line ${JSON.stringify(n)} is not a feature name`, { file: path });
+    if (!isFeatureName(n)) throw new WalError("Corrupt", `feature floor line ${JSON.stringify(n)} is not a feature name`, { data: { file: path } });
   }
   return names;
 }
@@ -40,7 +40,7 @@ export function raiseFeatureFloor(path: string, features: readonly string[]): st
   const added = [...new Set(features)].filter((f) => !have.has(f)).sort();
   if (added.length === 0) return [];
   for (const f of added) {
-    if (!isFeatureName(f)) throw new WalError("InvalidArgument", `feature name ${JSON.stringify(f)} is malformed`, { file: path });
+    if (!isFeatureName(f)) throw new WalError("InvalidArgument", `feature name ${JSON.stringify(f)} is malformed`, { data: { file: path } });
   }
   const next = [...new Set([...current, ...added])].sort();
   const tmp = `${path}.tmp-${process.pid}-${++tmpCounter}`;
@@ -48,7 +48,7 @@ export function raiseFeatureFloor(path: string, features: readonly string[]): st
     // Leaves no temporary file behind on failure; the old floor is untouched.
     writeAtomic(path, next.map((n) => `${n}\n`).join(""), { temp: tmp, mode: 0o600, label: "feature-floor" });
   } catch (e) {
-    throw new WalError("FeatureFloor", `cannot raise the feature floor to ${added.join(", ")}: ${(e as Error).message}`, { file: path }, { cause: e });
+    throw new WalError("FeatureFloor", `cannot raise the feature floor to ${added.join(", ")}: ${(e as Error).message}`, { data: { file: path }, cause: e });
   }
   return added;
 }

@@ -38,7 +38,7 @@ async function findLive(root: string, addr: string): Promise<string | null> {
     if (await exists(p)) hits.push(p);
   }
   if (hits.length > 1) {
-    throw new WalError("Ambiguous", `live WAL ${addr} exists in more than one live tree (${hits.join(", ")})`, { file: hits[0]! });
+    throw new WalError("Ambiguous", `live WAL ${addr} exists in more than one live tree (${hits.join(", ")})`, { data: { file: hits[0]! } });
   }
   return hits[0] ?? null;
 }
@@ -97,7 +97,7 @@ export async function findAddress(stateRoot: string, addr: string): Promise<Sess
     const c = containers[i]!;
     const twin = containers.find((o, j) => j !== i && o.stamp === c.stamp);
     if (twin !== undefined) {
-      throw new WalError("Ambiguous", `two archive containers share stamp ${c.stamp} (${c.rel}, ${twin.rel})`, { file: c.path });
+      throw new WalError("Ambiguous", `two archive containers share stamp ${c.stamp} (${c.rel}, ${twin.rel})`, { data: { file: c.path } });
     }
     let listing;
     try {

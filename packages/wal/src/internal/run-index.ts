@@ -111,9 +111,9 @@ export class RunIndexReader {
     const row = this.#db
       .prepare("SELECT source_instance_id AS s, source_epoch AS e, high_water AS h FROM export_meta WHERE id = 1")
       .get() as { s: unknown; e: unknown; h: unknown } | undefined;
-    if (row === undefined) throw new WalError("NotFound", "export_meta has no row", { file: this.path });
+    if (row === undefined) throw new WalError("NotFound", "export_meta has no row", { data: { file: this.path } });
     if (typeof row.s !== "string" || typeof row.e !== "number" || typeof row.h !== "number") {
-      throw new WalError("Corrupt", "export_meta row has unexpected column types", { file: this.path });
+      throw new WalError("Corrupt", "export_meta row has unexpected column types", { data: { file: this.path } });
     }
     return { sourceInstanceId: row.s, sourceEpoch: row.e, highWater: row.h };
   }
@@ -150,12 +150,12 @@ export class RunIndexReader {
         try {
           parsed = JSON.parse(row.j);
         } catch {
-          throw new WalError("Corrupt", `export_facts row ${row.q} segment_json is not JSON`, { file: this.path });
+          throw new WalError("Corrupt", `export_facts row ${row.q} segment_json is not JSON`, { data: { file: this.path } });
         }
         const s = ExportSegmentSchema.safeParse(parsed);
         if (!s.success) {
           const i = s.error.issues[0];
-          throw new WalError("Corrupt", `export_facts row ${row.q} segment_json does not decode (${i?.path.join(".") ?? ""}: ${i?.message ?? ""})`, { file: this.path });
+          throw new WalError("Corrupt", `export_facts row ${row.q} segment_json does not decode (${i?.path.join(".") ?? ""}: ${i?.message ?? ""})`, { data: { file: this.path } });
         }
         return { exportSeq: row.q, factId: row.f, runId: row.r, segment: s.data };
       });

@@ -116,7 +116,7 @@ export class WalWriter {
   /** Open (or create) the WAL at `path` for appending. See the class description. */
   static async open(path: string, options: WalWriterOptions): Promise<WalWriter> {
     if (options.fsync !== "always" && options.fsync !== "manual") {
-      throw new WalError("InvalidArgument", `fsync policy must be "always" or "manual"`, { file: path });
+      throw new WalError("InvalidArgument", `fsync policy must be "always" or "manual"`, { data: { file: path } });
     }
     const dir = dirname(path);
     try {
@@ -165,7 +165,7 @@ export class WalWriter {
     }
     try {
       const st = await fh.stat();
-      if (st.size < r.validLength) throw new WalError("Io", "WAL shrank while it was being reopened", { file: path });
+      if (st.size < r.validLength) throw new WalError("Io", "WAL shrank while it was being reopened", { data: { file: path } });
       let truncated: WalTornTail | null = null;
       if (st.size > r.validLength) {
         // Bytes after the last complete frame: the torn tail seen by the decode (or an append that
@@ -233,16 +233,16 @@ export class WalWriter {
       this.#floor = new Set(readFeatureFloor(this.#floorPath));
     } catch (e) {
       if (isWalError(e) && e.code === "FeatureFloor") throw e;
-      throw new WalError("FeatureFloor", `cannot raise the feature floor: ${(e as Error).message}`, { file: this.#floorPath }, { cause: e });
+      throw new WalError("FeatureFloor", `cannot raise the feature floor: ${(e as Error).message}`, { data: { file: this.#floorPath }, cause: e });
     }
     if (!requires.every((f) => this.#floor!.has(f))) {
-      throw new WalError("FeatureFloor", `feature floor does not name ${requires.join(", ")} after raising it`, { file: this.#floorPath });
+      throw new WalError("FeatureFloor", `feature floor does not name ${requires.join(", ")} after raising it`, { data: { file: this.#floorPath } });
     }
   }
 
   #open(): FileHandle {
     if (this.#broken !== null) throw this.#broken;
-    if (this.#fh === null) throw new WalError("Closed", "WAL writer is closed", { file: this.path });
+    if (this.#fh === null) throw new WalError("Closed", "WAL writer is closed", { data: { file: this.path } });
     return this.#fh;
   }
 
@@ -277,7 +277,7 @@ async function writeAll(fh: FileHandle, bytes: Buffer, position: number, path: s
   let done = 0;
   while (done < bytes.length) {
     const r = await fh.write(bytes, done, bytes.length - done, position + done);
-    if (r.bytesWritten <= 0) throw new WalError("Io", "write returned no progress", { file: path });
+    if (r.bytesWritten <= 0) throw new WalError("Io", "write returned no progress", { data: { file: path } });
     done += r.bytesWritten;
   }
 }

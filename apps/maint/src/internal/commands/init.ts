@@ -13,7 +13,7 @@ export const initCommand = defineCommand({
     withStore(v, io, async (store) => {
       const id = v["fleet-id"] ?? `fleet-${randomBytes(6).toString("hex")}`;
       const r = await initFleet(store, id);
-      if (!r.created) throw new MaintError("Refused", `fleet.json: already exists in ${store.url} (fleet_id ${r.manifest.fleet_id}); not replaced`, { key: "fleet.json", store: store.url });
+      if (!r.created) throw new MaintError("Refused", `fleet.json: already exists in ${store.url} (fleet_id ${r.manifest.fleet_id}); not replaced`, { data: { key: "fleet.json", store: store.url } });
       emit(io, v.json, r.manifest, () => [`initialised ${store.url}: fleet_id ${r.manifest.fleet_id}`]);
       return EXIT.ok;
     }),

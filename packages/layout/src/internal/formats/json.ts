@@ -28,7 +28,7 @@ function sortKeys(v: unknown): unknown {
 
 /** A `Corrupt` LayoutError naming the object: `<key>: <reason>`. */
 export function corrupt(key: string, reason: string, cause?: unknown): LayoutError {
-  return new LayoutError("Corrupt", `${key}: ${reason}`, { key, detail: reason }, cause === undefined ? undefined : { cause });
+  return new LayoutError("Corrupt", `${key}: ${reason}`, { data: { key, detail: reason }, cause });
 }
 
 /** Parse bytes as one JSON object, or throw Corrupt naming `key`. */
