@@ -1,6 +1,6 @@
 // Atomic replace and install without replace: a process killed at every step, real racing processes,
 // and the directory-fsync error policy.
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
@@ -123,6 +123,34 @@ describe("installNoReplace", () => {
     const { linkUnsupported } = await import("@lake/durable");
     for (const code of ["ENOTSUP", "EOPNOTSUPP", "EPERM", "ENOSYS", "EXDEV"]) expect(linkUnsupported(Object.assign(new Error(code), { code }))).toBe(true);
     expect(linkUnsupported(Object.assign(new Error("x"), { code: "EEXIST" }))).toBe(false);
+  });
+
+  it("without reserveFallback a link the file system refuses is an error, and nothing is left under the name", () => {
+    // A real refusal: link(2) across two file systems gives EXDEV (the temporary file on /dev/shm).
+    const dir = tempDir("durable-nolink");
+    const shm = mkdtempSync(join("/dev/shm", "durable-"));
+    try {
+      const tmp = join(shm, "t");
+      writeFileSync(tmp, NEW);
+      expect(() => installFrom(tmp, join(dir, "obj"))).toThrow(/EXDEV/);
+      expect(existsSync(join(dir, "obj"))).toBe(false);
+      expect(existsSync(tmp)).toBe(false);
+    } finally {
+      rmSync(shm, { recursive: true, force: true });
+    }
+  });
+
+  it("an EEXIST for a link that was made (NFS retransmission: the temporary file has two names) is an install", () => {
+    const dir = tempDir("durable-nfs");
+    const tmp = join(dir, "t");
+    writeFileSync(tmp, NEW);
+    linkSync(tmp, join(dir, "obj")); // the first LINK reached the server; its reply was lost
+    expect(installFrom(tmp, join(dir, "obj"))).toEqual({ installed: true, mode: "link" });
+    expect(readFileSync(join(dir, "obj"), "utf8")).toBe(NEW);
+    expect(existsSync(tmp)).toBe(false);
+    // Someone else's file under the name is still a taken name.
+    writeFileSync(join(dir, "t2"), NEW);
+    expect(installFrom(join(dir, "t2"), join(dir, "obj"))).toEqual({ installed: false });
   });
 });
 

@@ -25,7 +25,8 @@ const GOLDEN_HOLDER: LockHolder = {
   acquiredAt: "2026-12-01T09:30:00.000Z",
   token: "9b2f6c0d4e8a41b7a3c5d7e9f1a2b3c4",
 };
-const GOLDEN_TEXT =
+const GOLDEN_TEXT = "pid 4242\nhost build-1.example\nboot_id 4f3c2a6e-8d1b-4c2e-9a57-1f0e6b3d2c11\nproc_start 1873345\nacquired_at 2026-12-01T09:30:00.000Z\ntoken 9b2f6c0d4e8a41b7a3c5d7e9f1a2b3c4\n";
+const JSON_TEXT =
   '{"pid":4242,"host":"build-1.example","boot_id":"4f3c2a6e-8d1b-4c2e-9a57-1f0e6b3d2c11","proc_start":"1873345","acquired_at":"2026-12-01T09:30:00.000Z","token":"9b2f6c0d4e8a41b7a3c5d7e9f1a2b3c4"}\n';
 
 describe("the holder format", () => {
@@ -34,6 +35,18 @@ describe("the holder format", () => {
     expect(decodeHolder(GOLDEN_TEXT)).toEqual(GOLDEN_HOLDER);
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
     expect(readme).toContain(GOLDEN_TEXT.trim());
+  });
+
+  it("the lines parse with the readers of older builds: the store's key/value decoder and the chain's line pattern", () => {
+    // The chain's reader before @lake/durable: /^(\S+) (.*)$/ per line, pid, host and token required.
+    const chain = new Map(GOLDEN_TEXT.split("\n").flatMap((l) => { const m = /^(\S+) (.*)$/.exec(l); return m ? [[m[1]!, m[2]!] as const] : []; }));
+    expect([Number(chain.get("pid")), chain.get("host"), chain.get("token")]).toEqual([4242, "build-1.example", GOLDEN_HOLDER.token]);
+    // The store's: key up to the first space or tab, then the value; a line without both was Corrupt.
+    for (const l of GOLDEN_TEXT.trimEnd().split("\n")) expect(l).toMatch(/^[^ \t]+[ \t]+\S/);
+  });
+
+  it("reads the one-line JSON holder of the builds in between", () => {
+    expect(decodeHolder(JSON_TEXT)).toEqual(GOLDEN_HOLDER);
   });
 
   it("reads the key/value locks of the store and the chain written before it", () => {
@@ -52,7 +65,7 @@ describe("the holder format", () => {
     for (const t of ["", "\n", '{"pid":12,"host":"h"', '{"pid":0,"host":"h","token":"t"}', "[1]", "pid 12\nhost h\n"]) expect(decodeHolder(t)).toBeUndefined();
   });
 
-  it("a taken lock file is the holder JSON of this process", async () => {
+  it("a taken lock file is the holder lines of this process", async () => {
     const dir = tempDir("durable-lock");
     const h = await acquireLock(join(dir, ".lock"));
     if (!h.held) throw new Error("not held");

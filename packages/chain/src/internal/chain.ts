@@ -359,7 +359,7 @@ async function install(dir: string, enc: EncodedRound, options: PublishOptions):
   };
   let r;
   try {
-    r = installNoReplace(final, enc.bytes, { temp: tmp, mode: 0o644, readOnly: true, installMode: options.installMode ?? "link", label: "round", step });
+    r = installNoReplace(final, enc.bytes, { temp: tmp, mode: 0o644, readOnly: true, installMode: options.installMode ?? "link", reserveFallback: true, label: "round", step });
   } catch (e) {
     if (isChainError(e)) throw e;
     throw new ChainError("Io", `${final}: cannot install the round: ${String(e)}`, { data: { file: final }, cause: e });

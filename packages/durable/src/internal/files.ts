@@ -2,7 +2,7 @@
 // directory (a rename or link never crosses a file system), fsync it, put it in place, fsync the
 // directory. Errors are Node's own system errors, unchanged: each caller wraps them in its error class.
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { errno } from "./errno.js";
 import { fsyncDir, fsyncFile } from "./fsync.js";
@@ -121,12 +121,27 @@ export type InstallMode = "link" | "reserve";
 export interface InstallOptions extends WriteOptions {
   /** Default `link`. */
   readonly installMode?: InstallMode;
+  /**
+   * In `link` mode, where the file system has no hard links (`linkUnsupported`), fall back to
+   * `reserve` (default false: the link error is thrown). Only for a reader that knows the spec's
+   * reservations: a crash between the reservation and the rename leaves an EMPTY file under the name.
+   */
+  readonly reserveFallback?: boolean;
   /** chmod the temporary file to 0444 before it is installed (default false). */
   readonly readOnly?: boolean;
 }
 
 /** What `installNoReplace` did: `installed` (with the mode used), or `exists` (nothing there was touched). */
 export type InstallResult = { readonly installed: true; readonly mode: InstallMode } | { readonly installed: false };
+
+/** Whether `tmp` has a second name (a link that succeeded although it was reported as EEXIST). */
+function linkedTwice(tmp: string): boolean {
+  try {
+    return lstatSync(tmp).nlink >= 2;
+  } catch {
+    return false;
+  }
+}
 
 /** Whether `link` failed because the file system has no hard links. */
 export function linkUnsupported(e: unknown): boolean {
@@ -175,11 +190,20 @@ export function installFrom(tmp: string, path: string, options: Omit<InstallOpti
         unlinkSync(tmp);
       } catch (e) {
         if (errno(e) === "EEXIST") {
-          unlinkQuiet(tmp);
-          return { installed: false };
+          // NFS: a retransmitted LINK whose first try succeeded answers EEXIST; the temp file's
+          // link count says whether the name is ours (open(2), "O_EXCL" on NFS).
+          const ours = linkedTwice(tmp);
+          if (ours) {
+            options.step?.(`${label}:unlink-temp`);
+            unlinkSync(tmp);
+          } else {
+            unlinkQuiet(tmp);
+            return { installed: false };
+          }
+        } else {
+          if (!linkUnsupported(e) || options.reserveFallback !== true) throw e;
+          mode = "reserve";
         }
-        if (!linkUnsupported(e)) throw e;
-        mode = "reserve";
       }
     }
     if (mode === "reserve") {

@@ -1,4 +1,4 @@
-// The one lock file. Created with O_EXCL; holds the holder's data as one JSON line; dies with its
+// The one lock file. Created with O_EXCL; holds the holder's data as `key value` lines; dies with its
 // holder: stale only when this host can prove the holder dead. See the README ("The lock file").
 import { randomBytes, randomUUID } from "node:crypto";
 import { closeSync, fstatSync, linkSync, lstatSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, type BigIntStats } from "node:fs";
@@ -67,14 +67,22 @@ export function holderLiveness(h: LockHolder): Liveness {
   return "alive";
 }
 
-/** The lock file's text for a holder: one JSON object, keys in this order, then a newline. */
+/**
+ * The lock file's text for a holder: `key value` lines (one space), in this order. Every older build
+ * reads these lines — the store's and the chain's locks were written so, and the layout's key-lock
+ * reader judges a lock it cannot parse by its age — so a process of an older build never takes a
+ * live lock of this one for an empty one.
+ */
 export function encodeHolder(h: LockHolder): string {
-  const o: Record<string, string | number> = { pid: h.pid, host: h.host };
-  if (h.bootId !== undefined) o.boot_id = h.bootId;
-  if (h.procStart !== undefined) o.proc_start = h.procStart;
-  o.acquired_at = h.acquiredAt;
-  o.token = h.token;
-  return `${JSON.stringify(o)}\n`;
+  const pairs: [string, string | number | undefined][] = [["pid", h.pid], ["host", h.host], ["boot_id", h.bootId], ["proc_start", h.procStart], ["acquired_at", h.acquiredAt], ["token", h.token]];
+  let out = "";
+  for (const [k, v] of pairs) {
+    const text = v === undefined ? "" : String(v);
+    if (text === "") continue; // absent (an unknown acquired_at reads back as "")
+    if (/\s/.test(text)) throw new Error(`lock holder ${k} ${JSON.stringify(text)} holds white space`);
+    out += `${k} ${text}\n`;
+  }
+  return out;
 }
 
 /**
@@ -189,39 +197,50 @@ function unlinkQuiet(p: string): void {
 }
 
 /**
+ * Remove the lock file at `path` if it still is the one judged (its text is `judged`): renamed aside
+ * to a name of this call's own (one rename, one winner), compared, and linked back (never replacing)
+ * when it is not — a live holder's lock taken in between stays its holder's. Returns true when the
+ * judged file was removed.
+ */
+function removeIfSame(path: string, judged: string): boolean {
+  const aside = `${path}.stale-${randomBytes(6).toString("hex")}`;
+  try {
+    renameSync(path, aside);
+  } catch (e) {
+    if (errno(e) === "ENOENT") return false;
+    throw e;
+  }
+  const moved = readHolder(aside);
+  const same = moved !== "gone" && moved.text === judged;
+  if (!same && moved !== "gone") {
+    try {
+      linkSync(aside, path);
+    } catch {
+      /* the name is taken again: the moved lock's holder lost it to a live one */
+    }
+  }
+  unlinkQuiet(aside);
+  return same;
+}
+
+/**
  * Remove a stale lock. Breakers are serialised by `<lock>.break`, itself an O_EXCL lock file; under
- * it the lock is read again and, if it still carries the dead token, renamed aside to
- * `<lock>.stale` (one call, one winner) and the aside copy checked: should it not be the lock that
- * was judged (a breaker of an older build raced), it is linked back (never replacing) and left to
- * its holder. A `.break` left by a breaker that died is itself judged by its holder's liveness.
+ * it the lock is read again and, if it still carries the dead token, removed by `removeIfSame`. A
+ * `.break` left by a breaker that died is itself judged by its holder's liveness and removed the
+ * same way, so a live breaker's fresh guard taken in between is never deleted.
  */
 function breakStale(path: string, staleToken: string | undefined, step: StepHook | undefined, staleAfterMs: number | undefined): void {
   const guard = `${path}.break`;
   if (!tryCreate(guard, holderText(randomBytes(8).toString("hex")), step)) {
     const g = readHolder(guard);
-    if (g !== "gone" && isStale(g, undefined)) unlinkQuiet(guard);
+    if (g !== "gone" && isStale(g, undefined)) removeIfSame(guard, g.text);
     return;
   }
   try {
     const again = readHolder(path);
     if (again === "gone" || !isStale(again, staleAfterMs) || again.holder?.token !== staleToken) return;
     step?.("lock:break");
-    const aside = `${path}.stale`;
-    try {
-      renameSync(path, aside);
-    } catch (e) {
-      if (errno(e) === "ENOENT") return;
-      throw e;
-    }
-    const moved = readHolder(aside);
-    if (moved !== "gone" && moved.text !== again.text) {
-      try {
-        linkSync(aside, path);
-      } catch {
-        /* the name is taken again: the moved lock's holder lost it to a live one */
-      }
-    }
-    unlinkQuiet(aside);
+    removeIfSame(path, again.text);
   } finally {
     unlinkQuiet(guard);
   }
@@ -314,7 +333,6 @@ function attempt(path: string, token: string, options: Omit<LockOptions, "waitMs
   for (let i = 0; ; i++) {
     const made = tryCreate(path, holderText(token), step);
     if (made) {
-      if (state.recovered) unlinkQuiet(`${path}.stale`); // left by a breaker that died mid-break
       return handle(path, token, made, state.recovered);
     }
     const r = readHolder(path);
