@@ -170,10 +170,11 @@ describe("hook", { timeout: 120_000 }, () => {
       expect(loaded.some((u) => u.endsWith("/packages/wal/dist/internal/writer.js"))).toBe(true);
       expect(loaded.filter((u) => /\/zod\/|\/internal\/records\.js$|\/wal\/dist\/index\.js$/.test(u))).toEqual([]);
       // Every lake module it loads is one the README names: the collector's, @lake/cli's (not its --store
-      // option), @lake/wal/writer's, the lock's (and @lake/durable's under it and the floor), the defaults'.
+      // option), @lake/wal/writer's, the lock's (and @lake/durable's under it and the floor), the defaults',
+      // and the error factory every package's error class is made by (@lake/errors, node built-ins only).
       expect(loaded.filter((u) => u.endsWith("/packages/cli/dist/store.js"))).toEqual([]);
       const packages = new Set(loaded.filter((u) => u.startsWith("file:") && !u.includes("/apps/collector/")).map((u) => /\/packages\/([a-z]+)\/dist\//.exec(u)?.[1] ?? u));
-      expect([...packages].sort()).toEqual(["cli", "durable", "layout", "store", "wal"]);
+      expect([...packages].sort()).toEqual(["cli", "durable", "errors", "layout", "store", "wal"]);
     }
     expect(events(await readWalFile(spool(root))).map((e) => e.seq)).toEqual([1, 2]);
   });
