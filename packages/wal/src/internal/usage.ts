@@ -21,7 +21,7 @@ export type Usage = { [K in UsageKey]?: number };
  * Sum usages with the absent-versus-zero rule: a key stays absent only if no input reported it;
  * otherwise the sum covers the inputs that did (a lower bound). `sumUsage([])` is `{}`.
  */
-export function sumUsage(usages: Iterable<Usage>): Usage {
+export function sumUsage(usages: Iterable<{ readonly [K in UsageKey]?: number | undefined }>): Usage {
   const out: Usage = {};
   for (const u of usages) {
     for (const k of USAGE_KEYS) {
