@@ -6,7 +6,7 @@ import { EXIT } from "@lake/cli";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { compactedMarkerKey, openStore, segmentKey, type ObjectStore, type SessionPartition } from "@lake/layout";
+import { compactedMarkerKey, segmentKey, type ObjectStore, type SessionPartition } from "@lake/layout";
 import { readSegment } from "@lake/segments";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { freshStore, initStore, keys, pushSession, rec, row, runBin, split, type Backend } from "./helpers.js";

@@ -109,7 +109,7 @@ describe("usage from lake-maint's usage rollups", () => {
 
   it("a rollup that shares a session or a usage key with other data is counted from its rows", async () => {
     const { root, store, env } = freshFleet("reader-rollup-overlap");
-    const { claude, bigRecs, copy } = resumedCopy();
+    const { claude, copy } = resumedCopy();
     const codex = all.filter((r) => r.runtime === "codex");
     // 1. The resumed copy (same usage keys: a response counts once) lands later as un-compacted
     //    bronze on another day.

@@ -173,7 +173,6 @@ function ruleRecords(): CanonicalRecord[] {
 
 describe("usage counts every countUsage rule as countUsage does", () => {
   const root = tempDir("reader-usage-rules");
-  const store = pathToFileURL(root).href;
   const env = { LAKE_READER_CACHE: join(root, "..", "cache-rules-" + Date.now()) };
 
   for (const withSep of [true, false]) {

@@ -27,7 +27,6 @@ export interface FormatItem {
 }
 
 const HEX = "0123456789abcdef";
-const HEXU = "0123456789ABCDEF";
 const UP = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const LO = "abcdefghijklmnopqrstuvwxyz";
 const DI = "0123456789";
@@ -249,7 +248,7 @@ const pick = <T>(xs: ArrayLike<T>, r: () => number): T => xs[Math.floor(r() * xs
 const PROSE: ((t: string, kd: Kind) => string)[] = [
   (t, kd) => `here's my ${kd.vendor} key: ${t}`,
   (t, kd) => `The ${kd.vendor} token is ${t} — it expires at the end of the month.`,
-  (t, kd) => `I set the API key to ${t} in the dashboard, so the deploy should work now.`,
+  (t) => `I set the API key to ${t} in the dashboard, so the deploy should work now.`,
   (t) => `Use this secret: ${t}`,
   (t, kd) => `${kd.vendor} credentials → ${t}`,
   (t, kd) => `Found it: the ${kd.vendor} secret key is ${t}. Want me to rotate it?`,

@@ -6,7 +6,7 @@ import { sqlString } from "@lake/segments";
 import { withLease, scratch, testHook, type HeldLease, type MaintContext } from "./context.js";
 import { computeDigest } from "./digest.js";
 import { MaintError, isMaintError } from "./errors.js";
-import { downloadSegments, readSealed, scanSessions, sealedMismatch, sealedOnly, sessionId, type SessionDir } from "./scan.js";
+import { downloadSegments, readSealed, scanSessions, sealedMismatch, sealedOnly, type SessionDir } from "./scan.js";
 
 /** Partition filter of the session commands. */
 export interface PartitionFilter {

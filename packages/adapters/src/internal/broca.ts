@@ -4,7 +4,6 @@
 // them with `parseWal` (records after a sequence number), not `parseLines`.
 import { readFile } from "node:fs/promises";
 import type { RawRecord } from "@lake/events";
-import { MAIN_STREAM } from "@lake/events/record";
 import { decodeWal, readArchiveMember, type WalRecordEntry, type WalSkippedEntry } from "@lake/wal";
 import { brocaDiscoverer, defaultBrocaRoot } from "./broca-discover.js";
 

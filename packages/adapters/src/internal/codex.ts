@@ -5,7 +5,7 @@ import { basename, join } from "node:path";
 import type { RawRecord, Usage } from "@lake/events";
 import { MAIN_STREAM } from "@lake/events/record";
 import { LineRecords, attrsText, contentText, count, isoTs, jsonText, lineText, num, obj, parseJson, str, textId, unknownRecord, usageOf, type Obj } from "./build.js";
-import { discoverWith, homeOf, peek, peekField, relPath } from "./discover.js";
+import { discoverWith, homeOf, peek, relPath } from "./discover.js";
 import { AdaptersError } from "./errors.js";
 import type { Adapter, AdapterState, DiscoverOptions, SourceLine, SourceRef } from "./types.js";
 

@@ -15,7 +15,7 @@ import { pipeline } from "node:stream/promises";
 import { acquireLock, errno, fsyncDir, installFrom, replaceFrom, type LockHandle } from "@lake/durable";
 import { LayoutError } from "./errors.js";
 import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
-import { LOCAL_INTERNAL_DIR, allPages, compareUtf8, mkdirs, pageSize, sha256Hex, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
+import { LOCAL_INTERNAL_DIR, allPages, compareUtf8, mkdirs, pageSize, sha256Hex, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
 
 /** Options of the local backend. */
 export interface LocalStoreOptions {

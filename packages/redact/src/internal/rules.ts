@@ -41,10 +41,6 @@ export interface Rule {
 
 const COMMON_STOPWORDS = ["example", "xxxxxxxx", "placeholder", "your_", "your-", "dummy", "sample"];
 
-function entropyOf(min: number) {
-  return (s: string) => shannon(s) >= min;
-}
-
 function mixed(min: number) {
   return (s: string) => charClasses(s) >= min;
 }

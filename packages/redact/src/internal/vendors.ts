@@ -37,13 +37,11 @@ export interface VendorFormat {
 }
 
 const H = A.hex;
-const HU = "0123456789ABCDEF";
 const AN = A.alnum;
 const LN = A.lower + A.digits;
 const UN = A.upper + A.digits;
 const U64 = A.base64url;
 const B64 = A.base64;
-const W = A.alnum + "_";
 
 /** The vendor formats, most specific first. */
 export const VENDOR_FORMATS: readonly VendorFormat[] = [

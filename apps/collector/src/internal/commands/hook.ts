@@ -8,7 +8,7 @@ Prints nothing; exit 0 when the event is durable, 6 when stdin is not a JSON obj
 
 const OPTIONS = { root: ROOT } as const;
 
-async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> {
+async function run({ values }: RunContext<typeof OPTIONS>): Promise<number> {
   await appendHookEvent(resolveRoot(values.root), await readStdin());
   return 0;
 }
