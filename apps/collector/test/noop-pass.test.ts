@@ -58,7 +58,7 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
     // Source files are looked at (stat), never opened; their directories are listed by discovery.
     expect(noop.opens.filter((o) => o.path.endsWith(".jsonl"))).toEqual([]);
     const rest = noop.opens.filter((o) => !inSessions.includes(o) && !o.path.startsWith(projects));
-    for (const o of rest) expect(o.path, JSON.stringify(o)).toMatch(new RegExp(`^${root}(/pass\\.state|/redact\\.key|/collector\\.state\\.tmp-\\d+|/_forget|/_hooks/spool)?$`));
+    for (const o of rest) expect(o.path, JSON.stringify(o)).toMatch(new RegExp(`^${root}(/pass\\.state|/redact\\.key|/collector\\.state\\.tmp-\\d+-[0-9a-f]+|/_forget|/_hooks/spool)?$`));
     // A no-op pass rewrites no pass state.
     expect(noop.opens.filter((o) => o.path.includes("pass.state") && o.how !== "readFileSync")).toEqual([]);
 
