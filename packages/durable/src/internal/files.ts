@@ -61,7 +61,8 @@ function writeTemp(tmp: string, data: FileData, o: WriteOptions, label: string):
   }
 }
 
-function unlinkQuiet(p: string): void {
+/** Remove a file, ignoring every error (it is gone already, or was never made). */
+export function unlinkQuiet(p: string): void {
   try {
     unlinkSync(p);
   } catch {

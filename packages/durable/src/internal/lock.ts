@@ -4,6 +4,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { closeSync, fstatSync, linkSync, lstatSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, type BigIntStats } from "node:fs";
 import { hostname } from "node:os";
 import { errno } from "./errno.js";
+import { unlinkQuiet } from "./files.js";
 import type { StepHook } from "./step.js";
 
 /** Who holds a lock, as written in the lock file. */
@@ -185,14 +186,6 @@ function tryCreate(path: string, content: string, step: StepHook | undefined): F
     return identity(fstatSync(fd, { bigint: true }));
   } finally {
     closeSync(fd);
-  }
-}
-
-function unlinkQuiet(p: string): void {
-  try {
-    unlinkSync(p);
-  } catch {
-    /* already gone */
   }
 }
 
