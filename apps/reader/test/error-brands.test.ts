@@ -15,7 +15,9 @@ afterAll(cleanupTempDirs);
 
 const app = fileURLToPath(new URL("..", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-const lakePackages = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((n) => n.startsWith("@lake/") && n !== "@lake/tooling" && n !== "@lake/errors");
+/** Whether a workspace package is published (the private ones, @lake/tooling and @lake/testdata, hold no error class and have no build). */
+const published = (name: string) => !(JSON.parse(readFileSync(join(app, "node_modules", name, "package.json"), "utf8")) as { private?: boolean }).private;
+const lakePackages = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((n) => n.startsWith("@lake/") && n !== "@lake/errors" && published(n));
 
 /** One code of each error class, with the exit code @lake/cli's describeError (or the app's) gives it. */
 const CASES: Readonly<Record<string, { code: string; exit: number }>> = {
