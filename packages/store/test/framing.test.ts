@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { openSession, readLanded, type Framing, type SourceLine } from "../src/index.js";
+import { NOT_JSON, parseLine } from "../src/internal/window.js";
 import { capture, convert, src } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
@@ -33,14 +34,9 @@ const framing: Framing = {
       const bytes = buf.subarray(pos + 4, pos + 4 + len);
       const text = bytes.toString("utf8");
       if (text === '"REFUSE"') return { lines: [], invalid: [], refuse: `unit at byte ${offset + pos} says refuse` };
-      let value: unknown;
-      let bad = false;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        bad = true;
-      }
-      lines.push({ bytes, text, value, offset: offset + pos, line: ++n });
+      const parsed = parseLine(text);
+      const bad = parsed === NOT_JSON;
+      lines.push({ bytes, text, value: bad ? undefined : parsed, offset: offset + pos, line: ++n });
       invalid.push(bad);
       pos += 4 + len;
     }

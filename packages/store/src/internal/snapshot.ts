@@ -4,7 +4,7 @@ import { StoreError, errno } from "./errors.js";
 import { isoMicros, nowNs, type Area } from "./names.js";
 import { CURSOR_SCHEMA, type SnapshotCursor } from "./cursor.js";
 import type { Convert, SourceLine, SourceOutcome, SourceRef } from "./contracts.js";
-import { inspectSource, mtimeSec, readAt, sha256, sourceReason } from "./window.js";
+import { NOT_JSON, inspectSource, mtimeSec, parseLine, readAt, sha256, sourceReason } from "./window.js";
 import type { Pass } from "./pass.js";
 
 /**
@@ -53,14 +53,9 @@ export async function snapshotSteps(pass: Pass, { area, dirRel, cursorRel, src }
   if (cur && cur.content_sha256 === digest) return { status: "unchanged", landed: [], bytesRead: 0, ...extra };
   // The whole content goes to convert as one line (a snapshot may be multi-line JSON).
   const text = trimmed.toString("utf8");
-  let value: unknown;
-  let bad = false;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    bad = true;
-  }
-  const one: SourceLine = { bytes: trimmed, text, value, offset: 0, line: 1 };
+  const parsed = parseLine(text);
+  const bad = parsed === NOT_JSON;
+  const one: SourceLine = { bytes: trimmed, text, value: bad ? undefined : parsed, offset: 0, line: 1 };
   const rows = await pass.toRecords(src, [one], [bad], convert, trimmed.length + (trimmed.length >> 1) + 4096);
   if (rows.body.records === 0) throw new StoreError("InvalidArgument", `${src.path}: convert returned no record for a snapshot source`, { data: { file: src.path } });
   let nlines = 1;

@@ -23,6 +23,18 @@ export function readAt(fd: number, pos: number, len: number, file: string): Buff
   return buf;
 }
 
+/** What {@link parseLine} returns for text that is not JSON (one shared value: no allocation per line). */
+export const NOT_JSON: unique symbol = Symbol("not JSON");
+
+/** One line's JSON value, or {@link NOT_JSON} when the text does not parse. */
+export function parseLine(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
+}
+
 /** The tail window's bytes: the (up to) 1 MiB before `offset`. */
 export function tailBytes(fd: number, offset: number, file: string): Buffer {
   const start = Math.max(0, offset - TAIL_WINDOW);
@@ -99,12 +111,8 @@ function completeTail(bytes: Buffer, line: string): { at: number; text: string; 
     i = i > 0 ? line.lastIndexOf("{", i - 1) : -1;
     if (i <= 0) return undefined;
     const text = line.slice(i);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      continue; // not here: further left
-    }
+    const value = parseLine(text);
+    if (value === NOT_JSON) continue; // not here: further left
     if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
     const at = bytes.length - Buffer.byteLength(text);
     // The decoded text must be the bytes themselves (no replaced invalid UTF-8 in the tail).
@@ -155,13 +163,9 @@ export function splitLines(buf: Buffer, offset: number, ord: number): { lines: S
     const end = nl < 0 ? buf.length : nl;
     const bytes = buf.subarray(pos, end);
     const text = bytes.toString("utf8");
-    let value: unknown;
-    let bad = false;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      bad = true;
-    }
+    const parsed = parseLine(text);
+    const bad = parsed === NOT_JSON;
+    const value = bad ? undefined : parsed;
     n++;
     const tail = bad ? completeTail(bytes, text) : undefined;
     if (tail) {
@@ -169,13 +173,9 @@ export function splitLines(buf: Buffer, offset: number, ord: number): { lines: S
       // fragment lands as unknown bytes (or as its record, when it is JSON itself), the line after it as its record.
       const frag = bytes.subarray(0, tail.at);
       const fragText = frag.toString("utf8");
-      let fragValue: unknown;
-      let fragBad = false;
-      try {
-        fragValue = JSON.parse(fragText);
-      } catch {
-        fragBad = true;
-      }
+      const fragParsed = parseLine(fragText);
+      const fragBad = fragParsed === NOT_JSON;
+      const fragValue = fragBad ? undefined : fragParsed;
       lines.push({ bytes: frag, text: fragText, value: fragValue, offset: offset + pos, line: n });
       invalid.push(fragBad);
       lines.push({ bytes: bytes.subarray(tail.at), text: tail.text, value: tail.value, offset: offset + pos + tail.at, line: n });
