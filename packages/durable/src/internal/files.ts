@@ -95,19 +95,34 @@ export function writeAtomic(path: string, data: FileData, options: WriteOptions 
  */
 export function replaceFrom(tmp: string, path: string, options: Omit<WriteOptions, "temp" | "mode"> = {}): void {
   const label = options.label ?? "replace";
-  try {
+  moveIntoPlace(tmp, path, options, label, () => {
     if (options.syncTemp === true) {
       options.step?.(`${label}:fsync-temp`);
       if (options.sync !== false) fsyncFile(tmp);
     }
     options.step?.(`${label}:rename`);
     renameSync(tmp, path);
+    return true;
+  });
+}
+
+/**
+ * The shared tail of `replaceFrom` and `installFrom`: run `move` (which puts `tmp` under `path`, or
+ * answers false when it did not); on failure remove `tmp` (kept on ENOENT with
+ * `keepTempOnMissingDir`) and rethrow; after a move, step `fsync-dir` and fsync the directory.
+ */
+function moveIntoPlace(tmp: string, path: string, options: Pick<WriteOptions, "step" | "sync" | "keepTempOnMissingDir">, label: string, move: () => boolean): boolean {
+  let moved: boolean;
+  try {
+    moved = move();
   } catch (e) {
     if (errno(e) !== "ENOENT" || !options.keepTempOnMissingDir) unlinkQuiet(tmp);
     throw e;
   }
+  if (!moved) return false;
   options.step?.(`${label}:fsync-dir`);
   if (options.sync !== false) fsyncDir(dirname(path));
+  return true;
 }
 
 /**
@@ -182,7 +197,7 @@ export function installNoReplace(path: string, data: FileData, options: InstallO
 export function installFrom(tmp: string, path: string, options: Omit<InstallOptions, "temp" | "mode" | "readOnly"> = {}): InstallResult {
   const label = options.label ?? "land";
   let mode = options.installMode ?? "link";
-  try {
+  const moved = moveIntoPlace(tmp, path, options, label, () => {
     if (mode === "link") {
       options.step?.(`${label}:link`);
       try {
@@ -199,7 +214,7 @@ export function installFrom(tmp: string, path: string, options: Omit<InstallOpti
             unlinkSync(tmp);
           } else {
             unlinkQuiet(tmp);
-            return { installed: false };
+            return false;
           }
         } else {
           if (!linkUnsupported(e) || options.reserveFallback !== true) throw e;
@@ -215,7 +230,7 @@ export function installFrom(tmp: string, path: string, options: Omit<InstallOpti
       } catch (e) {
         if (errno(e) === "EEXIST") {
           unlinkQuiet(tmp);
-          return { installed: false };
+          return false;
         }
         throw e;
       }
@@ -223,11 +238,7 @@ export function installFrom(tmp: string, path: string, options: Omit<InstallOpti
       options.step?.(`${label}:rename`);
       renameSync(tmp, path);
     }
-  } catch (e) {
-    if (errno(e) !== "ENOENT" || !options.keepTempOnMissingDir) unlinkQuiet(tmp);
-    throw e;
-  }
-  options.step?.(`${label}:fsync-dir`);
-  if (options.sync !== false) fsyncDir(dirname(path));
-  return { installed: true, mode };
+    return true;
+  });
+  return moved ? { installed: true, mode } : { installed: false };
 }
