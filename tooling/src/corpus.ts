@@ -4,17 +4,13 @@
 import { createWriteStream, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { once } from "node:events";
+import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
+import { mersenne } from "pure-rand/generator/mersenne";
 
-/** A small deterministic PRNG (mulberry32). */
+/** A deterministic PRNG (pure-rand's Mersenne Twister), returning floats in [0, 1). */
 export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const g = mersenne(seed);
+  return () => uniformFloat64(g);
 }
 
 const WORDS =
