@@ -3,6 +3,7 @@
 import { useMemo } from "preact/hooks";
 import { qs, useApi } from "../api.js";
 import { StackedBars, type StackSeries } from "../chart.js";
+import { DateRange, Toggle } from "../controls.js";
 import { addDays, fmtClock, fmtCompact, fmtCost, fmtInt, fmtTime, pageZone, shortId, zoneDay } from "../format.js";
 import { setQuery } from "../router.js";
 import type { BlocksJson, DailyJson, SessionUsageJson, UsageNumbers } from "../types.js";
@@ -70,12 +71,7 @@ export function Overview(props: { query: URLSearchParams }) {
         <div class="controls">
           <Toggle label="Show" value={metric} options={[["cost", "Cost"], ["tokens", "Tokens"]]} onChange={(v) => setQuery({ metric: v === "cost" ? undefined : v })} />
           <Toggle label="Stack by" value={by} options={[["model", "Model"], ["runtime", "Runtime"]]} onChange={(v) => setQuery({ by: v === "model" ? undefined : v })} />
-          <label class="field">
-            From <input type="date" value={since} onChange={(e) => setQuery({ since: (e.target as HTMLInputElement).value })} />
-          </label>
-          <label class="field">
-            To <input type="date" value={until} onChange={(e) => setQuery({ until: (e.target as HTMLInputElement).value })} />
-          </label>
+          <DateRange since={since} until={until} />
           <span class="tz-note" data-testid="days-zone" title="the zone the days are counted in (usage --timezone); the zone control at the top changes it">
             Days in {daily.data?.timezone ?? timezone}
           </span>
@@ -200,19 +196,5 @@ export function Overview(props: { query: URLSearchParams }) {
         </section>
       </div>
     </div>
-  );
-}
-
-/** A segmented control. */
-export function Toggle<T extends string>(props: { label: string; value: T; options: readonly (readonly [T, string])[]; onChange: (v: T) => void }) {
-  return (
-    <span class="toggle" role="group" aria-label={props.label}>
-      <span class="toggle-label">{props.label}</span>
-      {props.options.map(([v, text]) => (
-        <button type="button" class={v === props.value ? "on" : ""} aria-pressed={v === props.value} onClick={() => props.onChange(v)}>
-          {text}
-        </button>
-      ))}
-    </span>
   );
 }

@@ -2,6 +2,7 @@
 // project, date and text, sorted by cost or last activity. Every filter is in the URL.
 import { useMemo } from "preact/hooks";
 import { useApi } from "../api.js";
+import { DateRange } from "../controls.js";
 import { fmtCompact, fmtCost, fmtDuration, fmtInt, fmtTime, shortId, zoneDay } from "../format.js";
 import { setQuery } from "../router.js";
 import type { SessionRow, SessionUsageJson } from "../types.js";
@@ -66,12 +67,7 @@ export function Sessions(props: { query: URLSearchParams }) {
         {select("runtime", "Runtime", distinct(all.map((s) => s.runtime)))}
         {select("agent", "Agent", distinct(all.map((s) => s.agent)))}
         {select("project", "Project", distinct(all.map(projectOf)))}
-        <label class="field">
-          From <input type="date" name="since" value={f.since} onChange={(e) => setQuery({ since: (e.target as HTMLInputElement).value })} />
-        </label>
-        <label class="field">
-          To <input type="date" name="until" value={f.until} onChange={(e) => setQuery({ until: (e.target as HTMLInputElement).value })} />
-        </label>
+        <DateRange since={f.since} until={f.until} />
         <label class="field">
           Sort
           <select name="sort" value={sort} onChange={(e) => setQuery({ sort: (e.target as HTMLSelectElement).value === "cost" ? "cost" : undefined })}>
