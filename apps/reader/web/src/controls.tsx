@@ -1,4 +1,5 @@
 // Controls more than one page uses; each writes what it sets into the URL (setQuery).
+import { shortId } from "./format.js";
 import { setQuery } from "./router.js";
 
 /** The From and To day inputs: `since` and `until` in the URL, as the CLI's --since and --until. */
@@ -13,6 +14,20 @@ export function DateRange(props: { since: string; until: string }) {
       </label>
     </>
   );
+}
+
+/** A session's short id, linking to its transcript page (the whole id on hover). */
+export function SessionLink(props: { id: string }) {
+  return (
+    <a class="mono" href={`/session/${encodeURIComponent(props.id)}`} title={props.id}>
+      {shortId(props.id)}
+    </a>
+  );
+}
+
+/** An API call's error as one line, or nothing. */
+export function ErrorLine(props: { error: string | undefined }) {
+  return props.error ? <div class="error">{props.error}</div> : null;
 }
 
 /** A segmented control. */

@@ -1,6 +1,7 @@
 // Fleet: the live control plane — roster (agents and their heartbeats), leases, intents.
 import { useEffect, useState } from "preact/hooks";
 import { useApi } from "../api.js";
+import { ErrorLine } from "../controls.js";
 import { fmtAge, fmtTime } from "../format.js";
 import type { IntentRecord, LeaseListEntry, RosterEntry } from "../types.js";
 
@@ -20,7 +21,7 @@ export function Fleet() {
         <h1>Fleet</h1>
         <span class="count">refreshes every 15 s</span>
       </div>
-      {res.error && <div class="error">{res.error}</div>}
+      <ErrorLine error={res.error} />
       <section class="panel flush">
         <h2>
           Roster <span class="count">{d?.roster.length ?? "…"}</span>

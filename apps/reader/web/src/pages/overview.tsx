@@ -3,8 +3,8 @@
 import { useMemo } from "preact/hooks";
 import { qs, useApi } from "../api.js";
 import { StackedBars, type StackSeries } from "../chart.js";
-import { DateRange, Toggle } from "../controls.js";
-import { addDays, fmtClock, fmtCompact, fmtCost, fmtInt, fmtTime, pageZone, shortId, zoneDay } from "../format.js";
+import { DateRange, ErrorLine, SessionLink, Toggle } from "../controls.js";
+import { addDays, fmtClock, fmtCompact, fmtCost, fmtInt, fmtTime, pageZone, zoneDay } from "../format.js";
 import { setQuery } from "../router.js";
 import type { BlocksJson, DailyJson, SessionUsageJson, UsageNumbers } from "../types.js";
 
@@ -77,7 +77,7 @@ export function Overview(props: { query: URLSearchParams }) {
           </span>
         </div>
       </div>
-      {daily.error && <div class="error">{daily.error}</div>}
+      <ErrorLine error={daily.error} />
       <div class="cards">
         <div class="card" data-testid="card-total">
           <div class="card-label">Total cost</div>
@@ -140,9 +140,7 @@ export function Overview(props: { query: URLSearchParams }) {
               {top.map((s) => (
                 <tr>
                   <td>
-                    <a href={`/session/${encodeURIComponent(s.session_id)}`} class="mono">
-                      {shortId(s.session_id)}
-                    </a>
+                    <SessionLink id={s.session_id} />
                   </td>
                   <td class="models" title={s.runtime}>{s.models.join(", ")}</td>
                   <td class="num">{fmtCompact(s.total_tokens)}</td>

@@ -1,6 +1,7 @@
 // Search: `search TEXT --json` — event hits link into the transcript at the hit, then claims.
 import { useState } from "preact/hooks";
 import { qs, useApi } from "../api.js";
+import { ErrorLine } from "../controls.js";
 import { fmtTime, shortId } from "../format.js";
 import { navigate } from "../router.js";
 import type { ClaimHit, EventHit } from "../types.js";
@@ -38,7 +39,7 @@ export function Search(props: { query: URLSearchParams }) {
         <input type="search" name="q" placeholder="words that must all appear (events and claims)" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
         <button type="submit">Search</button>
       </form>
-      {res.error && <div class="error">{res.error}</div>}
+      <ErrorLine error={res.error} />
       {res.loading && <div class="loading">Searching…</div>}
       {res.data && (
         <>

@@ -2,8 +2,8 @@
 // project, date and text, sorted by cost or last activity. Every filter is in the URL.
 import { useMemo } from "preact/hooks";
 import { useApi } from "../api.js";
-import { DateRange } from "../controls.js";
-import { fmtCompact, fmtCost, fmtDuration, fmtInt, fmtTime, shortId, zoneDay } from "../format.js";
+import { DateRange, ErrorLine, SessionLink } from "../controls.js";
+import { fmtCompact, fmtCost, fmtDuration, fmtInt, fmtTime, zoneDay } from "../format.js";
 import { setQuery } from "../router.js";
 import type { SessionRow, SessionUsageJson } from "../types.js";
 
@@ -76,7 +76,7 @@ export function Sessions(props: { query: URLSearchParams }) {
           </select>
         </label>
       </div>
-      {rows.error && <div class="error">{rows.error}</div>}
+      <ErrorLine error={rows.error} />
       <section class="panel flush">
         <table class="grid" data-testid="sessions">
           <thead>
@@ -100,9 +100,7 @@ export function Sessions(props: { query: URLSearchParams }) {
               return (
                 <tr data-session={s.session_id}>
                   <td>
-                    <a class="mono" href={`/session/${encodeURIComponent(s.session_id)}`} title={s.session_id}>
-                      {shortId(s.session_id)}
-                    </a>
+                    <SessionLink id={s.session_id} />
                     {!s.sealed && <span class="badge live">open</span>}
                   </td>
                   <td class="nowrap">{s.runtime}</td>
