@@ -127,15 +127,8 @@ export interface Conversation {
 
 // ---- the mutable fold state (shared with the round builder) ------------------------------------------------------
 
-/** @internal Accumulated state of a chain. */
-export interface CallState {
-  id: string;
-  stream: string;
-  turn: number;
-  call: RecordRef | null;
-  result: RecordRef | null;
-  fragments: RecordRef[];
-}
+/** @internal Accumulated state of a call: a {@link ToolCall} before its children are hung under it. */
+export type CallState = Omit<ToolCall, "children">;
 
 /** @internal */
 export interface StreamState {
