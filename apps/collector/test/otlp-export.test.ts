@@ -132,6 +132,18 @@ describe("push --otlp-endpoint", { timeout: 300_000 }, () => {
       expect(sums.get(`${s.session_id} output`)).toBe(s.output_tokens);
       expect(sums.get(`${s.session_id} cached_input`)).toBe(s.cached_input_tokens);
     }
+
+    // forget --apply takes the session's derived metrics and the receivers' answers for them with it:
+    // nothing of it is exported again, the next push derives and sends nothing.
+    const sid = usage.sessions[0]!.session_id;
+    const f = await runCli(["forget", sid, "--root", clean, "--apply", "--json"]);
+    expect(f.code, f.stderr).toBe(0);
+    expect((JSON.parse(f.stdout) as { metrics: string[] }).metrics).toHaveLength(cleanSummary.derived);
+    expect(listSpool(clean).filter((e) => e.parsed.kind === "local")).toEqual([]);
+    expect(readFileSync(join(clean, "_metrics", "metrics.state"), "utf8")).not.toContain(sid);
+    expect(readFileSync(join(clean, "push.state"), "utf8")).not.toContain(sid);
+    const after = await push(clean, "clean");
+    expect((JSON.parse(after.stdout) as { otlp: { sent: number; derived: number } }).otlp).toMatchObject({ sent: 0, derived: 0 });
     receiver.kill("SIGTERM");
   });
 });

@@ -29,6 +29,10 @@ export {
   previewRemoval, forgetSession, finishRemovals, clearRemoved, undoForget, discardDerived,
 } from "./internal/removal.js";
 export type { ForgetRecord, ForgetRequest, RemovalOptions, RemovalResult, RemovalPreview } from "./internal/removal.js";
+// The spool's file names (the metrics codec itself is the `@lake/store/metrics` subpath): a caller's
+// state that names spool files (push.state's OTLP answers) drops a forgotten session's with them.
+export { parseSpoolName } from "./internal/metrics/spool.js";
+export type { SpoolName } from "./internal/metrics/spool.js";
 export { listDerived, cleanDerived } from "./internal/clean.js";
 export type { DerivedItem, CleanOptions } from "./internal/clean.js";
 export { restoreSession } from "./internal/restore.js";

@@ -8,6 +8,7 @@ import { tempDir } from "@lake/tooling/tmp";
 import {
   decodeForgetRecord, encodeForgetRecord, finishRemovals, forgetSession, isForgotten, isStoreError, listSessions, openSession, readForgetRecord, undoForget, type Convert,
 } from "../src/index.js";
+import { decodeMetricsState, deriveMetrics, listSpool } from "../src/metrics.js";
 
 const VECTOR = new URL("./vectors/forget-record.json", import.meta.url);
 
@@ -101,5 +102,45 @@ describe("forgetSession", () => {
     symlinkSync(join(dir, "elsewhere"), rm);
     await expect(finishRemovals(root)).rejects.toThrow(/_removed: is a symbolic link; no session is removed/);
     expect(existsSync(join(root, "s3"))).toBe(true);
+  });
+
+  it("deletes the session's derived metrics and its metrics.state line, the other sessions' stay; a stop between files is finished by the next run", async () => {
+    const dir = tempDir("store-forget-metrics");
+    const root = join(dir, "root");
+    const vendor = join(dir, "vendor");
+    mkdirSync(vendor, { recursive: true });
+    for (const id of ["s1", "s2"]) {
+      await collectOne(root, vendor, id);
+      writeFileSync(join(vendor, `${id}.jsonl`), '{"a":1}\n{"a":2}\n{"a":3}\n');
+      const s = await openSession(root, id);
+      const p = s.beginPass();
+      await p.collectAppend({ path: join(vendor, `${id}.jsonl`), source: `t:${id}.jsonl`, stream: "main", kind: "transcript", runtime: "t", adapter: "t", adapterVersion: "1" }, convert);
+      p.finish();
+      s.close();
+    }
+    await deriveMetrics(root);
+    const local = (id: string) => listSpool(root).filter((e) => e.parsed.kind === "local" && e.parsed.sessionId === id).map((e) => e.name);
+    const state = () => decodeMetricsState(readFileSync(join(root, "_metrics", "metrics.state"), "utf8"), "metrics.state").sessions;
+    expect(local("s1")).toHaveLength(2);
+    expect(local("s2")).toHaveLength(2);
+    expect([...state().keys()]).toEqual(["s1", "s2"]);
+    // Stopped after the first derived file is deleted: the record says removing, the next run finishes.
+    let deleted = 0;
+    const stop = (n: string) => {
+      if (n === "forget:metrics-deleted" && ++deleted === 1) throw new Error("stopped");
+    };
+    await expect(forgetSession(root, "s1", {}, { onStep: stop, fsync: false })).rejects.toThrow("stopped");
+    expect(local("s1")).toHaveLength(1);
+    expect(readForgetRecord(root, "s1")?.state).toBe("removing");
+    const [r] = await finishRemovals(root, { fsync: false });
+    expect(r?.metrics).toHaveLength(1);
+    expect(local("s1")).toEqual([]);
+    expect(local("s2")).toHaveLength(2);
+    expect([...state().keys()]).toEqual(["s2"]);
+    expect(readForgetRecord(root, "s1")?.state).toBe("removed");
+    // Nothing of s1 is derived again.
+    const again = await deriveMetrics(root);
+    expect(again.derived).toBe(0);
+    expect(local("s1")).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { listAdapters } from "@lake/adapters";
-import { acquireLock, decodeCursor, finishRemovals, forgetSession, isStoreError, type RemovalResult } from "@lake/store";
+import { acquireLock, decodeCursor, finishRemovals, forgetSession, isStoreError, parseSpoolName, type RemovalResult } from "@lake/store";
 import { runtimeRoots, sourceResolver, type SourceRoots } from "./collect.js";
 import { crashTesting, step } from "./crash.js";
 import { CollectorError } from "./errors.js";
@@ -23,7 +23,10 @@ async function exportLock(root: string, waitMs: number): Promise<{ release(): vo
 type PushStateCodec = Pick<typeof import("./push.js"), "readPushState" | "writePushState">;
 const pushStateCodec = (): Promise<PushStateCodec> => import("./push.js");
 
-/** Drop a session's lines from push.state, at every receiver. Returns the receivers that had one. */
+/**
+ * Drop a session's lines from push.state, at every receiver: its fleet-store lines and every OTLP
+ * receiver's answer for one of its derived spool files. Returns the receivers that had one.
+ */
 export function dropPushLines({ readPushState, writePushState }: PushStateCodec, root: string, sessionId: string): string[] {
   const state = readPushState(root);
   const had: string[] = [];
@@ -32,6 +35,18 @@ export function dropPushLines({ readPushState, writePushState }: PushStateCodec,
       delete r.sessions[sessionId];
       had.push(url);
     }
+  }
+  const ours = (name: string) => {
+    const p = parseSpoolName(name);
+    return p?.kind === "local" && p.sessionId === sessionId;
+  };
+  for (const [url, r] of Object.entries(state.otlp_receivers ?? {})) {
+    const names = [...Object.keys(r.accepted), ...Object.keys(r.rejected)].filter(ours);
+    for (const n of names) {
+      delete r.accepted[n];
+      delete r.rejected[n];
+    }
+    if (names.length > 0) had.push(url);
   }
   if (had.length > 0) writePushState(root, state);
   return had;

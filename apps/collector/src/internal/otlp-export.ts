@@ -2,16 +2,8 @@
 // requests and derived ones) this receiver has not answered, recording its answer in push.state.
 import { readFileSync } from "node:fs";
 import { CollectorError } from "./errors.js";
-import { readPushState, writePushState } from "./push.js";
+import { readPushState, writePushState, type OtlpReceiverState } from "./push.js";
 import { crashTesting, step } from "./crash.js";
-
-/** What one OTLP receiver (an endpoint URL) answered, in push.state's `otlp_receivers`. */
-export interface OtlpReceiverState {
-  /** Spool file name → data points the receiver accepted (a 200; its `partial_success` subtracted). */
-  accepted: Record<string, number>;
-  /** Spool file name → why the receiver refused it (a 4xx other than 408 and 429, or a 200 rejecting points: never sent again). */
-  rejected: Record<string, { status: number; points: number; message: string }>;
-}
 
 /** What one export did. */
 export interface OtlpExportSummary {
@@ -83,7 +75,7 @@ export async function exportMetrics(root: string, o: OtlpExportOptions): Promise
   const { deriveMetrics, listSpool, decodeMetricsRequest, decodeMetricsResponse, encodeMetricsRequest, withExportId } = await import("@lake/store/metrics");
   const d = await deriveMetrics(root, crashTesting ? { onStep: step } : {});
   const summary: OtlpExportSummary = { endpoint: o.endpoint, derived: d.derived, sent: 0, accepted_points: 0, rejected: 0, empty: 0, problems: d.problems.map((p) => `${p.reason}; session ${p.session} not derived (the others were)`), interrupted: false };
-  const state = readPushState(root) as ReturnType<typeof readPushState> & { otlp_receivers?: Record<string, OtlpReceiverState> };
+  const state = readPushState(root);
   const recv = ((state.otlp_receivers ??= {})[o.endpoint] ??= { accepted: {}, rejected: {} });
   for (const e of listSpool(root)) {
     if (recv.accepted[e.name] !== undefined || recv.rejected[e.name] !== undefined) continue;

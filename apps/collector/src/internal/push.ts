@@ -24,6 +24,15 @@ import type { LocalRoot } from "./local-root.js";
 export interface PushState {
   schema: 1;
   receivers: Record<string, ReceiverState>;
+  /** What each OTLP receiver (an endpoint URL) answered for each spool file (`push --otlp-endpoint`). */
+  otlp_receivers?: Record<string, OtlpReceiverState>;
+}
+/** What one OTLP receiver answered, by spool file name (`_metrics/metrics-…pb`). */
+export interface OtlpReceiverState {
+  /** Spool file name → data points the receiver accepted (a 200; its `partial_success` subtracted). */
+  accepted: Record<string, number>;
+  /** Spool file name → why the receiver refused it (a 4xx other than 408 and 429, or a 200 rejecting points: never sent again). */
+  rejected: Record<string, { status: number; points: number; message: string }>;
 }
 /** What one receiver (a fleet store URL) has been sent. */
 export interface ReceiverState {

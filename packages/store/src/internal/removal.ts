@@ -1,13 +1,14 @@
 // Forgetting a session: the storage root's removal procedure (docs/spec/storage-root.md, "A scenario
 // root", adapted to a removal a person asks for). The record in _forget/ comes first and stays as
 // the exclusion; then the listed source files, the session directory and the chain directory
-// (each in one rename into _removed/, then deleted there), the spool files, the caller's state
+// (each in one rename into _removed/, then deleted there), the spool files and derived metrics, the caller's state
 // lines, and last the record is rewritten to say removed.
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { StoreError, errno, ioError } from "./errors.js";
 import { fsyncDir, replaceAtomic, type StepHook } from "./fsx.js";
 import { acquireLock } from "./lock.js";
+import { forgetMetrics } from "./metrics/spool.js";
 import { checkId } from "./names.js";
 import { scanSession } from "./scan.js";
 
@@ -211,6 +212,8 @@ export interface RemovalResult {
   readonly sessionDir?: string;
   readonly chainDir?: string;
   readonly spool: string[];
+  /** The session's derived metrics deleted from `_metrics/` (`metrics-<session>-<seq>-local.pb`). */
+  readonly metrics: string[];
   /** True when this call wrote the record (false: it finished a removal a stopped run began). */
   readonly started: boolean;
 }
@@ -397,6 +400,9 @@ async function run(root: string, rec: ForgetRecord, started: boolean, options: R
         step?.("forget:spool-deleted");
       }
     }
+    // 5b. Its derived metrics in `_metrics/` and its line in metrics.state (the receipts went with
+    //     the session directory): what push would still export of it.
+    const metrics = await forgetMetrics(root, id, { ...(step ? { onStep: step } : {}), ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}), fsync: sync });
     // 6. The state lines, once every file they name is gone.
     if (options.dropState) {
       options.dropState(id);
@@ -404,7 +410,7 @@ async function run(root: string, rec: ForgetRecord, started: boolean, options: R
     }
     // 7. The record says removed; it stays as the exclusion.
     writeRecord(root, { ...rec, state: "removed" }, step, sync);
-    return { session: id, sources, sourceDirs, ...(sessionDir ? { sessionDir } : {}), ...(chainDir ? { chainDir } : {}), spool, started };
+    return { session: id, sources, sourceDirs, ...(sessionDir ? { sessionDir } : {}), ...(chainDir ? { chainDir } : {}), spool, metrics, started };
   }
 }
 
@@ -414,7 +420,8 @@ async function run(root: string, rec: ForgetRecord, started: boolean, options: R
  * and the record keeps discovery from landing the session); (2) the source files named in the
  * request, then the empty directories named for the session; (3) `<root>/<id>/` renamed to
  * `_removed/<id>/` and deleted there; (4) `_conversations/<id>/` renamed to `_removed/<id>.chain/`
- * and deleted there; (5) the spool files; (6) the caller's state lines (`dropState`); (7) the record
+ * and deleted there; (5) the spool files, then the session's derived metrics in `_metrics/` and its
+ * `metrics.state` line; (6) the caller's state lines (`dropState`); (7) the record
  * rewritten to say removed. A record already saying removing is finished as it is (the request is
  * ignored); whatever a stopped removal left in `_removed/` is deleted first.
  */

@@ -69,10 +69,11 @@ async function run({ values, positionals, io }: RunContext<typeof OPTIONS>): Pro
   if (r.sessionDir) lines.push(`  deleted session directory ${r.sessionDir}`);
   if (r.chainDir) lines.push(`  deleted round chain ${r.chainDir}`);
   for (const f of r.spool) lines.push(`  deleted spool file ${f}`);
+  if (r.metrics.length > 0) lines.push(`  deleted ${r.metrics.length} derived metrics file${r.metrics.length === 1 ? "" : "s"} from ${root}/_metrics`);
   for (const u of receivers) lines.push(`  dropped push.state lines for ${u}`);
   lines.push(`  recorded ${root}/_forget/${id}.json: collect, parse and push leave ${id} alone until forget --undo`);
   out(
-    { session: id, apply: true, started: r.started, sources: r.sources, source_dirs: r.sourceDirs, session_dir: r.sessionDir ?? null, chain_dir: r.chainDir ?? null, spool: r.spool, push_receivers: receivers },
+    { session: id, apply: true, started: r.started, sources: r.sources, source_dirs: r.sourceDirs, session_dir: r.sessionDir ?? null, chain_dir: r.chainDir ?? null, spool: r.spool, metrics: r.metrics, push_receivers: receivers },
     lines.join("\n") + "\n",
   );
   return 0;

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { StoreError, errno } from "../errors.js";
-import { landNoReplace, replaceAtomic, type StepHook } from "../fsx.js";
+import { fsyncDir, landNoReplace, replaceAtomic, type StepHook } from "../fsx.js";
 import { decodeKv, encodeKv, kvInt } from "../kv.js";
 import { acquireLock } from "../lock.js";
 import { formatStamp, nowNs, padSeq } from "../names.js";
+import { decodeMetricsState, encodeMetricsState } from "./receipt.js";
 
 /** The metrics spool directory under the storage root. */
 export const METRICS_DIR = "_metrics";
@@ -114,6 +115,57 @@ export async function spoolReceived(root: string, request: Uint8Array, options: 
     landNoReplace(dir, name, [request], options.onStep);
     replaceAtomic(statePath, dir, encodeSpoolState({ nextSeq: next + 1 }), options.onStep, "spool-state");
     return { name, seq: next };
+  } finally {
+    lock.release();
+  }
+}
+
+/** Options of {@link forgetMetrics}. */
+export interface ForgetMetricsOptions {
+  /** Called before every durable step (crash tests). */
+  readonly onStep?: StepHook;
+  /** How long to wait for `_metrics/.lock` (default 10 s). */
+  readonly waitMs?: number;
+  /** fsync (default true). */
+  readonly fsync?: boolean;
+}
+
+/**
+ * Forget a session's derived metrics: under `_metrics/.lock`, delete every
+ * `metrics-<session>-<seq>-local.pb`, then drop the session's line from `metrics.state`. Its receipts
+ * live in the session directory and go with it. Requests received over OTLP are the agents' own and
+ * are kept as they came (one request may carry the points of many sessions). Returns the files
+ * deleted; running it again deletes nothing more.
+ */
+export async function forgetMetrics(root: string, sessionId: string, options: ForgetMetricsOptions = {}): Promise<string[]> {
+  const dir = join(root, METRICS_DIR);
+  if (!existsSync(dir)) return [];
+  const sync = options.fsync ?? true;
+  const lock = await acquireLock(dir, { waitMs: options.waitMs ?? 10_000 });
+  try {
+    const gone: string[] = [];
+    for (const e of listSpool(root)) {
+      if (e.parsed.kind !== "local" || e.parsed.sessionId !== sessionId) continue;
+      try {
+        unlinkSync(e.path);
+      } catch (err) {
+        if (errno(err) === "ENOENT") continue;
+        throw new StoreError("Io", `${e.path}: cannot delete: ${(err as Error).message}`, { data: { file: e.path }, cause: err });
+      }
+      gone.push(e.path);
+      options.onStep?.("forget:metrics-deleted");
+    }
+    if (gone.length > 0 && sync) fsyncDir(dir);
+    const statePath = join(dir, "metrics.state");
+    if (existsSync(statePath)) {
+      const state = decodeMetricsState(readFileSync(statePath, "utf8"), statePath);
+      if (state.sessions.has(sessionId)) {
+        const sessions = new Map(state.sessions);
+        sessions.delete(sessionId);
+        replaceAtomic(statePath, dir, encodeMetricsState({ sessions }), options.onStep, "forget:metrics-state", sync);
+      }
+    }
+    return gone;
   } finally {
     lock.release();
   }
