@@ -2,7 +2,7 @@
 // requests and derived ones) this receiver has not answered, recording its answer in push.state.
 import { readFileSync } from "node:fs";
 import { CollectorError } from "./errors.js";
-import { readPushState, writePushState, type OtlpReceiverState } from "./push.js";
+import { readPushState, writePushState } from "./push.js";
 import { crashTesting, step } from "./crash.js";
 
 /** What one export did. */
