@@ -1,12 +1,14 @@
-// lake-collector bench: the first collect of a generated Claude Code corpus (1 GB × LAKE_BENCH_SCALE)
-// against reading, parsing and hashing the same bytes in-process; an incremental pass after 1 %
-// new data against a pass with nothing new (hook latency: bench/hook.bench.ts).
+// lake-collector bench: the first collect of a generated Claude Code corpus (1 GB × LAKE_BENCH_SCALE),
+// with the convert pool (the default) and on the main thread alone (--jobs 1), against reading,
+// parsing and hashing the same bytes in-process, in turns (LAKE_BENCH_RUNS rounds, default 3; each
+// collect on a fresh root); an incremental pass after 1 % new data against a pass with nothing new
+// (hook latency: bench/hook.bench.ts).
 // Every subject runs the built bin as a child process (`pnpm turbo run build --filter=lake-collector...`).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { line, measure, report, scale } from "@lake/tooling/bench";
+import { line, measure, measureRounds, report, scale } from "@lake/tooling/bench";
 import { generateClaudeCorpus } from "@lake/tooling/corpus";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { BIN, walk } from "../test/helpers.js";
@@ -49,18 +51,31 @@ try {
   const sources = ["--sources-only", "--source", `claude-code=${projects}`];
   line("corpus", `${(corpus.bytes / 1e6).toFixed(0)} MB, ${corpus.files.length} sessions, ${corpus.lines} lines (scale ${scale()})`);
 
-  // First collect: one run on a fresh root (a second run would find nothing new).
-  const root = join(dir, "root");
-  const baseline = await measure("read + JSON.parse + SHA-256", () => readParseHash(list), { runs: 1, warmup: 1, bytes: corpus.bytes });
-  let summary: { records: number; landed_files: number; rounds: number } = { records: 0, landed_files: 0, rounds: 0 };
-  const first = await measure(
-    "lake-collector collect (first pass)",
-    () => {
-      summary = JSON.parse(collector(["collect", "--root", root, ...sources, "--json"]).stdout);
-    },
-    { runs: 1, warmup: 0, bytes: corpus.bytes },
+  // First collect: each run on a fresh root (a second run would find nothing new).
+  let fresh = 0;
+  let root = "";
+  const roots = () => {
+    if (root) rmSync(root, { recursive: true, force: true });
+    root = join(dir, `root-${fresh++}`);
+  };
+  let summary: { records: number; landed_files: number; rounds: number; convert_workers: number } = { records: 0, landed_files: 0, rounds: 0, convert_workers: 0 };
+  const firstCollect = (jobs: string[]) => () => {
+    summary = JSON.parse(collector(["collect", "--root", root, ...sources, ...jobs, "--json"]).stdout);
+  };
+  const runs = Number(process.env.LAKE_BENCH_RUNS ?? "3");
+  const samples = await measureRounds(
+    [
+      { name: "read + JSON.parse + SHA-256", fn: () => readParseHash(list) },
+      { name: "lake-collector collect --jobs 1 (first pass)", fn: firstCollect(["--jobs", "1"]), before: roots },
+      { name: "lake-collector collect (first pass, convert pool)", fn: firstCollect([]), before: roots },
+    ],
+    { runs: Number.isInteger(runs) && runs > 0 ? runs : 3, warmup: 0 },
   );
-  report("first collect", baseline, [first], [`${summary.records} records in ${summary.landed_files} landed files, ${summary.rounds} rounds published`]);
+  const [baseline, one, pooled] = samples.map((x) => ({ ...x, bytes: corpus.bytes }));
+  report("first collect", baseline!, [one!, pooled!], [
+    `${summary.records} records in ${summary.landed_files} landed files, ${summary.rounds} rounds published; ${summary.convert_workers} convert workers`,
+    `convert pool vs --jobs 1: ${(one!.medianMs / pooled!.medianMs).toFixed(2)}x; goal: the pool at >= 0.8x of the baseline`,
+  ]);
 
   // Incremental: 1 % new bytes appended to every tenth session (lines of a second corpus, re-keyed to the session).
   const extra = await generateClaudeCorpus({ dir: join(dir, "extra"), bytes: Math.round(corpus.bytes / 100), sessionBytes: 256 * 1024, seed: 2 });

@@ -5,15 +5,17 @@
 // of these packages.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events/record";
+import type { CanonicalRecord } from "@lake/events/record";
 import { brocaRecords, getAdapter, readLines, type Adapter, type AdapterState, type BrocaState, type SourceLine as AdapterLine } from "@lake/adapters";
-import { createRedactor, loadOrCreateKey, QUARANTINE_TYPE, type Redactor } from "@lake/redact";
+import { createRedactor, loadOrCreateKey, type Redactor } from "@lake/redact";
+import { maskRecord } from "./collect-mask.js";
 import { checkLostSessions, openSession, type Convert, type PassStateSource, type SourceOutcome, type SourceRef as StoreSource } from "@lake/store";
 import { parse as parseChain } from "@lake/chain";
 import { crashTesting, step } from "./crash.js";
 import { WalSource, type WalLineValue } from "./wal-source.js";
 import { errorFile } from "@lake/cli";
-import { cursorSource, reasonOf, rootIo, type PassContext, type Planned } from "./collect.js";
+import { cursorSource, POOL_THRESHOLD, reasonOf, rootIo, type PassContext, type Planned } from "./collect.js";
+import { ConvertPool, type PoolLine } from "./collect-pool.js";
 
 /** The adapter that converts a planned source's lines (discovery planned it with its discoverer). */
 function adapterOf(p: Planned): Adapter {
@@ -37,32 +39,6 @@ function contain(ctx: PassContext, e: unknown, path: string): void {
   if (process.env.LAKE_DEBUG) process.stderr.write(`${(e as Error)?.stack ?? ""}\n`);
   ctx.problem(errorFile(e) ?? path, reasonOf(e, errorFile(e) ?? path));
 }
-
-/** Fields of a record that identify or locate it; never masked (a false positive would break joins). */
-const ID_FIELDS = new Set([
-  "runtime", "session_id", "stream", "record_id", "parent_id", "ts", "kind", "tool_call_id", "message_id", "request_id",
-  "usage_key", "usage_mode", "child_stream", "source_path", "adapter", "adapter_version", "content_hash",
-]);
-
-/** Mask one adapter record and make it canonical; a record a quarantine rule fires on is withheld whole. */
-export function maskRecord(redactor: Redactor, raw: RawRecord): CanonicalRecord {
-  const content: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) if (typeof v === "string" && !ID_FIELDS.has(k)) content[k] = v;
-  const r = redactor.redactRecord(content);
-  if (r.status === "quarantined") {
-    const kept: RawRecord = {
-      runtime: raw.runtime, session_id: raw.session_id, stream: raw.stream, kind: raw.kind, source_path: raw.source_path, adapter: raw.adapter, adapter_version: raw.adapter_version,
-      vendor_type: QUARANTINE_TYPE,
-      attrs: JSON.stringify({ status: r.status, rules_fired: r.rules_fired, hash: r.hash }),
-    };
-    for (const k of ["record_id", "parent_id", "ts", "tool_call_id", "message_id", "request_id", "usage", "usage_key", "usage_mode", "model", "source_offset", "source_line", "is_sidechain", "replayed", "child_stream"] as const) {
-      if (raw[k] !== undefined) (kept as unknown as Record<string, unknown>)[k] = raw[k];
-    }
-    return canonicalize(kept, r.rules_fired);
-  }
-  return canonicalize({ ...raw, ...(r.value as Record<string, string>) }, r.rules);
-}
-
 
 /** Outcomes after which a source is drained to its last complete line. */
 const SETTLED = new Set<SourceOutcome["status"]>(["landed", "unchanged", "waiting"]);
@@ -132,7 +108,7 @@ class LineState {
 }
 
 /** Build the store's convert callback for one source: adapter → mask → canonical, and its carried state. */
-function converter(p: Planned, redactor: Redactor): { convert: Convert; carry: LineState | WalSource | undefined } {
+function converter(ctx: PassContext, p: Planned, redactor: Redactor): { convert: Convert; carry: LineState | WalSource | undefined } {
   if (p.framed) {
     const broca = p.src.runtime === "broca";
     const ws = new WalSource(p.src.path, broca ? (entries, st) => void brocaRecords(p.src, entries, st as BrocaState, Number.MAX_SAFE_INTEGER) : undefined);
@@ -146,11 +122,31 @@ function converter(p: Planned, redactor: Redactor): { convert: Convert; carry: L
   // Adapters without cross-line state (Claude Code) carry nothing.
   const carry = Object.keys(adapterOf(p).initialState(p.src)).length > 0 ? new LineState(p) : undefined;
   let st = carry ? undefined : adapterOf(p).initialState(p.src);
-  const convert: Convert = (lines) => {
+  const local = (lines: readonly PoolLine[]): CanonicalRecord[] => {
     const state = carry ? carry.state : (st ??= adapterOf(p).initialState(p.src));
     return adapterOf(p).parseLines(p.src, lines.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), state).map((r) => maskRecord(redactor, r));
   };
+  // Every line of a stateless adapter converts on its own: its lines may go to the convert pool.
+  if (carry || ctx.jobs.jobs <= 1) return { convert: local, carry };
+  const convert: Convert = async (lines) => {
+    const pool = await poolFor(ctx, lines);
+    return pool ? pool.convert(p.src, lines, local) : local(lines);
+  };
   return { convert, carry };
+}
+
+/**
+ * The pass's convert pool when it is ready for these lines, else undefined (they are converted on
+ * the main thread). It is started by the first lines once the pass has converted POOL_THRESHOLD
+ * bytes (at once when the jobs were given).
+ */
+async function poolFor(ctx: PassContext, lines: readonly PoolLine[]): Promise<ConvertPool | undefined> {
+  for (const l of lines) ctx.converted += l.bytes.length;
+  if (!ctx.pool && (ctx.jobs.forced || ctx.converted >= POOL_THRESHOLD)) ctx.pool = ConvertPool.start(ctx.jobs.jobs, ctx.root);
+  // Asked-for workers are waited for (their start-up is the price asked for); else lines go on
+  // converting here until one is ready.
+  if (ctx.pool && ctx.jobs.forced) await ctx.pool.whenReady();
+  return ctx.pool?.ready ? ctx.pool : undefined;
 }
 
 function snapshotConverter(p: Planned, redactor: Redactor): Convert {
@@ -198,7 +194,7 @@ export async function passSession(ctx: PassContext, sessionId: string, sources: 
         let out;
         if (p.src.mode === "snapshot") out = await pass.collectSnapshot(storeSource(p, undefined), snapshotConverter(p, redactor(ctx)));
         else {
-          const { convert, carry } = converter(p, redactor(ctx));
+          const { convert, carry } = converter(ctx, p, redactor(ctx));
           out = await pass.collectAppend(storeSource(p, carry), convert);
         }
         summary.bytes_read += out.bytesRead;

@@ -4,6 +4,7 @@
 // under its lock, reads windows (@lake/store) → canonicalizes (@lake/adapters) → masks
 // (@lake/redact) → lands → commits cursors → updates the index → publishes rounds (@lake/chain).
 import { existsSync, readdirSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { isAbsolute, join, resolve as resolvePath, sep } from "node:path";
 import { listDiscoverers, type Discoverer, type DiscoveredSource, type DiscoveryProblem } from "@lake/adapters/discover";
 import type { Redactor } from "@lake/redact";
@@ -12,6 +13,7 @@ import { spoolDir } from "./spool.js";
 import { finishPending } from "./pending.js";
 import { errorFile, ioErrno } from "@lake/cli";
 import { CollectorError, ioFailure } from "./errors.js";
+import type { ConvertPool } from "./collect-pool.js";
 
 /** Where each runtime's sources are looked for. */
 export interface SourceRoots {
@@ -52,6 +54,27 @@ export interface CollectOptions {
   readonly cache?: PassCache;
   /** Called with what discovery found (a full pass), so a later pass can reuse it with `only`. */
   readonly onDiscovered?: (d: Discovered) => void;
+  /**
+   * Convert worker threads (`--jobs`; else `LAKE_COLLECT_JOBS`; else the machine's cores). 1: every
+   * record is converted on the main thread and no worker is started. Given (here or in the
+   * environment), the pool starts with the first lines to convert; by default only once a pass
+   * has converted {@link POOL_THRESHOLD} bytes, so small passes start no worker.
+   */
+  readonly jobs?: number;
+}
+
+/** Bytes a pass converts on the main thread before it starts its convert pool (unless `jobs` is given). */
+export const POOL_THRESHOLD = 4 * 1024 * 1024;
+
+/** The pass's convert workers: `jobs`, else `LAKE_COLLECT_JOBS`, else the cores; `forced` when given. */
+export function convertJobs(options: Pick<CollectOptions, "jobs" | "env">): { jobs: number; forced: boolean } {
+  if (options.jobs !== undefined) return { jobs: options.jobs, forced: true };
+  const raw = (options.env ?? process.env).LAKE_COLLECT_JOBS;
+  if (raw !== undefined && raw !== "") {
+    if (!/^[1-9][0-9]{0,3}$/.test(raw)) throw new CollectorError("Usage", `LAKE_COLLECT_JOBS=${raw}: expected a whole number of worker threads, 1 or more`);
+    return { jobs: Number(raw), forced: true };
+  }
+  return { jobs: availableParallelism(), forced: false };
 }
 
 /** Kept by a watcher between passes; filled by the first pass. */
@@ -96,6 +119,8 @@ export interface CollectSummary {
   interrupted: boolean;
   /** Sessions found unchanged from their cursors alone (nothing else of them opened). */
   unchanged_sessions: number;
+  /** Convert worker threads that converted lines (0: every record was made on the main thread). */
+  convert_workers: number;
 }
 
 /** A discovered source with the adapter that reads it and the cursor's name for it. */
@@ -271,6 +296,12 @@ export interface PassContext {
   changed(): void;
   /** A session was taken (progress). */
   done(sources: readonly Planned[]): void;
+  /** Convert workers this pass may start (1: none) and whether they were asked for (no threshold). */
+  readonly jobs: { readonly jobs: number; readonly forced: boolean };
+  /** Bytes of lines handed to convert so far (the pool starts past {@link POOL_THRESHOLD}). */
+  converted: number;
+  /** The convert pool, once started (collect-pass.ts starts it). */
+  pool?: ConvertPool;
 }
 
 type PassModule = typeof import("./collect-pass.js");
@@ -318,13 +349,13 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   for (const p of found) problem(p.path, p.reason);
   const summary: CollectSummary = {
     root, sessions: 0, sources: planned.length, landed_files: 0, records: 0, bytes_read: 0, pending: 0, conflicts: 0, new_conflicts: [], gone: 0, locked: [], rounds: 0, problems, failed: false, interrupted: false,
-    unchanged_sessions: 0,
+    unchanged_sessions: 0, convert_workers: 0,
   };
   const totalBytes = planned.reduce((a, p) => a + p.src.size, 0);
   let doneBytes = 0;
   let doneSessions = 0;
   const ctx: PassContext = {
-    root, absRoot, options, summary, passState, tracker, log, problem,
+    root, absRoot, options, summary, passState, tracker, log, problem, jobs: convertJobs(options), converted: 0,
     ...(cache?.redactor ? { redactor: cache.redactor } : {}),
     resolve: sourceResolver(roots),
     stop: () => (summary.interrupted ||= options.shouldStop?.() === true),
@@ -347,18 +378,11 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     }
     if (passStateChanged) writePassState(root, passState);
   };
-  for (const [sessionId, sources] of [...bySession].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (ctx.stop()) break;
-    const foundSources = sources.map((p) => ({ source: cursorSource(p.src.runtime, p.src.rel), path: p.src.path, mode: p.src.mode, size: p.src.size, mtimeMs: p.src.mtimeMs }));
-    // Unchanged since its last complete pass (by its cursors): no lock, no index, no chain.
-    if (sessionUnchanged(root, sessionId, passState.sessions.get(sessionId), foundSources)) {
-      summary.sessions++;
-      summary.unchanged_sessions++;
-      options.onSession?.(sessionId, { pending: 0, conflicts: 0 });
-      ctx.done(sources);
-      continue;
-    }
-    if (!(await (await load()).passSession(ctx, sessionId, sources))) break;
+  try {
+    await eachSession(ctx, bySession, load);
+  } finally {
+    summary.convert_workers = ctx.pool?.used ?? 0;
+    await ctx.pool?.close();
   }
   if (summary.interrupted || targeted) {
     savePassState();
@@ -375,4 +399,46 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   savePassState();
   summary.failed = summary.pending > 0 || summary.conflicts > 0 || problems.length > 0;
   return summary;
+}
+
+/**
+ * The sessions of a pass in id order: an unchanged one is only counted; the others go to the
+ * session pass, one at a time, or, once the convert pool runs, two at once (each session still
+ * has its one writer under its lock; while one waits for its records the other lands), started in
+ * id order.
+ */
+async function eachSession(ctx: PassContext, bySession: Map<string, Planned[]>, load: () => Promise<PassModule>): Promise<void> {
+  const { root, summary, passState, options } = ctx;
+  const running = new Set<Promise<void>>();
+  let stopped = false;
+  let failure: { e: unknown } | undefined;
+  for (const [sessionId, sources] of [...bySession].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (stopped || ctx.stop()) break;
+    const foundSources = sources.map((p) => ({ source: cursorSource(p.src.runtime, p.src.rel), path: p.src.path, mode: p.src.mode, size: p.src.size, mtimeMs: p.src.mtimeMs }));
+    // Unchanged since its last complete pass (by its cursors): no lock, no index, no chain.
+    if (sessionUnchanged(root, sessionId, passState.sessions.get(sessionId), foundSources)) {
+      summary.sessions++;
+      summary.unchanged_sessions++;
+      options.onSession?.(sessionId, { pending: 0, conflicts: 0 });
+      ctx.done(sources);
+      continue;
+    }
+    const limit = ctx.pool?.ready ? 2 : 1;
+    while (running.size >= limit) await Promise.race(running);
+    if (stopped || ctx.stop()) break;
+    const work = load()
+      .then((m) => m.passSession(ctx, sessionId, sources))
+      .then(
+        (go) => void (stopped ||= !go),
+        (e: unknown) => {
+          failure ??= { e };
+          stopped = true;
+        },
+      )
+      .finally(() => running.delete(work));
+    running.add(work);
+    if (limit === 1) await work;
+  }
+  await Promise.all(running);
+  if (failure) throw failure.e;
 }

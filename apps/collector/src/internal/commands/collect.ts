@@ -12,6 +12,11 @@ lock: read new lines, convert, mask secrets, land, commit cursors, update the in
 rounds. Vendor stores are never written. --max-delta-bytes sets the read budget of each landed
 file (default 2 MiB; a file is cut once, so a new budget applies to new files only).
 
+Records of Claude Code sources are converted and masked in worker threads once a pass has 4 MiB
+to convert; --jobs N (or LAKE_COLLECT_JOBS=N) sets their number (default: the cores) and starts
+them at once; --jobs 1 converts everything on the main thread. Landing stays on the main thread,
+one writer per session in seq order: the landed files are the same either way.
+
 A source that cannot be taken (unreadable, a FIFO, socket or device — never opened —, a dangling
 link, not a transcript of its runtime, in conflict) is named on stderr in one line and listed in
 --json "problems"; the pass goes on with every other source.
@@ -46,7 +51,7 @@ export function formatSummary(s: CollectSummary): string {
   return lines.join("\n") + "\n";
 }
 
-const OPTIONS = { root: ROOT, source: SOURCE, "sources-only": SOURCES_ONLY, include: texts("GLOB", "only sources matching GLOB (repeatable)"), exclude: texts("GLOB", "skip sources matching GLOB (repeatable)"), wait: seconds("wait this long for a session locked by another collector (default 0)", { default: 0 }), "no-parse": flag("land only; publish no rounds"), "max-delta-bytes": count("N", "read budget of each landed file (default 2 MiB)", { min: 1 }), json: JSON_FLAG } as const;
+const OPTIONS = { root: ROOT, source: SOURCE, "sources-only": SOURCES_ONLY, include: texts("GLOB", "only sources matching GLOB (repeatable)"), exclude: texts("GLOB", "skip sources matching GLOB (repeatable)"), wait: seconds("wait this long for a session locked by another collector (default 0)", { default: 0 }), "no-parse": flag("land only; publish no rounds"), "max-delta-bytes": count("N", "read budget of each landed file (default 2 MiB)", { min: 1 }), jobs: count("N", "convert worker threads (default: the cores, once a pass has 4 MiB to convert; 1: none)", { min: 1, max: 1024 }), json: JSON_FLAG } as const;
 
 async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> {
   const budget = values["max-delta-bytes"];
@@ -63,6 +68,7 @@ async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> 
       waitMs: values.wait * 1000,
       parse: !values["no-parse"],
       ...(budget ? { maxDeltaBytes: budget } : {}),
+      ...(values.jobs !== undefined ? { jobs: values.jobs } : {}),
       ...(tty ? { onProgress: progress } : {}),
       shouldStop: () => traps.signal() !== undefined,
     });

@@ -1,0 +1,29 @@
+// Masking one adapter record and making it canonical: the step a collect pass runs on every record,
+// on the main thread or in a convert worker (collect-worker.ts), with the same result.
+import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events/record";
+import { QUARANTINE_TYPE, type Redactor } from "@lake/redact";
+
+/** Fields of a record that identify or locate it; never masked (a false positive would break joins). */
+const ID_FIELDS = new Set([
+  "runtime", "session_id", "stream", "record_id", "parent_id", "ts", "kind", "tool_call_id", "message_id", "request_id",
+  "usage_key", "usage_mode", "child_stream", "source_path", "adapter", "adapter_version", "content_hash",
+]);
+
+/** Mask one adapter record and make it canonical; a record a quarantine rule fires on is withheld whole. */
+export function maskRecord(redactor: Redactor, raw: RawRecord): CanonicalRecord {
+  const content: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) if (typeof v === "string" && !ID_FIELDS.has(k)) content[k] = v;
+  const r = redactor.redactRecord(content);
+  if (r.status === "quarantined") {
+    const kept: RawRecord = {
+      runtime: raw.runtime, session_id: raw.session_id, stream: raw.stream, kind: raw.kind, source_path: raw.source_path, adapter: raw.adapter, adapter_version: raw.adapter_version,
+      vendor_type: QUARANTINE_TYPE,
+      attrs: JSON.stringify({ status: r.status, rules_fired: r.rules_fired, hash: r.hash }),
+    };
+    for (const k of ["record_id", "parent_id", "ts", "tool_call_id", "message_id", "request_id", "usage", "usage_key", "usage_mode", "model", "source_offset", "source_line", "is_sidechain", "replayed", "child_stream"] as const) {
+      if (raw[k] !== undefined) (kept as unknown as Record<string, unknown>)[k] = raw[k];
+    }
+    return canonicalize(kept, r.rules_fired);
+  }
+  return canonicalize({ ...raw, ...(r.value as Record<string, string>) }, r.rules);
+}
