@@ -9,17 +9,16 @@
 // an entry of its own) and through the entry's module unbundled (dist/internal/statusline.js). Goal: warm ≤ 2× node -e 0. Needs the built bins (turbo's bench task
 // builds first).
 import { execFileSync } from "node:child_process";
-import { cpSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { line, measureRounds, report } from "@lake/tooling/bench";
 import { tempDir } from "@lake/tooling/tmp";
-import { fixture } from "@lake/testdata";
+import { copyFixture } from "@lake/testdata";
 
 const dir = tempDir("reader-statusline-bench");
 const bin = fileURLToPath(new URL("../bin/lake-reader.js", import.meta.url));
 const collector = fileURLToPath(new URL("../../collector/bin/lake-collector.js", import.meta.url));
-const fixtures = fixture("claude-code");
 const root = join(dir, "root");
 const cache = join(dir, "cache");
 const env = { PATH: process.env.PATH, HOME: dir, TZ: "UTC", LAKE_ROOT: root, LAKE_READER_CACHE: cache };
@@ -33,7 +32,7 @@ const input = JSON.stringify({
 });
 
 try {
-  cpSync(fixtures, join(dir, "src"), { recursive: true });
+  copyFixture("claude-code", join(dir, "src"));
   execFileSync(process.execPath, [collector, "collect", "--root", root, "--sources-only", "--source", `claude-code=${join(dir, "src")}`], { env, stdio: "pipe" });
   const run = (args: string[]) => execFileSync(process.execPath, [bin, "statusline", ...args], { input, encoding: "utf8", env });
   line("line", run([]).trim());

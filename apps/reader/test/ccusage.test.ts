@@ -6,11 +6,12 @@
 // differ has at least one of the explaining rules at work, while the other days agree exactly.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { CLAUDE_FIXTURES, claudeRecords, jsonlFiles } from "./support/fixtures.js";
+import { copyFixture } from "@lake/testdata";
+import { claudeRecords, jsonlFiles } from "./support/fixtures.js";
 import { pushBronze } from "./support/fleet.js";
 import { runJson } from "./support/run.js";
 
@@ -125,7 +126,7 @@ describe("ccusage daily --json and lake-reader usage daily --json on the same Cl
   let lake: Map<string, Tok>;
 
   beforeAll(async () => {
-    cpSync(CLAUDE_FIXTURES, join(config, "projects"), { recursive: true });
+    copyFixture("claude-code", join(config, "projects"));
     rmSync(join(config, "projects", "SOURCES.md"));
     const out = execFileSync(ccusageBin, ["daily", "--json", "--offline", "--timezone", "UTC"], {
       encoding: "utf8",
@@ -210,7 +211,7 @@ describe("ccusage session --mode calculate and lake-reader usage session on the 
   const periods = new Map<string, Set<string>>(); // lake session → ccusage periods of its files
 
   beforeAll(async () => {
-    cpSync(CLAUDE_FIXTURES, join(config, "projects"), { recursive: true });
+    copyFixture("claude-code", join(config, "projects"));
     rmSync(join(config, "projects", "SOURCES.md"));
     const out = execFileSync(ccusageBin, ["session", "--json", "--offline", "--mode", "calculate", "--timezone", "UTC"], {
       encoding: "utf8",
@@ -296,7 +297,7 @@ describe(`ccusage and lake-reader on the same Claude Code files, every report, -
   let e: ReturnType<typeof entries>;
 
   beforeAll(async () => {
-    cpSync(CLAUDE_FIXTURES, join(config, "projects"), { recursive: true });
+    copyFixture("claude-code", join(config, "projects"));
     rmSync(join(config, "projects", "SOURCES.md"));
     e = entries(jsonlFiles(join(config, "projects")));
     const records = await claudeRecords();

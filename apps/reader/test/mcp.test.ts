@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { CLAUDE_FIXTURES, SAMPLES, filesUnder } from "./support/fixtures.js";
+import { copyFixture } from "@lake/testdata";
+import { SAMPLES, filesUnder } from "./support/fixtures.js";
 import { startMcp, type McpProcess } from "./support/mcp.js";
 import { run, runJson } from "./support/run.js";
 
@@ -36,7 +37,7 @@ describe("lake-reader mcp over a fleet built by lake-collector and lake-maint", 
     const src = join(dir, "src");
     cpSync(join(SAMPLES, "codex"), join(src, "codex"), { recursive: true });
     cpSync(join(SAMPLES, "gemini"), join(src, "gemini"), { recursive: true });
-    cpSync(CLAUDE_FIXTURES, join(src, "claude-fixtures"), { recursive: true });
+    copyFixture("claude-code", join(src, "claude-fixtures"));
     node(COLLECTOR, [
       "collect", "--root", root, "--sources-only",
       "--source", `claude-code=${join(src, "claude-fixtures")}`,

@@ -12,7 +12,7 @@ import { calcPrice } from "@pydantic/genai-prices";
 import { canonicalize, countUsage, type CanonicalRecord, type RawRecord } from "@lake/events";
 import { parseFile } from "@lake/adapters";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { TESTDATA } from "@lake/testdata";
+import { copyFixture } from "@lake/testdata";
 import { DATASET, costAt, loadPricing, modelCandidates, priceAt, type Pricing } from "../src/index.js";
 import { claudeRecords, filesUnder, sampleRecords } from "./support/fixtures.js";
 import { pushBronze } from "./support/fleet.js";
@@ -21,15 +21,13 @@ import { run, runJson } from "./support/run.js";
 afterAll(cleanupTempDirs);
 
 const MAINT = fileURLToPath(new URL("../../maint/bin/lake-maint.js", import.meta.url));
-/** The real Codex and Gemini CLI fixtures (@lake/testdata codex/ and gemini/, SOURCES.md there). */
-const ADAPTER_FIXTURES = TESTDATA;
 type Row = Record<string, unknown>;
 
-/** The real Codex and Gemini CLI fixtures, every file through its adapter (as the adapters' tests read them). */
+/** The real Codex and Gemini CLI fixtures (@lake/testdata codex/ and gemini/, copied whole), every file through its adapter (as the adapters' tests read them). */
 async function codexGeminiRecords(): Promise<CanonicalRecord[]> {
   const out: CanonicalRecord[] = [];
   for (const runtime of ["codex", "gemini"]) {
-    const root = join(ADAPTER_FIXTURES, runtime);
+    const root = copyFixture(runtime, tempDir(`reader-pricing-${runtime}`));
     for (const f of filesUnder(root).filter((f) => !f.endsWith(".md"))) for await (const r of parseFile(f, { runtime, root })) out.push(canonicalize(r));
   }
   return out;

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync,
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { CLAUDE_FIXTURES, jsonlFiles } from "./support/fixtures.js";
+import { claudeFixtureFiles } from "./support/fixtures.js";
 import { runJson } from "./support/run.js";
 import { main } from "../src/cli.js";
 
@@ -23,7 +23,7 @@ const SID = "5a1e1b0c-0000-4000-8000-00000000c0de";
 /** Real assistant lines with usage from the fixtures, as a session of their own, 50 to 10 minutes ago. */
 function liveTranscript(now: number): string {
   const lines: ({ message: Record<string, unknown> } & Record<string, unknown>)[] = [];
-  for (const f of jsonlFiles(CLAUDE_FIXTURES)) {
+  for (const f of claudeFixtureFiles()) {
     for (const l of readFileSync(f, "utf8").split("\n")) {
       if (!l.includes('"usage":{') || !l.includes('"type":"assistant"')) continue;
       const o = JSON.parse(l) as { message: Record<string, unknown> } & Record<string, unknown>;

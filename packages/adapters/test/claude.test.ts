@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { claudeCodeAdapter } from "../src/index.js";
+import { cleanupTempDirs } from "@lake/tooling/tmp";
 import { FIXTURES, records } from "./helpers.js";
+
+afterAll(cleanupTempDirs);
 
 const S = "marot-spotter/258c7280-ae70-4798-800f-63464d01a85d";
 

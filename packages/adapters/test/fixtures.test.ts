@@ -1,7 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { canonicalize, parseRecord } from "@lake/events";
 import { parseFile } from "../src/index.js";
+import { cleanupTempDirs } from "@lake/tooling/tmp";
 import { FIXTURES, fixtureFiles } from "./helpers.js";
+
+afterAll(cleanupTempDirs);
 
 describe("every real fixture parses", () => {
   for (const f of fixtureFiles()) {

@@ -1,28 +1,28 @@
 // Test helpers: fixture paths, reading a file's records, usage totals per session.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { TESTDATA } from "@lake/testdata";
+import { copyFixture, fixtureFiles as listFixture } from "@lake/testdata";
+import { tempDir } from "@lake/tooling/tmp";
 import { canonicalize, usageBySession, type CanonicalRecord, type Usage } from "@lake/events";
 import { parseFile } from "../src/index.js";
 
-/** The real transcripts, one directory per runtime: @lake/testdata (`claude-code/`, `codex/`, `gemini/`). */
-export const FIXTURES = TESTDATA;
+const RUNTIMES = ["claude-code", "codex", "gemini"];
+
+/**
+ * The real transcripts, one directory per runtime (`claude-code/`, `codex/`, `gemini/`): @lake/testdata's
+ * trees copied whole (the files samples/ holds in their places), so every file is under its runtime's
+ * root. A temporary directory: a test file importing this removes it with `afterAll(cleanupTempDirs)`.
+ */
+export const FIXTURES = tempDir("adapters-fixtures");
+for (const runtime of RUNTIMES) copyFixture(runtime, join(FIXTURES, runtime));
 
 /** Every fixture file (not SOURCES.md), with its runtime and runtime root. */
 export function fixtureFiles(): { path: string; runtime: string; root: string }[] {
-  const out: { path: string; runtime: string; root: string }[] = [];
-  for (const runtime of ["claude-code", "codex", "gemini"]) {
-    const root = join(FIXTURES, runtime);
-    const walk = (d: string) => {
-      for (const n of readdirSync(d).sort()) {
-        const p = join(d, n);
-        if (statSync(p).isDirectory()) walk(p);
-        else if (n !== "SOURCES.md") out.push({ path: p, runtime, root });
-      }
-    };
-    walk(root);
-  }
-  return out;
+  return RUNTIMES.flatMap((runtime) =>
+    listFixture(runtime)
+      .filter((f) => f.rel !== "SOURCES.md")
+      .map((f) => ({ path: join(FIXTURES, runtime, f.rel), runtime, root: join(FIXTURES, runtime) })),
+  );
 }
 
 /** Parse a fixture (relative to fixtures/<runtime>) into canonical records. */

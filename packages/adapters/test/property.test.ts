@@ -1,11 +1,14 @@
 // Property: a transcript fed twice (a resumed or copied session) does not change any usage total.
 // fast-check picks a fixture, a point where the copy starts and a window size; 40 runs by default.
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
 import { canonicalize, usageByDay, usageBySession, type CanonicalRecord } from "@lake/events";
 import { getAdapter, type SourceLine, type SourceRef } from "../src/index.js";
+import { cleanupTempDirs } from "@lake/tooling/tmp";
 import { FIXTURES } from "./helpers.js";
+
+afterAll(cleanupTempDirs);
 
 const FILES: [string, string][] = [
   ["claude-code", "marot-spotter/subagent.jsonl"],

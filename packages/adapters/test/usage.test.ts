@@ -1,10 +1,13 @@
 // Per-session usage totals of the real fixtures, pinned. Each pinned number is also re-derived
 // here by an independent computation over the raw JSON (not through the adapter), and the naive
 // sum (every usage object in the file) is shown to differ where streaming duplicates exist.
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { CanonicalRecord, Usage } from "@lake/events";
 import { dropRewound } from "../src/index.js";
+import { cleanupTempDirs } from "@lake/tooling/tmp";
 import { jsonDoc, jsonLines, records, sessionUsage } from "./helpers.js";
+
+afterAll(cleanupTempDirs);
 
 type J = Record<string, any>;
 

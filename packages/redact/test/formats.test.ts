@@ -2,9 +2,8 @@
 // lines in four locations, scored against lake's default rules; and no mask at all on the bait
 // set or on the repository's real transcripts.
 import { describe, expect, it } from "vitest";
-import { readFileSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { fixture } from "@lake/testdata";
+import { readFileSync } from "node:fs";
+import { fixtureFiles } from "@lake/testdata";
 import { createRedactor, memoryKey, type JsonValue } from "../src/index.js";
 import { KINDS, LOCATIONS, formatPrecision, formatRecall, generateFormatCorpus, scoreFormats } from "./formats.js";
 
@@ -46,25 +45,22 @@ describe("format corpus", () => {
   });
 
   it("masks nothing in the repository's real transcripts (@lake/testdata: Claude Code, Codex, Gemini CLI)", () => {
-    const roots = ["claude-code", "codex", "gemini"].map((r) => fixture(r));
-    const walk = (d: string): string[] => readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)]));
+    const files = ["claude-code", "codex", "gemini"].flatMap((r) => fixtureFiles(r).map((f) => f.path));
     let lines = 0;
     const hits: string[] = [];
-    for (const root of roots) {
-      for (const f of walk(root)) {
-        if (!/\.(?:jsonl|json|ndjson)$/.test(f)) continue;
-        for (const line of readFileSync(f, "utf8").split("\n")) {
-          if (!line) continue;
-          lines++;
-          for (const x of findingsOf(line)) hits.push(`${f}: ${x.rule}`);
-          let v: JsonValue | undefined;
-          try {
-            v = JSON.parse(line) as JsonValue;
-          } catch {
-            v = undefined;
-          }
-          if (v !== undefined) for (const x of red.redactValue(v).findings) hits.push(`${f}: ${x.rule} at ${x.path.join(".")}`);
+    for (const f of files) {
+      if (!/\.(?:jsonl|json|ndjson)$/.test(f)) continue;
+      for (const line of readFileSync(f, "utf8").split("\n")) {
+        if (!line) continue;
+        lines++;
+        for (const x of findingsOf(line)) hits.push(`${f}: ${x.rule}`);
+        let v: JsonValue | undefined;
+        try {
+          v = JSON.parse(line) as JsonValue;
+        } catch {
+          v = undefined;
         }
+        if (v !== undefined) for (const x of red.redactValue(v).findings) hits.push(`${f}: ${x.rule} at ${x.path.join(".")}`);
       }
     }
     expect(lines).toBeGreaterThan(1000);

@@ -1,14 +1,20 @@
 // The Claude Code fixtures (@lake/testdata claude-code/) as canonical records, through the real
 // adapter: @lake/adapters discover → parseFile → canonicalize (unmasked), as the collector lands them.
-import { readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { claudeCodeAdapter, codexAdapter, geminiAdapter, parseFile } from "@lake/adapters";
 import { canonicalize, type CanonicalRecord } from "@lake/events";
-import { fixture } from "@lake/testdata";
+import { copyFixture, fixtureFiles, SAMPLES } from "@lake/testdata";
 
-/** The real Claude Code transcripts: @lake/testdata claude-code/ (SOURCES.md there). */
-export const CLAUDE_FIXTURES = fixture("claude-code");
+export { SAMPLES };
+
+/** The real Claude Code transcripts' .jsonl files where they are read (here or in samples/), sorted by their path in the tree. */
+export function claudeFixtureFiles(): string[] {
+  return fixtureFiles("claude-code")
+    .filter((f) => f.rel.endsWith(".jsonl"))
+    .map((f) => f.path);
+}
 
 /** Every file under a directory whose name ends with `suffix`, sorted. */
 export function filesUnder(dir: string, suffix = ""): string[] {
@@ -29,16 +35,24 @@ export function jsonlFiles(dir: string): string[] {
   return filesUnder(dir, ".jsonl");
 }
 
-/** The canonical records of every Claude Code source the adapter discovers under `root` (default: the fixtures). */
-export async function claudeRecords(root: string = CLAUDE_FIXTURES): Promise<CanonicalRecord[]> {
+/**
+ * The canonical records of every Claude Code source the adapter discovers under `root` (default: the
+ * fixtures, copied whole into a temporary directory removed before this returns).
+ */
+export async function claudeRecords(root?: string): Promise<CanonicalRecord[]> {
+  if (root === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), "reader-claude-fixtures-"));
+    try {
+      return await claudeRecords(copyFixture("claude-code", join(dir, "projects")));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
   const found = await claudeCodeAdapter.discover({ roots: [root] });
   const out: CanonicalRecord[] = [];
   for (const s of found.sources) for await (const r of parseFile(s.path, { source: s })) out.push(canonicalize(r));
   return out;
 }
-
-/** The repository's samples/ (real Claude Code, Codex and Gemini CLI transcripts, SOURCES.md). */
-export const SAMPLES = fileURLToPath(new URL("../../../../samples", import.meta.url));
 
 /** The canonical records of every source in samples/: Claude Code, Codex (running totals) and Gemini CLI. */
 export async function sampleRecords(): Promise<CanonicalRecord[]> {

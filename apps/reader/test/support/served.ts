@@ -5,11 +5,12 @@
 // and the built lake-reader serving it.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { declareIntent, openStore } from "@lake/layout";
-import { CLAUDE_FIXTURES, SAMPLES } from "./fixtures.js";
+import { copyFixture } from "@lake/testdata";
+import { SAMPLES } from "./fixtures.js";
 
 const COLLECTOR = fileURLToPath(new URL("../../../collector/bin/lake-collector.js", import.meta.url));
 const MAINT = fileURLToPath(new URL("../../../maint/bin/lake-maint.js", import.meta.url));
@@ -85,7 +86,7 @@ export async function buildServedFleet(dir: string): Promise<ServedFleet> {
   const store = pathToFileURL(fleet).href;
   const claude = join(dir, "claude", "projects");
   mkdirSync(claude, { recursive: true });
-  cpSync(CLAUDE_FIXTURES, claude, { recursive: true });
+  copyFixture("claude-code", claude);
   mkdirSync(join(claude, "-work-demo"), { recursive: true });
   writeFileSync(join(claude, "-work-demo", `${SECRET_SESSION}.jsonl`), secretTranscript());
   writeFileSync(join(claude, "-work-demo", `${UNPRICED_SESSION}.jsonl`), unpricedTranscript());

@@ -1,6 +1,6 @@
 // Land the Claude Code fixture through the real @lake/store (cursors, landed files, index).
 import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Convert } from "@lake/store";
 import { landRoot } from "@lake/store/testing";
 import { claudeCodeAdapter } from "@lake/adapters";
@@ -8,8 +8,12 @@ import { canonicalize } from "@lake/events";
 import { fixture } from "@lake/testdata";
 
 export const SESSION = "258c7280-ae70-4798-800f-63464d01a85d";
-/** The fixture directory: the real session with subagents in @lake/testdata. */
-export const FIXTURE = fixture("claude-code/marot-spotter");
+/**
+ * The fixture directory: the one holding the real session with subagents (@lake/testdata
+ * `claude-code/marot-spotter/<session>.jsonl` and `<session>/subagents/`), which samples/ holds:
+ * read in place, never written.
+ */
+export const FIXTURE = dirname(fixture(`claude-code/marot-spotter/${SESSION}.jsonl`));
 
 /** The fixture's source files: main transcript and each subagent transcript, with their streams. */
 export function fixtureSources(dir = FIXTURE): { path: string; stream: string; rel: string }[] {
