@@ -126,7 +126,8 @@ export function decodeHolder(text: string): LockHolder | undefined {
   return h;
 }
 
-interface Read {
+/** A lock file (or a lease's owner record) as read: its text, the holder it names, its age by mtime. */
+export interface Read {
   readonly text: string;
   readonly holder: LockHolder | undefined;
   readonly ageMs: number;
@@ -152,7 +153,8 @@ function readHolder(path: string): Read | "gone" {
 /** A lock file that names no holder is a crash between create and write; stale after this long. */
 export const EMPTY_LOCK_STALE_MS = 5_000;
 
-function isStale(r: Read, staleAfterMs: number | undefined): boolean {
+/** Whether a lock (or lease) read so is stale: its holder proven dead, or none named for 5 s, or (`staleAfterMs`) taken too long ago. */
+export function isStale(r: Read, staleAfterMs: number | undefined): boolean {
   if (!r.holder) return r.ageMs > EMPTY_LOCK_STALE_MS;
   if (staleAfterMs !== undefined) {
     const at = Date.parse(r.holder.acquiredAt);
@@ -242,12 +244,17 @@ function breakStale(path: string, staleToken: string | undefined, step: StepHook
 /** This process's pid, host, boot id and start time: read once (they do not change while it lives). */
 let self: Omit<LockHolder, "acquiredAt" | "token"> | undefined;
 
-function holderText(token: string): string {
+/** This process as a holder taking something now under `token` (the lock file's and the directory lease's). */
+export function selfHolder(token: string): LockHolder {
   if (!self) {
     const ps = procStart(process.pid);
     self = { pid: process.pid, host: hostname(), ...(BOOT_ID ? { bootId: BOOT_ID } : {}), ...(ps ? { procStart: ps } : {}) };
   }
-  return encodeHolder({ ...self, acquiredAt: new Date().toISOString(), token });
+  return { ...self, acquiredAt: new Date().toISOString(), token };
+}
+
+function holderText(token: string): string {
+  return encodeHolder(selfHolder(token));
 }
 
 /** A held lock. `release()` removes the lock file if it still is this holder's. */

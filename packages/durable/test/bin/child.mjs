@@ -4,9 +4,13 @@
 //   node child.mjs hold     <lockPath>           take the lock, print it, then wait to be killed
 //   node child.mjs replace  <path> <text>        writeAtomic (LAKE_TEST_KILL_AT may kill it)
 //   node child.mjs install  <path> <text> <mode> [barrierDir]   installNoReplace
+//   node child.mjs lease    <dir> <logFile> <holdMs> <waitMs> [barrierDir]
+//       take the directory lease (retrying until waitMs), log "+<pid>", hold, log "-<pid>", release
+//   node child.mjs hold-lease <dir>              take the directory lease, print it, wait to be killed
+//   node child.mjs move     <from> <to> [barrierDir]   moveDir (LAKE_TEST_KILL_AT may kill it)
 // barrierDir: write <dir>/ready-<pid>, then spin until <dir>/go exists (all racers start together).
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
-import { acquireLock, envStepHook, installNoReplace, writeAtomic } from "@lake/durable";
+import { acquireDirLease, acquireLock, envStepHook, installNoReplace, moveDir, writeAtomic } from "@lake/durable";
 
 const [cmd, path, ...rest] = process.argv.slice(2);
 const step = envStepHook();
@@ -45,4 +49,32 @@ if (cmd === "lock") {
   barrier(bar);
   const r = installNoReplace(path, text, { installMode: mode, readOnly: true, ...(step ? { step } : {}) });
   out(r);
+} else if (cmd === "lease") {
+  const [log, holdMs, waitMs, bar] = rest;
+  barrier(bar);
+  const deadline = Date.now() + Number(waitMs);
+  let h = acquireDirLease(path, step ? { step } : {});
+  let recovered = h.held && h.recovered;
+  while (!h.held && Date.now() < deadline) {
+    await sleep(5 + Math.random() * 20);
+    h = acquireDirLease(path, step ? { step } : {});
+    if (h.held && h.recovered) recovered = true;
+  }
+  if (!h.held) {
+    out({ busy: h.owner?.pid ?? null });
+  } else {
+    appendFileSync(log, `+${process.pid}\n`);
+    await sleep(Number(holdMs));
+    appendFileSync(log, `-${process.pid}\n`);
+    h.release();
+    out({ held: true, recovered });
+  }
+} else if (cmd === "hold-lease") {
+  const h = acquireDirLease(path, step ? { step } : {});
+  out({ held: h.held, token: h.held ? h.owner.token : null });
+  setInterval(() => {}, 1000);
+} else if (cmd === "move") {
+  const [to, bar] = rest;
+  barrier(bar);
+  out({ moved: moveDir(path, to, step ? { step } : {}) });
 }
