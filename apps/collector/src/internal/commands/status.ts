@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { status } from "@lake/store";
 import { runtimeRoots, sourceResolver } from "../collect.js";
-import { ownerLiveness, rootOwner } from "../root-lease.js";
+import { rootOwner } from "../root-lease.js";
 import { pushBacklog, type PushBacklog } from "../backlog.js";
 import { defineCommand, jsonLine, type RunContext } from "@lake/cli";
 import { ROOT, JSON_FLAG, resolveRoot } from "../options.js";
@@ -37,7 +37,7 @@ function watchState(root: string): Record<string, unknown> | null {
   const w = readJson(join(root, "watch.status"));
   if (!w || w.state === "stopped") return w;
   const owner = rootOwner(root);
-  if (!owner || owner.pid !== w.pid || ownerLiveness(owner) === "dead") return { ...w, state: "stopped", reason: `the watcher (pid ${String(w.pid)}) is gone; it last wrote at ${String(w.updated_at)}` };
+  if (!owner || owner.pid !== w.pid || owner.liveness === "dead") return { ...w, state: "stopped", reason: `the watcher (pid ${String(w.pid)}) is gone; it last wrote at ${String(w.updated_at)}` };
   return w;
 }
 
