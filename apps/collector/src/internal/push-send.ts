@@ -1,9 +1,10 @@
 // push's sender: the sessions push.ts decided to look at are read, sent as segments, sealed, and
 // recorded in push.state (see push.ts). Loaded only when there is something to look at.
 import { randomBytes, createHash } from "node:crypto";
-import { mkdirSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
+import { replaceFrom } from "@lake/durable";
 import type { CanonicalRecord } from "@lake/events";
 import {
   encodeQuarantine,
@@ -267,7 +268,7 @@ async function putSegmentRollup(store: ObjectStore, p: SessionPartition, seq: nu
     for (let i = 0; i <= seq; i++) {
       const local = join(dir, `seg-${String(i).padStart(6, "0")}.parquet`);
       if (i === seq && path !== undefined) {
-        renameSync(path, local);
+        replaceFrom(path, local, { sync: false }); // scratch files: moved, never fsynced
       } else {
         try {
           await store.download(segmentKey(p, i), local);

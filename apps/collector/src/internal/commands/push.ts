@@ -4,7 +4,8 @@ import { push, readPushState, writePushState } from "../push.js";
 import { finishPending } from "../pending.js";
 import { acquireLock } from "@lake/store/lock";
 import { dirname, join } from "node:path";
-import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { moveDir } from "@lake/durable";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { CollectorError } from "../errors.js";
 import { exitCodeOf, interruptedLine, trapInterrupts } from "../interrupt.js";
@@ -126,15 +127,21 @@ function moveLegacyStore(root: string, io: Io): void {
   const legacy = legacyDefaultStorePath();
   const target = fileURLToPath(defaultStoreUrl());
   if (!existsSync(join(legacy, "fleet.json"))) return;
+  const left = `lake-collector: ${legacy}: a fleet store at the old default place; the default is now ${target} (move it there, or pass --store ${pathToFileURL(legacy).href})\n`;
   if (existsSync(target)) {
-    io.err(`lake-collector: ${legacy}: a fleet store at the old default place; the default is now ${target} (move it there, or pass --store ${pathToFileURL(legacy).href})\n`);
+    io.err(left);
     return;
   }
   mkdirSync(dirname(target), { recursive: true });
+  let moved: boolean;
   try {
-    renameSync(legacy, target);
+    moved = moveDir(legacy, target); // one rename, never over a store that appeared meanwhile
   } catch (e) {
     throw new CollectorError("Store", `${legacy}: cannot move the fleet store to its new default place ${target} (${(e as Error).message}); move it by hand, or pass --store ${pathToFileURL(legacy).href}`);
+  }
+  if (!moved) {
+    io.err(left); // a store appeared at the new place meanwhile
+    return;
   }
   const state = readPushState(root);
   const from = pathToFileURL(legacy).href;
