@@ -3,10 +3,11 @@
 // the exclusion; then the listed source files, the session directory and the chain directory
 // (each in one rename into _removed/, then deleted there), the spool files and derived metrics, the caller's state
 // lines, and last the record is rewritten to say removed.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { moveDir } from "@lake/durable";
 import { dirname, join, relative, sep } from "node:path";
 import { StoreError, errno, ioError } from "./errors.js";
-import { fsyncDir, replaceAtomic, type StepHook } from "./fsx.js";
+import { replaceAtomic, type StepHook } from "./fsx.js";
 import { acquireLock } from "./lock.js";
 import { forgetMetrics } from "./metrics/spool.js";
 import { checkId } from "./names.js";
@@ -289,16 +290,15 @@ function renameAway(removed: string, path: string, name: string, step: StepHook 
   const target = join(removed, name);
   // A stopped run may have left an earlier copy under the name: it goes first.
   if (isDir(target) || existsAny(target)) deleteMoved(target, step);
+  let moved: boolean;
   try {
-    renameSync(path, target);
+    // one rename, then both directories fsynced (@lake/durable's moveDir)
+    moved = moveDir(path, target, { sync });
   } catch (e) {
     if (errno(e) === "ENOENT") return false;
     throw ioError(path, `move into ${REMOVED_DIR}/`, e);
   }
-  if (sync) {
-    fsyncDir(dirname(path));
-    fsyncDir(removed);
-  }
+  if (!moved) throw new StoreError("Exists", `${target}: appeared while ${path} was being moved there; not replaced`, { data: { file: target } });
   step?.(`forget:${label}-renamed`);
   deleteMoved(target, step);
   step?.(`forget:${label}-deleted`);
