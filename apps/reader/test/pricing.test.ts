@@ -53,6 +53,12 @@ describe("the price dataset", () => {
     expect(JSON.parse(readFileSync(file, "utf8")).length).toBeGreaterThan(10);
     const b = await loadPricing({ cache });
     for (const m of ["claude-opus-4-6", "gpt-5.5", "gemini-2.5-pro"]) expect(b.model(m)).toEqual(a.model(m));
+    // A cache (replaced atomically, not fsynced): a torn one, as a power cut may leave, is rebuilt.
+    writeFileSync(file, "[{");
+    const c = await loadPricing({ cache });
+    expect(c.model("gpt-5.5")).toEqual(a.model("gpt-5.5"));
+    expect(JSON.parse(readFileSync(file, "utf8")).length).toBeGreaterThan(10);
+    expect(readdirSync(join(cache, "pricing"))).toEqual([`genai-prices-${DATASET.version}.json`]);
   });
 
   it("pins three list prices by hand from the providers' pages, so a dataset update that changes them is noticed", () => {

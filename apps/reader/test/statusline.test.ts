@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "@lake/cli";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
@@ -172,11 +173,14 @@ describe("lake-reader statusline", () => {
     rmSync(root, { recursive: true, force: true });
     expect(statusline(input(), ["--ttl", "600000"]).stdout).toBe(first);
     // Another process recomputing (its lock held): the last result, not a second computation.
-    writeFileSync(join(cache, "statusline", "lock"), "");
+    writeFileSync(join(cache, "statusline", "lock"), `pid ${process.pid}\nhost ${hostname()}\ntoken live\n`);
     expect(statusline(input(), ["--ttl", "0"]).stdout).toBe(first);
-    rmSync(join(cache, "statusline", "lock"));
-    // Recomputed: the session is gone from the root.
+    // A recomputing process that was killed leaves its lock: the next one proves it dead and recomputes
+    // (the session is gone from the root), leaving only its state behind.
+    const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout;
+    writeFileSync(join(cache, "statusline", "lock"), `pid ${gone}\nhost ${hostname()}\ntoken dead\n`);
     expect(statusline(input(), ["--ttl", "0"]).stdout).toMatch(/^Opus 4\.6 · session – · today \$0\.00 · no active block · ctx 8%\n$/);
+    expect(readdirSync(join(cache, "statusline"))).toEqual(["state.json"]);
   });
 
   it("bad input: one line on stderr, exit 6; bad options and an unknown zone exit 2", () => {

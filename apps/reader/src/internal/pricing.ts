@@ -8,9 +8,10 @@
 // that. Matching and arithmetic follow genai-prices' calcPrice (tested equal to it on every
 // fleet model: test/pricing.test.ts), done here so that a million responses price in
 // milliseconds: a model is resolved once, not once per response.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeAtomic } from "@lake/durable";
 import type { Usage } from "@lake/events/usage";
 import { keptAnswer, type Locations } from "./context.js";
 import { ReaderError } from "./errors.js";
@@ -381,9 +382,9 @@ async function datasetProviders(cacheDir: string | undefined): Promise<{ version
   if (file) {
     try {
       mkdirSync(dirname(file), { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(providers));
-      renameSync(tmp, file);
+      // A cache, rebuilt from the package whenever it is missing or unreadable (above): replaced
+      // atomically, not fsynced (@lake/durable's policy for rebuildable caches).
+      writeAtomic(file, JSON.stringify(providers), { sync: false });
     } catch {
       // A read-only cache only costs the next run the module load.
     }

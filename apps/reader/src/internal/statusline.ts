@@ -2,15 +2,15 @@
 // files (no push or maint needed, no DuckDB) make one line: the model, this session's cost, today's
 // cost, the active 5-hour block's cost and time left, the context used. Claude Code reruns it on
 // every update (up to several times a second), so answers are coalesced through a small cache: a
-// result younger than --ttl is printed as it is; one process at a time recomputes (an O_EXCL lock)
-// while the others print the last result; a session whose landed files did not change is not read
+// result younger than --ttl is printed as it is; one process at a time recomputes (@lake/durable's
+// lock file) while the others print the last result; a session whose landed files did not change is not read
 // again.
 //
 // Start-up is most of its time, so this module is also the bin's own entry for `statusline`
 // ({@link runStatusline}), bundled by the build with @lake/layout/defaults into one file
 // (dist/internal/statusline.bundle.js: one file to load, no package to resolve), nothing of the
-// command-line framework; zone.ts only for --timezone, the events and pricing code only when a
-// session changed. Anything it does not take as is (--help, an unknown or malformed option, stdin
+// command-line framework; zone.ts only for --timezone, the events and pricing code and @lake/durable
+// only when a session changed. Anything it does not take as is (--help, an unknown or malformed option, stdin
 // that is not JSON, a --timezone that names no zone, a failure) goes to the full command
 // (commands/statusline.ts, the same answer), whose parsing and errors are every other command's.
 import { createRequire } from "node:module";
@@ -21,7 +21,7 @@ import { defaultLocalRoot, defaultReaderCache } from "@lake/layout/defaults";
 
 // Required, not imported: an ESM `import … from "node:fs"` reads every export of fs, loading its
 // stream and promise modules (a fifth of this command's start-up).
-const { closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+const { mkdirSync, readFileSync, readdirSync, statSync, writeSync } = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
 
 /** One priced response: [time ms, total tokens, USD or null]. */
 type Entry = [number, number, number | null];
@@ -264,27 +264,24 @@ export async function statuslineAnswer(input: Record<string, unknown>, o: Status
   const found = fresh ? undefined : scan(o.root, sid, now);
   if (found && !(state && unchanged(state, found))) {
     mkdirSync(dir, { recursive: true });
-    const lock = join(dir, "lock");
-    let fd: number | undefined;
+    // @lake/durable's lock file and atomic replace (not bundled: loaded only when a session changed).
+    const { tryLock, writeAtomic } = await import("@lake/durable");
+    let lock: ReturnType<typeof tryLock> | undefined;
     try {
-      fd = openSync(lock, "wx");
+      // A lock whose holder died is broken at once; one older than LOCK_STALE_MS too (a cache shared between hosts).
+      lock = tryLock(join(dir, "lock"), { staleAfterMs: LOCK_STALE_MS });
     } catch {
-      // Another process recomputes: print the last result (a lock left by a crash expires).
-      try {
-        if (now - statSync(lock).mtimeMs > LOCK_STALE_MS) unlinkSync(lock);
-      } catch {
-        // removed meanwhile
-      }
+      // A cache that cannot be written: the last result
     }
-    if (fd !== undefined) {
+    // Not held: another process recomputes, this one prints the last result.
+    if (lock?.held) {
       try {
         state = await compute(found, o.cache, state, now);
-        const tmp = `${file}.tmp-${process.pid}`;
-        writeFileSync(tmp, JSON.stringify(state));
-        renameSync(tmp, file);
+        // A cache, recomputed whenever it is missing or unreadable: replaced atomically, not fsynced
+        // (@lake/durable's policy for rebuildable caches).
+        writeAtomic(file, JSON.stringify(state), { sync: false });
       } finally {
-        closeSync(fd);
-        unlinkSync(lock);
+        lock.release();
       }
     }
   }
