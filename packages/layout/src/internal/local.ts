@@ -1,6 +1,6 @@
 // The local-directory backend: one file per key under the root, with S3's guarantees.
 //  - put:          temp file (fsync) → rename over the key (under the key's lock) → fsync the directory.
-//  - putIfAbsent:  temp file (fsync) → link(temp, key), which never replaces → fsync the directory.
+//  - putIfAbsent:  temp file (fsync) → a hard link of temp to key (never replaces) → fsync the directory.
 //  - putIfMatch:   temp file (fsync) → take the key's lock → compare the current content hash with the
 //                  expected etag → rename → fsync the directory → drop the lock.
 //  - etag:         SHA-256 hex of the content, so it needs no side file and survives crashes.
@@ -161,7 +161,7 @@ export class LocalStore implements ObjectStore {
     }
   }
 
-  /** rename(tmp, p) creating parents as needed, then fsync the directory (@lake/durable's replaceFrom). */
+  /** Rename tmp over p, creating parents as needed, then fsync the directory (@lake/durable's replaceFrom). */
   private async publish(tmp: string, p: string): Promise<void> {
     for (let i = 0; ; i++) {
       try {
