@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -75,15 +75,8 @@ describe("publish and parse", () => {
     expect(readFileSync(join(dir, ".lock"), "utf8")).toContain("token abc");
   });
 
-  it("a lock left by a dead process is taken over", async () => {
-    const { root, read } = setup();
-    const dir = join(root, "_conversations", "s1");
-    mkdirSync(join(dir, "rounds"), { recursive: true });
-    const deadPid = Number(execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }));
-    writeFileSync(join(dir, ".lock"), `pid ${deadPid}\nhost ${hostname()}\ntoken dead\n`);
-    expect((await parse(root, "s1", { readIndex: read })).published?.round).toBe(1);
-    expect(existsSync(join(dir, ".lock"))).toBe(false);
-  });
+  // A lock its holder died in: broken by @lake/durable (packages/durable/test/lock.test.ts); the chain
+  // publishing after a parser killed holding it is crash.test.ts's ("killed at locked").
 
   it("removes leftovers of dead writers (temporary round, lock and state files), keeps a live one's", async () => {
     const { root, read } = setup();

@@ -121,6 +121,33 @@ describe("one process at a time", () => {
     if (h.held) h.release();
   });
 
+  it("a lock of every earlier build's format is judged by its holder: a dead one here is broken at once, another host's never", async () => {
+    const dir = tempDir("durable-lock-formats");
+    const path = join(dir, ".lock");
+    const gone = await deadPid();
+    const formats = (pid: number, host: string): string[] => [
+      `pid           ${pid}\nhost          ${host}\nacquired_at   2026-01-01T00:00:00Z\ntoken         t\n`, // the store's padded lines
+      `pid ${pid}\nhost ${host}\ntoken t\n`, // the chain's lines
+      JSON.stringify({ pid, host, acquired_at: "2026-01-01T00:00:00Z", token: "t" }), // the one-line JSON in between
+      JSON.stringify({ pid, host, nonce: "t", t: Date.now() }), // the layout's key locks
+    ];
+    for (const text of formats(gone, hostname())) {
+      writeFileSync(path, text);
+      expect(lockHolder(path)?.liveness, text).toBe("dead");
+      const h = tryLock(path);
+      expect(h, text).toMatchObject({ held: true, recovered: true });
+      if (h.held) h.release();
+    }
+    for (const text of formats(gone, "far.example")) {
+      writeFileSync(path, text);
+      expect(tryLock(path), text).toMatchObject({ held: false, holder: { pid: gone, host: "far.example" } });
+    }
+    for (const text of formats(process.pid, hostname())) {
+      writeFileSync(path, text);
+      expect(tryLock(path), text).toMatchObject({ held: false, holder: { pid: process.pid } });
+    }
+  });
+
   it("eight processes racing for one lock hold it one at a time", async () => {
     const dir = tempDir("durable-race");
     const bar = join(dir, "bar");
