@@ -188,13 +188,22 @@ describe("the directory lease", () => {
     expect(readdirSync(root).sort()).toEqual(["bar", "log"]);
   });
 
-  it("a claimer or breaker killed at any step leaves what the next claimer takes, and sweeps", async () => {
-    const steps = ["lease:prepare", "lease:claim", "lock:create", "lease:break", "lease:move-aside", "lease:remove"];
-    for (const s of steps) {
-      const root = tempDir("durable-lease-break-kill");
+  it("a claimer or breaker killed at every step leaves what the next claimer takes, and sweeps", async () => {
+    const deadLease = async (root: string) => {
       const dir = join(root, "watch.lock");
       dirWith(dir, "owner.json", JSON.stringify({ host: hostname(), pid: await deadPid(), started_at: 0, token: "dead" }));
-      const r = await runChild(["lease", dir, join(root, "log"), "0", "0"], { LAKE_TEST_KILL_AT: s });
+      return dir;
+    };
+    const probe = tempDir("durable-lease-steps");
+    const stepsFile = join(probe, "steps");
+    const p = await runChild(["lease", await deadLease(probe), join(probe, "log"), "0", "0"], { LAKE_TEST_STEPS: stepsFile });
+    expect(p.out, p.stderr).toEqual({ held: true, recovered: true });
+    const all = readFileSync(stepsFile, "utf8").trim().split("\n").map((l) => l.split(" ")[1]);
+    expect(all).toEqual(["lease:prepare", "lease:claim", "lock:create", "lease:break", "lease:move-aside", "lease:claim", "lease:remove", "release:move-aside", "release:remove"]);
+    for (const [i, s] of all.entries()) {
+      const root = tempDir("durable-lease-kill");
+      const dir = await deadLease(root);
+      const r = await runChild(["lease", dir, join(root, "log"), "0", "0"], { LAKE_TEST_KILL_AT: String(i + 1) });
       expect(r.signal, `${s}: ${r.stderr}`).toBe("SIGKILL");
       const h = acquireDirLease(dir);
       expect(h, s).toMatchObject({ held: true });

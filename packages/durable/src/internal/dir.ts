@@ -112,32 +112,37 @@ function readLease(dir: string): Read | "gone" {
 }
 
 /**
- * Remove the lease directory at `dir` if it still is the one judged (its owner text is `judged`):
- * moved aside to a name of this call's own (one rename, one winner), compared, and moved back
+ * Move the lease directory at `dir` aside if it still is the one judged (its owner text is
+ * `judged`): renamed to a name of this call's own (one rename, one winner), compared, and moved back
  * (never replacing) when it is not — a live owner's lease taken in between stays its owner's.
+ * Returns the aside path when the judged lease was moved (the caller deletes it).
  */
-function removeDirIfSame(dir: string, judged: string, step: StepHook | undefined, label: string): boolean {
+function moveAsideIfSame(dir: string, judged: string, step: StepHook | undefined, label: string): string | undefined {
   const aside = `${dir}.stale-${randomBytes(6).toString("hex")}`;
   step?.(`${label}:move-aside`);
   try {
     renameSync(dir, aside);
   } catch (e) {
-    if (errno(e) === "ENOENT") return false;
+    if (errno(e) === "ENOENT") return undefined;
     throw e;
   }
   const moved = readLease(aside);
-  const same = moved !== "gone" && moved.text === judged;
-  if (!same && moved !== "gone") {
+  if (moved !== "gone" && moved.text === judged) return aside;
+  if (moved !== "gone") {
     try {
       renameSync(aside, dir);
-      return false;
+      return undefined;
     } catch {
       /* the name is taken again: the moved lease's owner lost it to a live one */
     }
   }
+  rmSync(aside, { recursive: true, force: true });
+  return undefined;
+}
+
+function removeAside(aside: string, step: StepHook | undefined, label: string): void {
   step?.(`${label}:remove`);
   rmSync(aside, { recursive: true, force: true });
-  return same;
 }
 
 /**
@@ -218,26 +223,31 @@ export function acquireDirLease(dir: string, options: DirLeaseOptions = {}): Dir
       writeFileSync(join(prep, LEASE_OWNER_FILE), text, { mode: 0o644 });
       step?.("lease:claim");
       if (moveDir(prep, dir, { sync: false, label: "lease" })) return leaseHandle(dir, owner, text, step, recovered);
-    } finally {
-      rmSync(prep, { recursive: true, force: true });
-    }
-    const r = readLease(dir);
-    if (r === "gone") continue;
-    if (!isStale(r, undefined) || i >= 8) return { held: false, dir, owner: r.holder as LeaseOwner | undefined };
-    const guard = tryLock(`${dir}.break`, step ? { step } : {});
-    if (!guard.held) {
-      wait(5 * (i + 1)); // another breaker is at it
-      continue;
-    }
-    try {
-      const again = readLease(dir);
-      if (again !== "gone" && isStale(again, undefined) && again.text === r.text) {
+      const r = readLease(dir);
+      if (r === "gone") continue;
+      if (!isStale(r, undefined) || i >= 8) return { held: false, dir, owner: r.holder as LeaseOwner | undefined };
+      const guard = tryLock(`${dir}.break`, step ? { step } : {});
+      if (!guard.held) {
+        wait(5 * (i + 1)); // another breaker is at it
+        continue;
+      }
+      try {
+        const again = readLease(dir);
+        if (again === "gone" || !isStale(again, undefined) || again.text !== r.text) continue;
         step?.("lease:break");
-        removeDirIfSame(dir, again.text, step, "lease");
+        const aside = moveAsideIfSame(dir, again.text, step, "lease");
+        if (aside === undefined) continue;
         recovered = true;
+        // claimed at once (the prepared directory is ready), so the breaker is the one told `recovered`
+        step?.("lease:claim");
+        const won = moveDir(prep, dir, { sync: false, label: "lease" });
+        removeAside(aside, step, "lease");
+        if (won) return leaseHandle(dir, owner, text, step, true);
+      } finally {
+        guard.release();
       }
     } finally {
-      guard.release();
+      rmSync(prep, { recursive: true, force: true });
     }
   }
 }
@@ -251,7 +261,8 @@ function leaseHandle(dir: string, owner: LeaseOwner, text: string, step: StepHoo
     release() {
       const r = readLease(dir);
       if (r === "gone" || r.text !== text) return; // lost to a breaker that proved this owner dead
-      removeDirIfSame(dir, text, step, "release");
+      const aside = moveAsideIfSame(dir, text, step, "release");
+      if (aside !== undefined) removeAside(aside, step, "release");
     },
   };
 }
