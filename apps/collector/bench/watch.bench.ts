@@ -3,7 +3,8 @@
 // per line, and the daemon's CPU (utime + stime from /proc/<pid>/stat) as a share of one core,
 // against a bare `fs.watch` (recursive) process on the same tree receiving the same events in the
 // same run. (2) Steady growth — five sessions a line a second each — for LAKE_BENCH_WATCH_SECONDS
-// (default 30; 600 for the ten-minute run): RSS at the start and the end, and CPU over it.
+// (default 30; 600 for the ten-minute run): RSS at the start, each minute and the end, the live heap
+// after each of V8's full collections, and CPU over it.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -45,7 +46,19 @@ try {
   const flags = ["--root", root, "--sources-only", "--source", `claude-code=${projects}`];
   const c = spawnSync(process.execPath, [BIN, "collect", ...flags], { env, encoding: "utf8" });
   if (c.status !== 0) throw new Error(`collect exited ${c.status}: ${c.stderr}`);
-  watch = spawn(process.execPath, [BIN, "watch", ...flags], { env, stdio: ["ignore", "ignore", "inherit"] });
+  // --trace-gc: after each full collection V8 prints the live heap, which tells a leak from a heap that grows
+  // its committed size lazily (RSS follows the latter).
+  watch = spawn(process.execPath, ["--trace-gc", BIN, "watch", ...flags], { env, stdio: ["ignore", "pipe", "inherit"] });
+  const fullGcs: number[] = [];
+  let gcTail = "";
+  watch.stdout!.on("data", (d: Buffer) => {
+    const lines = (gcTail + d.toString()).split("\n");
+    gcTail = lines.pop()!;
+    for (const l of lines) {
+      const m = /Mark-Compact[^>]*-> ([\d.]+)/.exec(l);
+      if (m) fullGcs.push(Number(m[1]));
+    }
+  });
   bare = spawn(process.execPath, ["-e", `require("fs").watch(${JSON.stringify(projects)}, { recursive: true }, () => {}); setInterval(() => {}, 1 << 30);`], { stdio: "ignore" });
   const status = () => {
     try {
@@ -86,9 +99,13 @@ try {
   const s0 = cpuTicks(watch.pid!);
   const g0 = Date.now();
   const lat2: number[] = [];
+  // RSS once a minute (and at the start): a daemon's heap settles over its first minutes, a leak keeps growing.
+  const series: number[] = [rss0];
+  const gc0 = fullGcs.length;
   for (let i = 0; (Date.now() - g0) / 1000 < dur; i++) {
     await sleep(Math.max(0, g0 + i * 1000 - Date.now()));
     for (const k of growing) appendFileSync(files[k]!, userLine(ids[k]!, 100_000 + i, `steady ${i}`));
+    if (i > 0 && i % 60 === 0) series.push(rssBytes(watch.pid!));
   }
   for (const k of growing) lat2.push(await landed(root, ids[k]!, statSync(files[k]!).size, 10_000));
   const gSecs = (Date.now() - g0) / 1000;
@@ -96,6 +113,9 @@ try {
   const sCpu = (cpuTicks(watch.pid!) - s0) / tick;
   console.log(`\n## watch: steady growth, 5 sessions a line a second each, ${dur} s (LAKE_BENCH_WATCH_SECONDS)`);
   line("RSS", `start ${mb(rss0)}, end ${mb(rss1)} (${rss1 >= rss0 ? "+" : ""}${mb(rss1 - rss0)})`);
+  line("RSS each minute", series.map((b) => (b / 1e6).toFixed(1)).join(" → ") + " MB");
+  const gcs = fullGcs.slice(gc0);
+  line("live heap after each full GC", gcs.length === 0 ? "no full GC in the run" : `${gcs.join(" → ")} MB`);
   line("CPU", `${sCpu.toFixed(2)} s in ${gSecs.toFixed(0)} s = ${((sCpu / gSecs) * 100).toFixed(1)} % of a core`);
   line("last lines landed after", `${Math.max(...lat2)} ms`);
 } finally {
