@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 
 const here = fileURLToPath(new URL("..", import.meta.url));
 const samples = join(here, "..", "..", "samples");
-const SKIP = new Set(["node_modules", "scripts", "src"]);
+const SKIP = new Set(["node_modules", "scripts", "src", "test"]);
 const bad = [];
 const walk = (d, rel = "") => {
   const out = [];
