@@ -134,6 +134,14 @@ describe("redactValue", () => {
 });
 
 describe("redactRecord and quarantine", () => {
+  it("the record hash is the golden one: HMAC over the record's canonical JSON, nesting past the cap as \"[depth]\"", () => {
+    // Expected hashes were computed by the writer before it moved to @lake/canonical-json: the bytes must not change.
+    const deep = { b: [1.5, -0, 1e21, 'é\u2028"x'], a: { z: { y: { x: { w: "past the cap" } } } }, "\u00e9": null, A: true };
+    expect(createRedactor({ key, maxDepth: 3 }).redactRecord(deep)).toEqual({ status: "quarantined", rules_fired: ["limit:depth"], hash: "bb8c1d4663a749892cd0b2ef9b3fc6ba874f17efe52f6ce703e5ce5e4e8f850f" });
+    const rec = { type: "user", text: `token ${gh}`, n: [0.1, 2, { k: false }], Z: "last", a: "first" };
+    expect(createRedactor({ key, quarantineRules: ["github-token"] }).redactRecord(rec)).toEqual({ status: "quarantined", rules_fired: ["github-token"], hash: "c529233678720c148226750dc63dc9f1a8de5668a25be62d5d7605a6be314f36" });
+  });
+
   it("quarantines a record holding a private key by default, keeping no part of it", () => {
     const rec = { type: "tool_result", content: `cat ~/.ssh/id_rsa\n${pem}`, note: gh };
     const q = red.redactRecord(rec);

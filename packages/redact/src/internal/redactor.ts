@@ -1,5 +1,6 @@
 // The public engine surface: mask strings and JSON values, decide quarantine for records.
 import { createHmac } from "node:crypto";
+import { canonicalJson } from "@lake/canonical-json";
 import { RedactError, isRedactError } from "./errors.js";
 import { keyBytes, RedactKey } from "./key.js";
 import { Engine, GENERIC_RULE_ID, maskFor, shortHash, wholeValueIsSecret } from "./engine.js";
@@ -102,20 +103,6 @@ interface Acc {
 function isPlainObject(v: object): boolean {
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
-}
-
-/** Canonical JSON (sorted keys) with a depth cap, for record hashes. */
-function canonical(v: unknown, depth: number, max: number): string {
-  if (depth > max) return '"[depth]"';
-  if (v === null || typeof v === "boolean") return String(v);
-  if (typeof v === "number") return Number.isFinite(v) ? String(v) : "null";
-  if (typeof v === "string") return JSON.stringify(v);
-  if (Array.isArray(v)) return "[" + v.map((x) => canonical(x, depth + 1, max)).join(",") + "]";
-  if (typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    return "{" + Object.keys(o).sort().map((k) => JSON.stringify(k) + ":" + canonical(o[k], depth + 1, max)).join(",") + "}";
-  }
-  return JSON.stringify(String(typeof v));
 }
 
 /**
@@ -229,7 +216,7 @@ export function createRedactor(options: RedactorOptions): Redactor {
   const quarantineRecord = (record: unknown, rulesFired: readonly string[]): QuarantineRecord => ({
     status: "quarantined",
     rules_fired: [...new Set(rulesFired)].sort(),
-    hash: createHmac("sha256", keyBytes(key)).update("lake-redact-record\0").update(canonical(record, 0, maxDepth + 1), "utf8").digest("hex"),
+    hash: createHmac("sha256", keyBytes(key)).update("lake-redact-record\0").update(canonicalJson(record, { maxDepth: maxDepth + 1, refuse: (reason) => new RedactError("InvalidValue", reason) }), "utf8").digest("hex"),
   });
 
   return {

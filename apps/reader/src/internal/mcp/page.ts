@@ -3,6 +3,7 @@
 // of the offset and a hash of the question (and of the fleet's state where the answer depends on
 // it), so a cursor is refused for another question or after the fleet changed.
 import { createHash } from "node:crypto";
+import { canonicalJson } from "@lake/canonical-json";
 import { ReaderError } from "../errors.js";
 
 /** Default and largest `max_bytes` of an answer. */
@@ -27,17 +28,7 @@ export function jsonBytes(v: unknown): number {
 /** The hash a cursor carries: the tool, its arguments (without paging ones), and the state it read. */
 export function questionHash(tool: string, args: Record<string, unknown>, state = ""): string {
   const { cursor: _c, limit: _l, max_bytes: _m, turns: _t, ...rest } = args;
-  return createHash("sha256").update(JSON.stringify([tool, sortKeys(rest), state])).digest("hex").slice(0, 24);
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v !== null && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) if ((v as Record<string, unknown>)[k] !== undefined) out[k] = sortKeys((v as Record<string, unknown>)[k]);
-    return out;
-  }
-  return v;
+  return createHash("sha256").update(canonicalJson([tool, rest, state])).digest("hex").slice(0, 24);
 }
 
 /** A short hash of an answer's whole content: a cursor given for it is refused once it changed. */

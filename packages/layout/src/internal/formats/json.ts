@@ -1,29 +1,17 @@
 // The JSON every fleet object is written in, and the strict-decoding helpers the format modules share.
 // Canonical JSON: object keys sorted (recursively), no insignificant whitespace, undefined members
 // dropped, newline-terminated — the same content always gives the same bytes.
+import { canonicalJson as write } from "@lake/canonical-json";
 import { LayoutError } from "../errors.js";
 
-/** Serialise `v` as canonical JSON (sorted keys, no spaces, undefined members dropped), without a newline. */
+/** Serialise `v` as canonical JSON (`@lake/canonical-json`: sorted keys, no spaces, undefined members dropped), without a newline. */
 export function canonicalJson(v: unknown): string {
-  return JSON.stringify(sortKeys(v));
+  return write(v);
 }
 
 /** {@link canonicalJson} as UTF-8 bytes with a trailing newline: the bytes of every create-only fleet object. */
 export function canonicalBytes(v: unknown): Uint8Array {
   return Buffer.from(canonicalJson(v) + "\n", "utf8");
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v !== null && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined) out[k] = sortKeys(x);
-    }
-    return out;
-  }
-  return v;
 }
 
 /** A `Corrupt` LayoutError naming the object: `<key>: <reason>`. */

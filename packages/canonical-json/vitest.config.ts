@@ -1,0 +1,3 @@
+import { lakeVitestConfig } from "@lake/tooling/vitest";
+
+export default lakeVitestConfig();
