@@ -1,16 +1,20 @@
 // Property: over random fleets right after push — sessions split into random segments, some sessions
 // in two runtimes or two parts, usage keys shared across sessions, records copied between segments,
 // every usage mode — the usage lake-reader answers from push's segment rollups (a rollup of segments
-// 0..N beside each segment N, written by @lake/segments writeUsageRollup as push writes it; some
+// 0..N beside each segment N, built as push builds it: from the carry of rollup N-1 and segment N's
+// rows, @lake/segments writeUsageRollupOf / usageRecordsOfRows and @lake/events' usage carry; some
 // directories' newest rollup missing or damaged) equals countUsage over every row in read order.
+// Each incremental rollup is the same bytes as writeUsageRollup over segments 0..N read back, and
+// segment N's records counted from its rows are those readUsageRecords reads from its file. A second
+// property runs sessions of more than 32 segments.
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { USAGE_KEYS, countUsage, type CanonicalRecord, type Usage, type UsageContribution } from "@lake/events";
+import { USAGE_KEYS, countUsage, decodeUsageCarry, encodeUsageCarry, type CanonicalRecord, type Usage, type UsageContribution } from "@lake/events";
 import { segmentKey, segmentUsageKey, sessionLabel, type SessionPartition } from "@lake/layout";
-import { SegmentWriter, writeUsageRollup, type FleetRow } from "@lake/segments";
+import { SegmentWriter, readUsageRecords, usageRecordsOfRows, writeUsageRollup, writeUsageRollupOf, type FleetRow } from "@lake/segments";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { resolveFleet, openReadableStore } from "../src/internal/fleet.js";
 import { fleetUsage } from "../src/internal/usage-scan.js";
@@ -48,6 +52,8 @@ const recordArb = fc.record({
   cost: fc.option(fc.integer({ min: 1, max: 500 }).map((c) => c / 100), { nil: undefined, freq: 5 }),
 });
 
+type Gen = typeof recordArb extends fc.Arbitrary<infer T> ? T : never;
+
 const fleetArb = fc.record({
   records: fc.array(recordArb, { minLength: 1, maxLength: 40, size: "medium" }),
   // How many segments each directory's records are cut into (as many as it has records at most), and where.
@@ -57,7 +63,16 @@ const fleetArb = fc.record({
   rollups: fc.array(fc.constantFrom("all", "all", "all", "missing", "damaged"), { minLength: 16, maxLength: 16 }),
 });
 
-type Gen = typeof recordArb extends fc.Arbitrary<infer T> ? T : never;
+/** Sessions of more than 32 segments: most records in one directory, cut into 33-45 segments. */
+const longFleetArb = fc.record({
+  records: fc
+    .tuple(fc.array(recordArb.map((r): Gen => ({ ...r, session: 0, codex: false, part: 1 })), { minLength: 46, maxLength: 60 }), fc.array(recordArb, { maxLength: 8 }))
+    .map(([long, rest]) => [...long, ...rest]),
+  segments: fc.tuple(fc.integer({ min: 33, max: 45 }), fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 15, maxLength: 15 })).map(([a, rest]) => [a, ...rest]),
+  cutSeed: fc.integer({ min: 0, max: 1 << 30 }),
+  rollups: fc.array(fc.constantFrom("all", "all", "all", "missing", "damaged"), { minLength: 16, maxLength: 16 }),
+});
+
 
 function toRecord(g: Gen, i: number): CanonicalRecord {
   const usage: Usage = {};
@@ -94,15 +109,14 @@ function sums(cs: readonly UsageContribution[]): Map<string, { usage: Usage; res
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-describe("usage from push's segment rollups equals countUsage over every row", () => {
-  it("random sessions, segments, overlaps, missing and damaged rollups", async () => {
+async function property(arb: typeof fleetArb, numRuns: number, checkEvery: number, minFromRollups: number): Promise<void> {
     const writer = await SegmentWriter.open();
     let n = 0;
     // Cases answered at least partly from rollups (the rest overlapped everywhere, or had none usable).
     let fromRollups = 0;
     try {
       await fc.assert(
-        fc.asyncProperty(fleetArb, async (g) => {
+        fc.asyncProperty(arb, async (g) => {
           const root = tempDir(`push-rollup-prop-${n++}`);
           try {
             const records = g.records.map((r, i) => ({ g: r, rec: toRecord(r, i) }));
@@ -128,23 +142,38 @@ describe("usage from push's segment rollups equals countUsage over every row", (
               const work = join(root, "..", `${basename(root)}-work-${di}`);
               mkdirSync(work, { recursive: true });
               const local: string[] = [];
+              let carry = encodeUsageCarry([]);
               for (let s = 0; s + 1 < bounds.length; s++) {
                 const rows = d.rows.slice(bounds[s], bounds[s + 1]);
                 const key = segmentKey(d.p, s);
                 const path = join(root, ...key.split("/"));
                 mkdirSync(dirname(path), { recursive: true });
-                await writer.write(path, rows.map((r, k): FleetRow => ({ ...r, agent: "host-a", landed_seq: s + 1, landed_row: k })), "bronze");
+                const fleetRows = rows.map((r, k): FleetRow => ({ ...r, agent: "host-a", landed_seq: s + 1, landed_row: k }));
+                await writer.write(path, fleetRows, "bronze");
                 inReadOrder.push({ key, rows });
                 local.push(join(work, `seg-${String(s).padStart(6, "0")}.parquet`));
                 copyFileSync(path, local[s]!);
                 const newest = s + 2 === bounds.length;
+                // As push counts: the carry of rollup s-1 (through its codec), then segment s's rows.
+                const fromRows = usageRecordsOfRows(fleetRows, d.p.runtime);
+                if (s % checkEvery === 0 || newest) expect(fromRows).toEqual(await readUsageRecords([{ path, layout: "bronze", runtime: d.p.runtime }]));
+                const counted = [...decodeUsageCarry(carry, key), ...fromRows];
+                carry = encodeUsageCarry(counted);
                 // Push writes one beside every segment; the reader reads only the newest. The first
                 // one stays too (covering segment 0 only: it must not be taken for the directory's).
                 if (!newest && s > 0) continue;
                 if (newest && policy === "missing") continue;
                 const out = join(work, `rollup-${s}`);
                 mkdirSync(out);
-                const w = await writeUsageRollup(local.map((f) => ({ path: f, layout: "bronze" as const, runtime: d.p.runtime })), out, { label: key });
+                const w = writeUsageRollupOf(counted, out);
+                // The same bytes as counting every segment of the directory again, read back.
+                if (newest || s === 0) {
+                  const full = join(work, `full-${s}`);
+                  mkdirSync(full);
+                  const f = await writeUsageRollup(local.map((x) => ({ path: x, layout: "bronze" as const, runtime: d.p.runtime })), full, { label: key });
+                  expect(readFileSync(w.json.path, "utf8")).toBe(readFileSync(f.json.path, "utf8"));
+                  expect(readFileSync(w.keys.path).equals(readFileSync(f.keys.path))).toBe(true);
+                }
                 for (const [file, f] of [["keys", w.keys], ["json", w.json]] as const) {
                   const dest = join(root, ...segmentUsageKey(d.p, s, file, f.sha256).split("/"));
                   copyFileSync(f.path, dest);
@@ -176,11 +205,15 @@ describe("usage from push's segment rollups equals countUsage over every row", (
             rmSync(root, { recursive: true, force: true });
           }
         }),
-        { numRuns: 10, seed: 19 },
+        { numRuns, seed: 19 },
       );
-      expect(fromRollups).toBeGreaterThanOrEqual(5);
+      expect(fromRollups).toBeGreaterThanOrEqual(minFromRollups);
     } finally {
       writer.close();
     }
-  }, 300_000);
+}
+
+describe("usage from push's segment rollups equals countUsage over every row", () => {
+  it("random sessions, segments, overlaps, missing and damaged rollups", () => property(fleetArb, 10, 1, 5), 300_000);
+  it("sessions of more than 32 segments, each rollup counted from the one before", () => property(longFleetArb, 3, 8, 2), 300_000);
 });

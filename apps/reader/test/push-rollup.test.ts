@@ -90,16 +90,36 @@ describe("usage from push's segment rollups", () => {
     const keys = filesUnder(join(fleet, "sessions")).map((p) => p.slice(fleet.length + 1).split("\\").join("/"));
     const mine = keys.filter((k) => k.includes(`/session=${sid}/`));
     const segs = mine.filter((k) => parseKey(k)?.kind === "segment").sort();
+    const dirs = (ks: string[]) => new Set(ks.filter((k) => parseKey(k)?.kind === "segment").map((k) => k.slice(0, k.lastIndexOf("/"))));
     expect(segs.map((k) => k.slice(k.lastIndexOf("/") + 1))).toEqual(["seg-000000.parquet", "seg-000001.parquet"]);
     for (const n of ["000000", "000001"]) expect(mine.filter((k) => k.includes(`/seg-${n}.usage.`)).length).toBe(2);
 
-    const after = await daily("cache-1");
+    const mid = await daily("cache-1");
+    expect(mid.code, mid.err).toBe(0);
+    expect(mid.out.totals.output_tokens).toBe(before.out.totals.output_tokens! + 1919);
+    expect(mid.out.daily.find((d) => d.date === "2026-02-20")?.output_tokens).toBe(1919);
+    // Segment 1's rollup was counted from segment 0's carry (push keeps one per open directory in
+    // _export/usage/, the newest only). Without the carries, the next rollup downloads the earlier
+    // segments instead, to the same sums.
+    const carryDir = join(s.root, "_export", "usage");
+    const carries = readdirSync(carryDir);
+    expect(carries.length).toBe(dirs(keys).size);
+    expect(carries.filter((n) => n.endsWith("-1.carry")).length).toBe(1);
+    for (const n of carries) rmSync(join(carryDir, n));
+    appendFileSync(source, `${JSON.stringify({ ...grown, uuid: "0b1c2d3e-0000-4000-8000-000000000020", requestId: "req_grown_again_19", message: { ...grown.message, id: "msg_grown_again_19", usage: { input_tokens: 3, output_tokens: 2020 } } })}\n`);
+    collector(["collect", "--root", s.root, "--sources-only", "--source", `claude-code=${s.projects}`]);
+    collector(["push", "--root", s.root, "--store", s.store, "--agent", "host-t"]);
+    const keys2 = filesUnder(join(fleet, "sessions")).map((p) => p.slice(fleet.length + 1).split("\\").join("/"));
+    const segs2 = keys2.filter((k) => k.includes(`/session=${sid}/`) && parseKey(k)?.kind === "segment").sort();
+    expect(segs2.length).toBe(3);
+    expect(keys2.filter((k) => k.includes(`/session=${sid}/seg-000002.usage.`)).length).toBe(2);
+    expect(readdirSync(carryDir)).toEqual([carries.find((n) => n.endsWith("-1.carry"))!.replace(/-1\.carry$/, "-2.carry")]);
+    const after = await daily("cache-3");
     expect(after.code, after.err).toBe(0);
-    expect(after.out.totals.output_tokens).toBe(before.out.totals.output_tokens! + 1919);
-    expect(after.out.daily.find((d) => d.date === "2026-02-20")?.output_tokens).toBe(1919);
-    // Both segments cut: the answer is the same and whole (exit 0), so the rollup beside segment 1
-    // stood for both and no row of the directory was read.
-    for (const k of segs) {
+    expect(after.out.totals.output_tokens).toBe(before.out.totals.output_tokens! + 1919 + 2020);
+    // Every segment cut: the answer is the same and whole (exit 0), so the rollup beside segment 2
+    // stood for all three and no row of the directory was read.
+    for (const k of segs2) {
       const path = join(fleet, ...k.split("/"));
       writeFileSync(path, readFileSync(path).subarray(0, statSync(path).size - 40));
     }

@@ -24,5 +24,10 @@ export {
   decodeUsageRollup,
   rollupContributions,
   overlappingRollups,
+  USAGE_CARRY_FORMAT,
+  USAGE_CARRY_VERSION,
+  USAGE_CARRY_COLUMNS,
+  encodeUsageCarry,
+  decodeUsageCarry,
 } from "./internal/rollup.js";
 export type { UsageRollup, UsageRollupRow, UsageIdentity, EncodedUsageRollup } from "./internal/rollup.js";

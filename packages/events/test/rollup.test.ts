@@ -5,7 +5,9 @@ import fc from "fast-check";
 import {
   buildUsageRollup,
   countUsage,
+  decodeUsageCarry,
   decodeUsageRollup,
+  encodeUsageCarry,
   encodeUsageRollup,
   isEventsError,
   overlappingRollups,
@@ -122,6 +124,45 @@ describe("usage rollup format", () => {
       older = e;
     }
     expect(isEventsError(older) && older.code).toBe("OlderRollup");
+  });
+
+  it("carries the golden records to the pinned bytes; a rollup continued from a carry is the rollup of everything", () => {
+    const text = encodeUsageCarry(GOLDEN_RECORDS);
+    expect(text).toBe(readFileSync(golden("usage-carry-v1/usage.carry"), "utf8"));
+    // The replayed record (which countUsage skips) is not kept; the rest are, in order.
+    expect(JSON.parse(text).rows.length).toBe(GOLDEN_RECORDS.length - 1);
+    expect(encodeUsageCarry(decodeUsageCarry(text, "golden"))).toBe(text);
+    const whole = encodeUsageRollup(buildUsageRollup(GOLDEN_RECORDS)).json;
+    for (let cut = 0; cut <= GOLDEN_RECORDS.length; cut++) {
+      const before = decodeUsageCarry(encodeUsageCarry(GOLDEN_RECORDS.slice(0, cut)), "c");
+      expect(encodeUsageRollup(buildUsageRollup([...before, ...GOLDEN_RECORDS.slice(cut)])).json, `cut ${cut}`).toBe(whole);
+    }
+  });
+
+  it("refuses what is not a carry, naming the file (a torn one too)", () => {
+    const text = encodeUsageCarry(GOLDEN_RECORDS);
+    const good = JSON.parse(text) as Record<string, unknown>;
+    const row = (good.rows as unknown[][])[0]!;
+    const cases: [string, string][] = [
+      [text.slice(0, text.length >> 1), "not a usage carry"],
+      [JSON.stringify({ ...good, format: "lake-usage-rollup" }), '"format"'],
+      [JSON.stringify({ ...good, version: 2 }), '"version"'],
+      [JSON.stringify({ ...good, columns: ["session_id"] }), '"columns"'],
+      [JSON.stringify({ ...good, rows: [row.slice(1)] }), "row 0"],
+      [JSON.stringify({ ...good, rows: [row.map((v, i) => (i === 0 ? 7 : v))] }), "wrong type"],
+      [JSON.stringify({ ...good, rows: [row.map((v, i) => (i === 7 ? -1 : v))] }), "input_tokens"],
+    ];
+    for (const [doc, why] of cases) {
+      let err: unknown;
+      try {
+        decodeUsageCarry(doc, "dir/x.carry");
+      } catch (e) {
+        err = e;
+      }
+      expect(isEventsError(err) && err.code === "InvalidRollup", why).toBe(true);
+      expect((err as Error).message).toMatch(/^dir\/x\.carry: /);
+      expect((err as Error).message).toContain(why);
+    }
   });
 
   it("is exported without the record schema from @lake/events/usage", () => {

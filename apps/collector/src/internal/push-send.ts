@@ -1,11 +1,12 @@
 // push's sender: the sessions push.ts decided to look at are read, sent as segments, sealed, and
 // recorded in push.state (see push.ts). Loaded only when there is something to look at.
 import { randomBytes, createHash } from "node:crypto";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { writeAtomic } from "@lake/durable";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { replaceFrom } from "@lake/durable";
 import type { CanonicalRecord } from "@lake/events";
+import type { UsageRecord } from "@lake/events/usage";
 import {
   encodeQuarantine,
   encodeSealed,
@@ -151,7 +152,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
             // Every segment gets beside it the usage rollup of its directory up to it (segments
             // 0..seg): a reader of a fleet not compacted yet adds the newest one instead of reading
             // the directory's rows.
-            if (r.status === "written") await putSegmentRollup(store, p, seg, path, tmp);
+            if (r.status === "written") await putSegmentRollup(store, local.root, p, seg, pending, tmp);
             rmSync(path, { force: true });
             if (r.status === "written") {
               st.next_seg[runtime] = seg + 1;
@@ -173,7 +174,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
               pending = pending.filter((row) => row.landed_seq === undefined || !have.seqs.has(row.landed_seq));
               // The push that wrote it may have stopped before its rollup: written again (named by
               // its bytes, so an existing one is left as it is) unless a next segment follows.
-              if (pending.length === 0) await putSegmentRollup(store, p, seg, undefined, tmp);
+              if (pending.length === 0) await putSegmentRollup(store, local.root, p, seg, undefined, tmp);
             } else {
               throw new CollectorError("Store", `${store.url}/${key}: upload outcome unknown (${String((r.cause as Error)?.message ?? r.cause)}); run push again`);
             }
@@ -195,6 +196,8 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
           const r = await store.putIfAbsent(sealedKey(p), body);
           step("push:sealed");
           if (r.status === "unknown") throw new CollectorError("Store", `${store.url}/${sealedKey(p)}: outcome unknown; run push again`);
+          // A sealed directory gets no next segment: its carry is not needed again.
+          rmSync(carryFiles(local.root, store, p).at((st.next_seg[runtime] ?? 1) - 1), { force: true });
         }
         st.sealed = true;
         summary.sealed++;
@@ -245,55 +248,98 @@ async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionP
   return false;
 }
 
-/** Directories up to this many segments get a push-side rollup beside each segment. */
-const ROLLUP_MAX_SEGMENTS = 32;
-
 /**
- * Upload the usage rollup of segments 0..seq of a directory, keys first: segment `seq` from `path`
- * (downloaded when undefined), the earlier ones downloaded from the store. A segment that cannot be
- * fetched or does not check (its footer's content hash) leaves the directory without this rollup:
- * the reader reads its rows, as for a directory pushed before rollups.
+ * Upload the usage rollup of segments 0..seq of a directory, keys first, and keep its carry (the
+ * usage records it counted, @lake/events encodeUsageCarry) in `_export/usage/` of the local root
+ * for the next one: rollup `seq` is counted from carry `seq - 1` and segment `seq`'s records —
+ * `rows` as written (usageRecordsOfRows), or the segment downloaded when undefined — so a push
+ * never reads a directory's history again. Without that carry (a push stopped before it, a root
+ * that lost it) the earlier segments are downloaded once; one that cannot be fetched or does not
+ * check (its footer's content hash) leaves the directory without this rollup: the reader reads its
+ * rows, as for a directory pushed before rollups.
  */
-async function putSegmentRollup(store: ObjectStore, p: SessionPartition, seq: number, path: string | undefined, tmp: string): Promise<void> {
-  // Each rollup reads every earlier segment of its directory: past ROLLUP_MAX_SEGMENTS a push would
-  // pay for the whole history of a long session again, so those directories are read from rows
-  // until maint compacts them.
-  if (seq >= ROLLUP_MAX_SEGMENTS) return;
-  const { writeUsageRollup, checkContentHash, isSegmentError } = await import("@lake/segments");
+async function putSegmentRollup(store: ObjectStore, root: string, p: SessionPartition, seq: number, rows: readonly FleetRow[] | undefined, tmp: string): Promise<void> {
+  const carries = carryFiles(root, store, p);
+  const { readUsageRecords, usageRecordsOfRows, writeUsageRollupOf, checkContentHash, isSegmentError } = await import("@lake/segments");
+  const { decodeUsageCarry, encodeUsageCarry } = await import("@lake/events/usage");
+  // A carry is written only once its rollup is uploaded: one for `seq` means this rollup is there.
+  if (rows === undefined && readCarry(carries.at(seq), decodeUsageCarry) !== undefined) return;
   const dir = join(tmp, `rollup-${randomBytes(4).toString("hex")}`);
   mkdirSync(dir);
   try {
-    // Named as their keys sort (readUsageRecords reads files in path order: the directory's order).
-    const files: string[] = [];
-    for (let i = 0; i <= seq; i++) {
+    const download = async (i: number): Promise<string | undefined> => {
       const local = join(dir, `seg-${String(i).padStart(6, "0")}.parquet`);
-      if (i === seq && path !== undefined) {
-        replaceFrom(path, local, { sync: false }); // scratch files: moved, never fsynced
-      } else {
-        try {
-          await store.download(segmentKey(p, i), local);
-        } catch {
-          return;
-        }
-        if (checkContentHash(local).status !== "ok") return;
+      try {
+        await store.download(segmentKey(p, i), local);
+      } catch {
+        return undefined;
       }
-      files.push(local);
+      return checkContentHash(local).status === "ok" ? local : undefined;
+    };
+    const read = async (files: string[]) => {
+      try {
+        return await readUsageRecords(files.map((f) => ({ path: f, layout: "bronze" as const, runtime: p.runtime })), { label: segmentKey(p, seq) });
+      } catch (e) {
+        if (isSegmentError(e)) return undefined;
+        throw e;
+      }
+    };
+    let before: UsageRecord[] | undefined = seq === 0 ? [] : readCarry(carries.at(seq - 1), decodeUsageCarry);
+    if (before === undefined) {
+      // Named as their keys sort (readUsageRecords reads files in path order: the directory's order).
+      const files: string[] = [];
+      for (let i = 0; i < seq; i++) {
+        const f = await download(i);
+        if (f === undefined) return;
+        files.push(f);
+      }
+      before = await read(files);
+      if (before === undefined) return;
     }
-    let w;
-    try {
-      w = await writeUsageRollup(files.map((f) => ({ path: f, layout: "bronze" as const, runtime: p.runtime })), dir, { label: segmentKey(p, seq) });
-    } catch (e) {
-      if (isSegmentError(e)) return;
-      throw e;
+    let now: UsageRecord[] | undefined;
+    if (rows !== undefined) now = usageRecordsOfRows(rows, p.runtime);
+    else {
+      const f = await download(seq);
+      if (f === undefined) return;
+      now = await read([f]);
+      if (now === undefined) return;
     }
+    const records = before.concat(now);
+    const w = writeUsageRollupOf(records, dir);
     for (const [file, f] of [["keys", w.keys], ["json", w.json]] as const) {
       const key = segmentUsageKey(p, seq, file, f.sha256);
       const r = await store.upload(key, { path: f.path }, { ifAbsent: true });
       step("push:rollup");
       if (r.status === "unknown") throw new CollectorError("Store", `${store.url}/${key}: upload outcome unknown; run push again`);
     }
+    // A cache, not a record: a torn or lost carry (no fsync) is refused by its decoder and costs
+    // one download of the directory, never a wrong sum.
+    mkdirSync(carries.dir, { recursive: true });
+    writeAtomic(carries.at(seq), encodeUsageCarry(records), { sync: false, mode: 0o644 });
+    if (seq > 0) rmSync(carries.at(seq - 1), { force: true });
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Where push keeps the carries of one store directory (`_export/usage/<hash>-<seq>.carry`). */
+function carryFiles(root: string, store: ObjectStore, p: SessionPartition): { dir: string; at: (seq: number) => string } {
+  const dir = join(root, "_export", "usage");
+  const name = createHash("sha256").update(`${store.url}\0${segmentKey(p, 0)}`).digest("hex").slice(0, 32);
+  return { dir, at: (seq) => join(dir, `${name}-${seq}.carry`) };
+}
+
+function readCarry(file: string, decode: (text: string, file: string) => UsageRecord[]): UsageRecord[] | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    return decode(text, file);
+  } catch {
+    return undefined; // torn or damaged: counted from the store instead
   }
 }
 

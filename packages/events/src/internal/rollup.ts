@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import { countUsage, type UsageContribution, type UsageRecord } from "./accounting.js";
 import { EventsError } from "./errors.js";
+import { USAGE_MODES } from "./record-core.js";
 import { USAGE_KEYS, addUsageInto, isEmptyUsage, type Usage } from "./usage.js";
 
 /** The `format` field of a rollup document. */
@@ -328,4 +329,113 @@ const OUTSIDE = -2;
 /** A BigUint64Array's values as 32-bit halves (two per value; equal values have equal halves). */
 function halves(keys: BigUint64Array): Uint32Array {
   return new Uint32Array(keys.buffer, keys.byteOffset, keys.length * 2);
+}
+
+/** The `format` field of a usage carry document. */
+export const USAGE_CARRY_FORMAT = "lake-usage-carry";
+/** The carry version this package writes and reads (any other is refused: `InvalidRollup`). */
+export const USAGE_CARRY_VERSION = 1;
+/** Columns of a carry row (one UsageRecord), in order. */
+export const USAGE_CARRY_COLUMNS = ["session_id", "runtime", "stream", "record_id", "content_hash", "ts", "model", ...USAGE_KEYS, "usage_mode", "usage_key", "is_sidechain", "cost_usd"] as const;
+const USAGE_MODE_VALUES: readonly string[] = USAGE_MODES;
+
+/**
+ * Encode a usage carry: the records a rollup counted (the UsageRecords countUsage looks at, in read
+ * order), so that the rollup of a set that grew by some records is
+ * `buildUsageRollup([...decodeUsageCarry(carry), ...grown])` — the same bytes as counting every
+ * record again — without reading the earlier records' files. One line of JSON and a newline.
+ * Fields countUsage does not read (and `replayed` records, which it skips) are not kept.
+ */
+export function encodeUsageCarry(records: Iterable<UsageRecord>): string {
+  const rows: unknown[] = [];
+  for (const r of records) {
+    if (r.replayed) continue;
+    rows.push([
+      r.session_id,
+      r.runtime,
+      r.stream,
+      r.record_id ?? null,
+      r.content_hash,
+      r.ts ?? null,
+      r.model ?? null,
+      ...USAGE_KEYS.map((k) => r.usage?.[k] ?? null),
+      r.usage_mode ?? null,
+      r.usage_key ?? null,
+      r.is_sidechain ?? null,
+      r.cost_usd ?? null,
+    ]);
+  }
+  return `${JSON.stringify({ format: USAGE_CARRY_FORMAT, version: USAGE_CARRY_VERSION, columns: USAGE_CARRY_COLUMNS, rows })}\n`;
+}
+
+/**
+ * Decode a usage carry (`text`, read from `file`) back into its records, in order. Throws
+ * EventsError `InvalidRollup` naming `file` when it is not one (a torn or damaged file too).
+ */
+export function decodeUsageCarry(text: string, file: string): UsageRecord[] {
+  const notCarry = (why: string): never => {
+    throw new EventsError("InvalidRollup", `${file}: not a usage carry: ${why}`, { data: { file } });
+  };
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new EventsError("InvalidRollup", `${file}: not a usage carry: ${(e as Error).message}`, { data: { file }, cause: e });
+  }
+  const o = v as { format?: unknown; version?: unknown; columns?: unknown; rows?: unknown };
+  if (typeof o !== "object" || o === null || o.format !== USAGE_CARRY_FORMAT) notCarry(`"format" is not "${USAGE_CARRY_FORMAT}"`);
+  if (o.version !== USAGE_CARRY_VERSION) notCarry(`"version" is not ${USAGE_CARRY_VERSION}`);
+  if (!Array.isArray(o.columns) || o.columns.join("\0") !== USAGE_CARRY_COLUMNS.join("\0")) notCarry(`"columns" differ from version ${USAGE_CARRY_VERSION}'s`);
+  if (!Array.isArray(o.rows)) notCarry(`"rows" is not a list`);
+  const rows = o.rows as unknown[];
+  const width = USAGE_CARRY_COLUMNS.length;
+  const u0 = 7;
+  const out: UsageRecord[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as unknown[];
+    if (!Array.isArray(r) || r.length !== width) notCarry(`row ${i} does not have ${width} values`);
+    const [session_id, runtime, stream, record_id, content_hash, ts, model] = r;
+    const mode = r[u0 + USAGE_KEYS.length];
+    const key = r[u0 + USAGE_KEYS.length + 1];
+    const side = r[u0 + USAGE_KEYS.length + 2];
+    const cost = r[u0 + USAGE_KEYS.length + 3];
+    if (
+      typeof session_id !== "string" ||
+      typeof runtime !== "string" ||
+      typeof stream !== "string" ||
+      !isStrOrNull(record_id) ||
+      typeof content_hash !== "string" ||
+      !isStrOrNull(ts) ||
+      !isStrOrNull(model) ||
+      (mode !== null && !USAGE_MODE_VALUES.includes(mode as string)) ||
+      !isStrOrNull(key) ||
+      (side !== null && typeof side !== "boolean") ||
+      (cost !== null && (typeof cost !== "number" || !Number.isFinite(cost)))
+    ) {
+      notCarry(`row ${i} has a value of the wrong type`);
+    }
+    // The same properties in the same order for every record (absent = undefined): one object shape.
+    const usage: Usage = {};
+    for (let k = 0; k < USAGE_KEYS.length; k++) {
+      const x = r[u0 + k];
+      if (x === null) continue;
+      if (typeof x !== "number" || !Number.isFinite(x) || x < 0) notCarry(`row ${i}: ${USAGE_KEYS[k]} is not a token count`);
+      usage[USAGE_KEYS[k]!] = x as number;
+    }
+    out[i] = {
+      session_id,
+      runtime,
+      stream,
+      content_hash,
+      record_id: record_id ?? undefined,
+      ts: ts ?? undefined,
+      model: model ?? undefined,
+      usage,
+      usage_mode: (mode ?? undefined) as UsageRecord["usage_mode"],
+      usage_key: key ?? undefined,
+      is_sidechain: (side ?? undefined) as boolean | undefined,
+      cost_usd: (cost ?? undefined) as number | undefined,
+    } as UsageRecord;
+  }
+  return out;
 }

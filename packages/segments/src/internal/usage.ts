@@ -9,7 +9,7 @@ import type { Usage, UsageRecord } from "@lake/events/usage";
 import { USAGE_KEYS, USAGE_ROLLUP_FILES, buildUsageRollup, encodeUsageRollup } from "@lake/events/usage";
 import { duckdb } from "./duckdb.js";
 import { SegmentError } from "./errors.js";
-import { parquetSource, sqlString, type SegmentLayout } from "./segments.js";
+import { parquetSource, sqlString, type FleetRow, type SegmentLayout } from "./segments.js";
 
 /** A Parquet file to read usage from: a bronze segment (runtime from its path) or a compacted part. */
 export interface UsageFile {
@@ -195,7 +195,17 @@ export interface WrittenRollup {
  * into `dir`. Maint writes one per compacted generation, push one beside each segment.
  */
 export async function writeUsageRollup(files: readonly UsageFile[], dir: string, options: ReadUsageOptions = {}): Promise<WrittenRollup> {
-  const rollup = buildUsageRollup(await readUsageRecords(files, options));
+  return writeUsageRollupOf(await readUsageRecords(files, options), dir);
+}
+
+/**
+ * The usage rollup of `records` (UsageRecords in read order: what readUsageRecords or
+ * usageRecordsOfRows give, after an earlier rollup's carry), written as writeUsageRollup writes it.
+ * A growing directory's next rollup is `writeUsageRollupOf([...decodeUsageCarry(carry), ...new])`
+ * (@lake/events): the same bytes as writeUsageRollup over every file of it.
+ */
+export function writeUsageRollupOf(records: readonly UsageRecord[], dir: string): WrittenRollup {
+  const rollup = buildUsageRollup(records);
   const enc = encodeUsageRollup(rollup);
   const out = (name: string, body: string | Uint8Array): RollupFile => {
     const path = join(dir, name);
@@ -206,4 +216,54 @@ export async function writeUsageRollup(files: readonly UsageFile[], dir: string,
   const keys = out(USAGE_ROLLUP_FILES.keys, enc.keys);
   const json = out(USAGE_ROLLUP_FILES.json, enc.json);
   return { json, keys: { ...keys, count: rollup.keys.length }, rows: rollup.rows.length };
+}
+
+/** Milliseconds of an ISO time as a segment stores it (the writer's Date.parse; NaN: NULL). */
+function storedTs(ts: string | undefined): string | undefined {
+  if (ts === undefined || ts === null) return undefined;
+  const ms = Date.parse(String(ts));
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+/**
+ * The UsageRecords readUsageRecords reads from a bronze segment of `runtime` that SegmentWriter
+ * wrote from `rows` — the same records, values and order — without writing or reading the file:
+ * what push counts for the rollup beside the segment it has just written. (Times as the segment
+ * stores them: milliseconds, ISO; strings as written; `content_hash` only without a record_id.)
+ */
+export function usageRecordsOfRows(rows: Iterable<FleetRow>, runtime: string): UsageRecord[] {
+  const out: UsageRecord[] = [];
+  for (const r of rows) {
+    if (r.replayed) continue;
+    const src = r.usage as Record<string, number | null | undefined> | undefined;
+    const usage: Usage = {};
+    let any = false;
+    if (src) {
+      for (const k of USAGE_KEYS) {
+        const x = src[k];
+        if (x === undefined || x === null) continue;
+        usage[k] = Number(x);
+        any = true;
+      }
+    }
+    const key = r.usage_key === undefined || r.usage_key === null ? undefined : String(r.usage_key);
+    const mode = r.usage_mode === undefined || r.usage_mode === null ? undefined : String(r.usage_mode);
+    if (!any && !(mode === "latest" && key !== undefined)) continue;
+    const hasId = r.record_id !== undefined && r.record_id !== null;
+    out.push({
+      session_id: String(r.session_id),
+      runtime,
+      stream: String(r.stream),
+      content_hash: hasId ? "" : r.content_hash === undefined || r.content_hash === null ? "" : String(r.content_hash),
+      record_id: hasId ? String(r.record_id) : undefined,
+      ts: storedTs(r.ts),
+      model: r.model === undefined || r.model === null ? undefined : String(r.model),
+      usage,
+      usage_mode: mode,
+      usage_key: key,
+      is_sidechain: r.is_sidechain === undefined || r.is_sidechain === null ? undefined : Boolean(r.is_sidechain),
+      cost_usd: r.cost_usd === undefined || r.cost_usd === null ? undefined : Number(r.cost_usd),
+    } as UsageRecord);
+  }
+  return out;
 }
