@@ -1,4 +1,6 @@
 // @lake/durable: the one implementation of durable local files every lake package uses.
+export { DirSync } from "./internal/dirsync.js";
+export type { DirSyncOptions } from "./internal/dirsync.js";
 export { acquireDirLease, decodeLeaseOwner, dirLeaseOwner, encodeLeaseOwner, LEASE_OWNER_FILE, moveDir } from "./internal/dir.js";
 export type { DirLeaseBusy, DirLeaseHandle, DirLeaseOptions, LeaseOwner, MoveOptions } from "./internal/dir.js";
 export { errno } from "./internal/errno.js";

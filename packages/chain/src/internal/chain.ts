@@ -218,7 +218,7 @@ function headOf(h: RoundSummary | null, throughSeq: number): HeadState | null {
   return h ? { round: h.round, commit: h.commit, file: h.file.split(/[\\/]/).pop() as string, throughSeq } : null;
 }
 
-/** Read the `conversation.state` cache; null when absent. It may lag the rounds directory: `recoverHead` is the authority. */
+/** Read the `conversation.state` cache; null when absent or empty. It may lag the rounds directory: `recoverHead` is the authority. */
 export async function readConversationState(root: string, conversationId: string): Promise<HeadState | null> {
   const path = join(chainDir(root, conversationId), "conversation.state");
   let text: string;
@@ -228,6 +228,8 @@ export async function readConversationState(root: string, conversationId: string
     if (errnoCode(e) === "ENOENT") return null;
     throw new ChainError("Io", `${path}: cannot read: ${String(e)}`, { data: { file: path }, cause: e });
   }
+  // Written without fsync: a machine crash can leave it empty (a rename whose data did not reach the disk).
+  if (text === "") return null;
   const kv = new Map(text.split("\n").filter(Boolean).map((l) => [l.slice(0, l.indexOf(" ")), l.slice(l.indexOf(" ") + 1)] as const));
   const round = Number(kv.get("round"));
   const throughSeq = Number(kv.get("through_seq"));
@@ -243,11 +245,16 @@ function stateFileText(head: HeadState): string {
   return `schema 1\nround ${head.round}\ncommit ${head.commit}\nfile ${head.file}\nthrough_seq ${head.throughSeq}\n`;
 }
 
+/**
+ * Replace the head cache. Atomically, without fsync: nothing trusts it (the head is always read by
+ * listing rounds/), so after a machine crash it may be old or empty, never wrong for a reader that
+ * follows `readConversationState`'s rule (empty reads as absent).
+ */
 async function writeStateFile(dir: string, head: HeadState): Promise<void> {
   const path = join(dir, "conversation.state");
   const tmp = join(dir, `.conversation.state.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
   try {
-    writeAtomic(path, stateFileText(head), { temp: tmp, mode: 0o644, label: "state" });
+    writeAtomic(path, stateFileText(head), { temp: tmp, mode: 0o644, label: "state", sync: false });
   } catch (e) {
     throw new ChainError("Io", `${path}: cannot write: ${String(e)}`, { data: { file: path }, cause: e });
   }

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, closeSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { errno } from "./errno.js";
+import type { DirSync } from "./dirsync.js";
 import { fsyncDir, fsyncFile } from "./fsync.js";
 import type { StepHook } from "./step.js";
 
@@ -33,6 +34,12 @@ export interface WriteOptions {
   readonly keepTempOnMissingDir?: boolean;
   /** `replaceFrom`: fsync the temporary file first (one another library wrote, e.g. SQLite or DuckDB, and closed unsynced). */
   readonly syncTemp?: boolean;
+  /**
+   * A batch of directory fsyncs. A replace leaves its directory fsync to it (no `fsync-dir` step:
+   * the batch's `flush()` does it); an install still fsyncs the directory at once and tells the
+   * batch that directory is durable.
+   */
+  readonly dirSync?: DirSync;
 }
 
 /** The default temporary path for `path`: `.tmp-<name>-<12 hex>` in the same directory. */
@@ -72,8 +79,9 @@ export function unlinkQuiet(p: string): void {
 
 /**
  * Replace `path` atomically: a reader sees the old content or the new, never a mix, and after a
- * crash the file holds one of the two. Steps: `write-temp`, `fsync-temp`, `rename`, `fsync-dir`.
- * On failure the temporary file is removed and the Node error is rethrown.
+ * crash the file holds one of the two. Steps: `write-temp`, `fsync-temp`, `rename`, `fsync-dir`
+ * (with `dirSync`, the directory fsync is left to that batch). On failure the temporary file is
+ * removed and the Node error is rethrown.
  */
 export function writeAtomic(path: string, data: FileData, options: WriteOptions = {}): void {
   const label = options.label ?? "replace";
@@ -95,7 +103,7 @@ export function writeAtomic(path: string, data: FileData, options: WriteOptions 
  */
 export function replaceFrom(tmp: string, path: string, options: Omit<WriteOptions, "temp" | "mode"> = {}): void {
   const label = options.label ?? "replace";
-  moveIntoPlace(tmp, path, options, label, () => {
+  moveIntoPlace(tmp, path, options, label, true, () => {
     if (options.syncTemp === true) {
       options.step?.(`${label}:fsync-temp`);
       if (options.sync !== false) fsyncFile(tmp);
@@ -109,9 +117,11 @@ export function replaceFrom(tmp: string, path: string, options: Omit<WriteOption
 /**
  * The shared tail of `replaceFrom` and `installFrom`: run `move` (which puts `tmp` under `path`, or
  * answers false when it did not); on failure remove `tmp` (kept on ENOENT with
- * `keepTempOnMissingDir`) and rethrow; after a move, step `fsync-dir` and fsync the directory.
+ * `keepTempOnMissingDir`) and rethrow; after a move, step `fsync-dir` and fsync the directory — or,
+ * for a replace (`deferDir`) given a `dirSync` batch, leave that fsync to the batch; an install's
+ * fsync tells the batch its directory is durable.
  */
-function moveIntoPlace(tmp: string, path: string, options: Pick<WriteOptions, "step" | "sync" | "keepTempOnMissingDir">, label: string, move: () => boolean): boolean {
+function moveIntoPlace(tmp: string, path: string, options: Pick<WriteOptions, "step" | "sync" | "keepTempOnMissingDir" | "dirSync">, label: string, deferDir: boolean, move: () => boolean): boolean {
   let moved: boolean;
   try {
     moved = move();
@@ -120,8 +130,13 @@ function moveIntoPlace(tmp: string, path: string, options: Pick<WriteOptions, "s
     throw e;
   }
   if (!moved) return false;
+  if (deferDir && options.dirSync) {
+    options.dirSync.defer(dirname(path));
+    return true;
+  }
   options.step?.(`${label}:fsync-dir`);
   if (options.sync !== false) fsyncDir(dirname(path));
+  options.dirSync?.covered(dirname(path));
   return true;
 }
 
@@ -197,7 +212,7 @@ export function installNoReplace(path: string, data: FileData, options: InstallO
 export function installFrom(tmp: string, path: string, options: Omit<InstallOptions, "temp" | "mode" | "readOnly"> = {}): InstallResult {
   const label = options.label ?? "land";
   let mode = options.installMode ?? "link";
-  const moved = moveIntoPlace(tmp, path, options, label, () => {
+  const moved = moveIntoPlace(tmp, path, options, label, false, () => {
     if (mode === "link") {
       options.step?.(`${label}:link`);
       try {

@@ -8,9 +8,10 @@
 //       take the directory lease (retrying until waitMs), log "+<pid>", hold, log "-<pid>", release
 //   node child.mjs hold-lease <dir>              take the directory lease, print it, wait to be killed
 //   node child.mjs move     <from> <to> [barrierDir]   moveDir (LAKE_TEST_KILL_AT may kill it)
+//   node child.mjs batch    <dir> <text> <n>     writeAtomic f1..fn in dir with one DirSync, then flush
 // barrierDir: write <dir>/ready-<pid>, then spin until <dir>/go exists (all racers start together).
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
-import { acquireDirLease, acquireLock, envStepHook, installNoReplace, moveDir, writeAtomic } from "@lake/durable";
+import { acquireDirLease, acquireLock, DirSync, envStepHook, installNoReplace, moveDir, writeAtomic } from "@lake/durable";
 
 const [cmd, path, ...rest] = process.argv.slice(2);
 const step = envStepHook();
@@ -77,4 +78,10 @@ if (cmd === "lock") {
   const [to, bar] = rest;
   barrier(bar);
   out({ moved: moveDir(path, to, step ? { step } : {}) });
+} else if (cmd === "batch") {
+  const [text, n] = rest;
+  const dirSync = new DirSync(step ? { step } : {});
+  for (let i = 1; i <= Number(n); i++) writeAtomic(`${path}/f${i}`, text, { label: "batch", dirSync, ...(step ? { step } : {}) });
+  dirSync.flush();
+  out({ synced: dirSync.synced, saved: dirSync.saved });
 }

@@ -1,6 +1,6 @@
 // The store's durable writes, on @lake/durable; failures become StoreError naming the file.
 import { join } from "node:path";
-import { fsyncDir as durableFsyncDir, installNoReplace, writeAtomic, type StepHook } from "@lake/durable";
+import { fsyncDir as durableFsyncDir, installNoReplace, writeAtomic, type DirSync, type StepHook } from "@lake/durable";
 import { StoreError, ioError } from "./errors.js";
 
 /** Called before every durable step (test hook: a crash test kills the process at step N). */
@@ -26,21 +26,24 @@ export function fsyncDir(dir: string): void {
  * name without replacing (hard link, then unlink the temporary name), fsync the directory.
  * Throws StoreError `Exists` when the final name is taken; nothing already there is touched.
  */
-export function landNoReplace(dir: string, name: string, chunks: readonly Uint8Array[], step?: StepHook, sync = true): void {
+export function landNoReplace(dir: string, name: string, chunks: readonly Uint8Array[], step?: StepHook, sync = true, dirSync?: DirSync): void {
   const final = join(dir, name);
   let r;
   try {
-    r = installNoReplace(final, chunks, { readOnly: true, label: "land", sync, ...(step ? { step } : {}) });
+    r = installNoReplace(final, chunks, { readOnly: true, label: "land", sync, ...(step ? { step } : {}), ...(dirSync ? { dirSync } : {}) });
   } catch (e) {
     throw ioError(final, "land", e);
   }
   if (!r.installed) throw new StoreError("Exists", `${final}: landed file already exists; not replaced`, { data: { file: final } });
 }
 
-/** Replace a small file atomically: temporary name, fsync, rename over, fsync the directory (`dir`, the file's own). */
-export function replaceAtomic(path: string, _dir: string, data: string | Uint8Array, step?: StepHook, label = "replace", sync = true): void {
+/**
+ * Replace a small file atomically: temporary name, fsync, rename over, fsync the directory (`dir`,
+ * the file's own) — or, with `dirSync`, leave the directory fsync to that batch.
+ */
+export function replaceAtomic(path: string, _dir: string, data: string | Uint8Array, step?: StepHook, label = "replace", sync = true, dirSync?: DirSync): void {
   try {
-    writeAtomic(path, data, { label, sync, ...(step ? { step } : {}) });
+    writeAtomic(path, data, { label, sync, ...(step ? { step } : {}), ...(dirSync ? { dirSync } : {}) });
   } catch (e) {
     throw ioError(path, "write", e);
   }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, statSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join, resolve as resolvePath } from "node:path";
-import { fsyncFile } from "@lake/durable";
+import { DirSync, fsyncFile } from "@lake/durable";
 import { crc32 } from "node:zlib";
 import { StoreError, errno, ioError } from "./errors.js";
 import { replaceAtomic, type StepHook } from "./fsx.js";
@@ -516,6 +516,8 @@ function loadExisting(dir: string, read: { state: IndexState; text: string } | u
   }
   try {
     const d = decodeIndex(buf, binPath, read.state.bytes);
+    // entries.bin must be the one index.state describes (a crash may keep one's new version and not the other's).
+    if (d.blocks !== read.state.blocks || d.entries.length !== read.state.entries) return undefined;
     return { text: read.text, state: read.state, files: d.files, entries: d.entries };
   } catch {
     return undefined;
@@ -559,8 +561,12 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
   mkdirSync(idxDir, { recursive: true });
   const block = indexFiles(session.dir, todo, seen, session.pendingIndex);
   const enc = block.files.length ? encodeBlock(block) : undefined;
+  // A rebuild replaces entries.bin and then index.state in index/: one directory fsync for both (a
+  // crash that keeps the new index.state and loses the new entries.bin leaves an index that does
+  // not decode to its state, which is rebuilt again).
+  const dirs = new DirSync({ label: "index-dir", sync, ...(step ? { step } : {}) });
   if (rebuild) {
-    replaceAtomic(binPath, idxDir, enc ? Buffer.concat([encodeIndexHeader(), enc.bytes]) : encodeIndexHeader(), step, "index", sync);
+    replaceAtomic(binPath, idxDir, enc ? Buffer.concat([encodeIndexHeader(), enc.bytes]) : encodeIndexHeader(), step, "index", sync, dirs);
   } else if (enc) {
     step?.("index:append");
     let fd: number;
@@ -589,7 +595,12 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
   }
   state.indexed_seq = Math.max(state.indexed_seq, maxSeq);
   const text = stateText(state);
-  replaceAtomic(statePath, idxDir, text, step, "index-state", sync);
+  replaceAtomic(statePath, idxDir, text, step, "index-state", sync, dirs);
+  try {
+    dirs.flush();
+  } catch (e) {
+    throw ioError(idxDir, "fsync directory", e);
+  }
   const files = cache ? cache.files : [];
   const entries = cache ? cache.entries : [];
   for (const f of block.files) files.push(f);
@@ -630,8 +641,10 @@ export function readIndex(root: string, sessionId: string): SessionIndex {
     try {
       const buf = readFileSync(binPath);
       const d = decodeIndex(buf, binPath, state.bytes);
-      keepIndex(dir, { text: read.text, state, files: d.files, entries: d.entries });
-      return { indexedSeq: state.indexed_seq, files: [...d.files], entries: [...d.entries], derived: false };
+      if (d.blocks === state.blocks && d.entries.length === state.entries) {
+        keepIndex(dir, { text: read.text, state, files: d.files, entries: d.entries });
+        return { indexedSeq: state.indexed_seq, files: [...d.files], entries: [...d.entries], derived: false };
+      }
     } catch (e) {
       if (errno(e) !== "ENOENT" && !(e instanceof StoreError)) throw ioError(binPath, "read index", e);
     }

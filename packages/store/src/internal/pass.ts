@@ -196,7 +196,7 @@ export class Pass {
     );
     const dir = join(s.dir, dirRel);
     s.ensureDir(dir);
-    landNoReplace(dir, name, built.chunks, s.opts.onStep, s.opts.fsync !== false);
+    landNoReplace(dir, name, built.chunks, s.opts.onStep, s.opts.fsync !== false, s.dirSync);
     const rel = `${dirRel}/${name}`;
     s.noteLanded({ seq, name, area, stream: src.stream, kind: src.kind, stamp: this.stamp, rel });
     const where = { seq, area, stream: src.stream, kind: src.kind };
@@ -276,6 +276,7 @@ export class Pass {
   finish(options: { index?: boolean } = {}): PassSummary {
     const s = this.session;
     s.assertOpen();
+    s.flushDirs();
     s.saveState();
     // A directory this open created holds no landed file unless this pass landed one: no index to write.
     const index = options.index === false || (s.createdDir && this.landedFiles === 0) ? undefined : s.updateIndex();

@@ -1,6 +1,7 @@
 import { closeSync, constants as fsConstants, fstatSync, mkdirSync, openSync, readFileSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import { join, resolve as resolvePath } from "node:path";
 import { uptime } from "node:os";
+import { DirSync } from "@lake/durable";
 import { StoreError, errno, ioError } from "./errors.js";
 import { replaceAtomic, type StepHook } from "./fsx.js";
 import { decodeKv, encodeKv, kvInt } from "./kv.js";
@@ -96,6 +97,12 @@ export class SessionStore {
   readonly knownConflicts = new Set<string>();
   /** @internal files this session landed that the index has not taken yet: their entries, so the update reads nothing back. */
   readonly pendingIndex = new Map<number, PendingFile>();
+  /**
+   * @internal the directories of cursors saved since the last flush: a cursor is renamed into place
+   * after its file landed (the landing fsynced that directory), and its own directory fsync waits
+   * for the next landing there or for `flushDirs` (pass end, close), once per directory.
+   */
+  readonly dirSync: DirSync;
 
   /** @internal use {@link openSession}. */
   constructor(root: string, sessionId: string, lock: LockHandle, opts: SessionOptions) {
@@ -104,6 +111,7 @@ export class SessionStore {
     this.dir = join(root, sessionId);
     this.lock = lock;
     this.opts = opts;
+    this.dirSync = new DirSync({ label: "cursor-dirs", sync: opts.fsync !== false, ...(opts.onStep ? { step: opts.onStep } : {}) });
     const st = this.readState();
     this.stateText = st?.text;
     this.stateSeq = st?.nextSeq ?? 1;
@@ -177,8 +185,15 @@ export class SessionStore {
       if (errno(e) === "ENOENT") return undefined;
       throw ioError(p, "read session state", e);
     }
-    const m = decodeKv(text, p);
-    return { text, nextSeq: kvInt(m, "next_seq", p) ?? 1, lastScanMs: Date.parse(m.get("last_scan") ?? "") };
+    // session.state is a cache written without fsync: after a machine crash it may be empty or torn.
+    // One that does not decode is treated as absent (the directory is scanned: the disk decides).
+    try {
+      const m = decodeKv(text, p);
+      const nextSeq = kvInt(m, "next_seq", p) ?? 1;
+      return { text, nextSeq, lastScanMs: Date.parse(m.get("last_scan") ?? "") };
+    } catch {
+      return undefined;
+    }
   }
 
   /** The next sequence number the session will issue. */
@@ -229,13 +244,27 @@ export class SessionStore {
     const p = join(this.dir, rel);
     const d = p.slice(0, p.lastIndexOf("/"));
     this.ensureDir(d);
-    replaceAtomic(p, d, encodeCursor(c), this.opts.onStep, "cursor", this.opts.fsync !== false);
+    replaceAtomic(p, d, encodeCursor(c), this.opts.onStep, "cursor", this.opts.fsync !== false, this.dirSync);
     this.cursors.set(rel, c);
     this.scanned?.cursorFiles.add(rel);
     this.known?.add(rel);
   }
 
-  /** Write session.state (next_seq, liveness unknown, last scan) when the counter moved (or it predates this boot). */
+  /** @internal fsync the directories of the cursors saved since the last landing in them (once each). */
+  flushDirs(): void {
+    try {
+      this.dirSync.flush();
+    } catch (e) {
+      throw ioError(this.dirSync.pending()[0] ?? this.dir, "fsync directory", e);
+    }
+  }
+
+  /**
+   * Write session.state (next_seq, liveness unknown, last scan) when the counter moved (or it
+   * predates this boot). A cache, replaced atomically without fsync: the disk is the authority on
+   * the counter, and a machine crash makes every session.state older than the boot, so the next
+   * open scans the directory anyway (one that does not decode is treated as absent).
+   */
   saveState(force = false): void {
     this.assertOpen();
     if (!force && this.seq === this.stateSeq && !this.stateStale) return;
@@ -243,7 +272,7 @@ export class SessionStore {
     const text = encodeKv([
       ["schema", 1], ["session", this.sessionId], ["next_seq", this.seq], ["liveness", "unknown"], ["last_scan", isoMicros(nowNs())],
     ]);
-    replaceAtomic(join(this.dir, "session.state"), this.dir, text, this.opts.onStep, "state", this.opts.fsync !== false);
+    replaceAtomic(join(this.dir, "session.state"), this.dir, text, this.opts.onStep, "state", false);
     this.stateSeq = this.seq;
     this.stateStale = false;
     this.stateText = text;
@@ -272,6 +301,7 @@ export class SessionStore {
   close(): void {
     if (!this.lock) return;
     try {
+      this.flushDirs();
       this.saveState();
       // The counter is right (scanned, or known) and session.state says it: the next open here may trust it.
       const cursorFiles = this.scanned?.cursorFiles ?? this.known;
