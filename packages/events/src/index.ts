@@ -16,3 +16,4 @@ export {
 export type { CanonicalRecord, RawRecord, Kind, Runtime, UsageMode } from "./internal/record.js";
 // The columns and record/row conversions: the whole of `@lake/events/columns`.
 export * from "./columns.js";
+export { checkStoredRecord } from "./internal/record-check.js";

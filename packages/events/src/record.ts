@@ -4,3 +4,4 @@
 // Everything here is also exported from the package root; parseRecord and the schemas are there only.
 export { RUNTIMES, KINDS, USAGE_MODES, MAIN_STREAM, RECORD_SCHEMA_VERSION, contentHash, canonicalize, recordDay } from "./internal/record-core.js";
 export type { CanonicalRecord, RawRecord, Kind, Runtime, UsageMode } from "./internal/record-core.js";
+export { checkStoredRecord } from "./internal/record-check.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { arrowSchema } from "../src/arrow.js";
-import { COLUMNS, canonicalize, contentHash, duckdbCreateTable, isEventsError, parseRecord, recordDay, recordToRow, rowToRecord, type RawRecord } from "../src/index.js";
+import { COLUMNS, canonicalize, checkStoredRecord, contentHash, duckdbCreateTable, isEventsError, parseRecord, recordDay, recordToRow, rowToRecord, safeParseRecord, type RawRecord } from "../src/index.js";
 
 const raw: RawRecord = {
   runtime: "claude-code",
@@ -74,5 +74,33 @@ describe("canonical record", () => {
     expect(recordDay({ ts: "2026-05-11T23:30:00-02:00" })).toBe("2026-05-12");
     expect(recordDay({})).toBe("unknown");
     expect(recordDay({ ts: "garbage" })).toBe("unknown");
+  });
+});
+
+describe("checkStoredRecord", () => {
+  it("accepts and refuses exactly what the zod schema does, field by field", () => {
+    const good = canonicalize({ ...raw, usage: { input_tokens: 1, output_tokens: 2 }, usage_mode: "delta", is_sidechain: false, exit_code: 0, cost_usd: 0.5 }, ["a"]);
+    expect(checkStoredRecord(JSON.parse(JSON.stringify(good)))).toEqual(good);
+    const values: unknown[] = [undefined, null, "", "x", "delta", "assistant", 0, -1, 1.5, 2 ** 60, Number.NaN, true, [], ["a"], [1], {}, { input_tokens: 3 }, { input_tokens: -1 }, { output_tokens: 1.5 }];
+    let refused = 0;
+    for (const field of [...Object.keys(good), "usage_mode", "is_error", "replayed", "source_offset", "child_stream"]) {
+      for (const v of values) {
+        const rec = { ...good, [field]: v } as Record<string, unknown>;
+        if (v === undefined) delete rec[field];
+        const zod = safeParseRecord(rec).success;
+        let ours = true;
+        try {
+          checkStoredRecord(rec);
+        } catch (e) {
+          expect(isEventsError(e) && e.code === "InvalidRecord").toBe(true);
+          expect((e as Error).message).toContain(field);
+          ours = false;
+        }
+        expect(ours, `${field} = ${JSON.stringify(v)}`).toBe(zod);
+        if (!ours) refused++;
+      }
+    }
+    expect(refused).toBeGreaterThan(100);
+    expect(() => checkStoredRecord([])).toThrow(/expected object/);
   });
 });

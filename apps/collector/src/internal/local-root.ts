@@ -42,9 +42,9 @@ export function stampMs(stamp: string): number {
   return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7]));
 }
 
-type Heavy = { store: typeof import("@lake/store"); events: typeof import("@lake/events") };
+type Heavy = { store: typeof import("@lake/store"); events: typeof import("@lake/events/record") };
 let heavy: Promise<Heavy> | undefined;
-const loadHeavy = (): Promise<Heavy> => (heavy ??= Promise.all([import("@lake/store"), import("@lake/events")]).then(([store, events]) => ({ store, events })));
+const loadHeavy = (): Promise<Heavy> => (heavy ??= Promise.all([import("@lake/store"), import("@lake/events/record")]).then(([store, events]) => ({ store, events })));
 
 /** A LocalRoot over a @lake/store storage root. */
 export function localRoot(root: string): LocalRoot {
@@ -81,7 +81,10 @@ export function localRoot(root: string): LocalRoot {
         digests.set(f.rel, lf.sha256);
         lf.rows.forEach((text, row) => {
           if (dup.has(`${f.seq}/${row}`)) return;
-          const rec = events.parseRecord(JSON.parse(text));
+          // The file is the one the index recorded (SHA-256 above), written by this collector: the
+          // schema's field checks without zod (checkStoredRecord; a record that does not fit still
+          // stops this session only).
+          const rec = events.checkStoredRecord(JSON.parse(text));
           rows.push({ ...rec, agent, landed_seq: f.seq, landed_row: row });
         });
       }
