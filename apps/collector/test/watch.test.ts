@@ -143,6 +143,11 @@ describe("watch", { timeout: 240_000 }, () => {
     expect(Number.isInteger(pid) && pid > 0).toBe(true);
     mkdirSync(join(root, "watch.lock"), { recursive: true });
     writeFileSync(join(root, "watch.lock", "owner.json"), JSON.stringify({ host: hostname(), pid, started_at: Date.now() - 60_000, token: "0".repeat(32) }) + "\n");
+    // `status` shows a watcher whose lease's owner is gone as stopped.
+    writeFileSync(join(root, "watch.status"), JSON.stringify({ state: "running", pid, passes: 3, updated_at: "2026-01-01T00:00:00.000Z" }));
+    const st = await runCli(["status", "--root", root, "--json"], { HOME: join(dir, "home") });
+    expect(st.code, st.stderr).toBe(0);
+    expect((JSON.parse(st.stdout) as { watch: unknown }).watch).toMatchObject({ state: "stopped", reason: `the watcher (pid ${pid}) is gone; it last wrote at 2026-01-01T00:00:00.000Z` });
     const r = await runCli(["watch", "--root", root, ...tree.flags, "--max-passes", "1", "--json"], { HOME: join(dir, "home") });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { kind: string }).kind)).toEqual(["pass"]);
