@@ -104,7 +104,7 @@ describe("usage from push's segment rollups", () => {
     const carryDir = join(s.root, "_export", "usage");
     const carries = readdirSync(carryDir);
     expect(carries.length).toBe(dirs(keys).size);
-    expect(carries.filter((n) => n.endsWith("-1.carry")).length).toBe(1);
+    expect(carries.filter((n) => n.endsWith("-1.carry"))).toEqual([expect.stringMatching(new RegExp(`^${sid}-[0-9a-f]{32}-1\\.carry$`))]);
     for (const n of carries) rmSync(join(carryDir, n));
     appendFileSync(source, `${JSON.stringify({ ...grown, uuid: "0b1c2d3e-0000-4000-8000-000000000020", requestId: "req_grown_again_19", message: { ...grown.message, id: "msg_grown_again_19", usage: { input_tokens: 3, output_tokens: 2020 } } })}\n`);
     collector(["collect", "--root", s.root, "--sources-only", "--source", `claude-code=${s.projects}`]);
@@ -126,5 +126,8 @@ describe("usage from push's segment rollups", () => {
     const cut = await daily("cache-2");
     expect(cut.code, cut.err).toBe(0);
     expect(cut.out).toEqual(after.out);
+    // Forgetting the session takes its carry (its usage records) with it.
+    collector(["forget", sid, "--root", s.root, "--apply"]);
+    expect(readdirSync(carryDir)).toEqual([]);
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 // The collector's part of forgetting a session: what the removal of @lake/store deletes beyond the
 // root's own directories (the session's source files, only when asked; its hook spool file) and
 // the state lines it drops (push.state). The order and the mechanics are the store's.
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { listAdapters } from "@lake/adapters";
 import { acquireLock, decodeCursor, finishRemovals, forgetSession, isStoreError, parseSpoolName, type RemovalResult } from "@lake/store";
@@ -20,14 +20,22 @@ async function exportLock(root: string, waitMs: number): Promise<{ release(): vo
 
 // push.state's codec lives with push, which loads @lake/layout: it is imported only when a removal runs,
 // so a collect pass with nothing to remove does not pay for it.
-type PushStateCodec = Pick<typeof import("./push.js"), "readPushState" | "writePushState">;
+type PushStateCodec = Pick<typeof import("./push.js"), "readPushState" | "writePushState" | "CARRY_DIR" | "carrySession">;
 const pushStateCodec = (): Promise<PushStateCodec> => import("./push.js");
 
 /**
  * Drop a session's lines from push.state, at every receiver: its fleet-store lines and every OTLP
- * receiver's answer for one of its derived spool files. Returns the receivers that had one.
+ * receiver's answer for one of its derived spool files; and push's usage carries of it
+ * (`_export/usage/`, the usage records of a directory not sealed yet). Returns the receivers that had one.
  */
-export function dropPushLines({ readPushState, writePushState }: PushStateCodec, root: string, sessionId: string): string[] {
+export function dropPushLines({ readPushState, writePushState, CARRY_DIR, carrySession }: PushStateCodec, root: string, sessionId: string): string[] {
+  let carries: string[] = [];
+  try {
+    carries = readdirSync(join(root, CARRY_DIR)).filter((n) => carrySession(n) === sessionId);
+  } catch {
+    /* no carries */
+  }
+  for (const n of carries) rmSync(join(root, CARRY_DIR, n), { force: true });
   const state = readPushState(root);
   const had: string[] = [];
   for (const [url, r] of Object.entries(state.receivers)) {

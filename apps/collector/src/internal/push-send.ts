@@ -29,7 +29,7 @@ import { QUARANTINE_TYPE } from "@lake/redact/quarantine";
 import { CollectorError } from "./errors.js";
 import type { LocalRoot, LandedFileRef } from "./local-root.js";
 import { step } from "./crash.js";
-import { emptySummary, writePushState, type PushOptions, type PushState, type PushSummary, type SessionPushState } from "./push.js";
+import { CARRY_DIR, carryName, emptySummary, writePushState, type PushOptions, type PushState, type PushSummary, type SessionPushState } from "./push.js";
 
 /**
  * Send the sessions in `look` (every session of the root when undefined) to `store`, recording in
@@ -322,11 +322,14 @@ async function putSegmentRollup(store: ObjectStore, root: string, p: SessionPart
   }
 }
 
-/** Where push keeps the carries of one store directory (`_export/usage/<hash>-<seq>.carry`). */
+/**
+ * Where push keeps the carries of one store directory (`_export/usage/<session>-<hash>-<seq>.carry`,
+ * {@link carryName}): named for the session, so forgetting it finds them without reading them.
+ */
 function carryFiles(root: string, store: ObjectStore, p: SessionPartition): { dir: string; at: (seq: number) => string } {
-  const dir = join(root, "_export", "usage");
-  const name = createHash("sha256").update(`${store.url}\0${segmentKey(p, 0)}`).digest("hex").slice(0, 32);
-  return { dir, at: (seq) => join(dir, `${name}-${seq}.carry`) };
+  const dir = join(root, CARRY_DIR);
+  const hash = createHash("sha256").update(`${store.url}\0${segmentKey(p, 0)}`).digest("hex").slice(0, 32);
+  return { dir, at: (seq) => join(dir, carryName(p.session, hash, seq)) };
 }
 
 function readCarry(file: string, decode: (text: string, file: string) => UsageRecord[]): UsageRecord[] | undefined {

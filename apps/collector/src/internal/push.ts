@@ -104,6 +104,19 @@ export interface PushSummary {
 
 const STATE_FILE = "push.state";
 
+/** Where push keeps its usage carries, under the root (a cache: see push-send.ts putSegmentRollup). */
+export const CARRY_DIR = join("_export", "usage");
+
+/** A carry's file name: `<session>-<32 hex of the store and directory>-<segment seq>.carry`. */
+export function carryName(session: string, hash: string, seq: number): string {
+  return `${session}-${hash}-${seq}.carry`;
+}
+
+/** The session a carry's file name names, or undefined for any other name. */
+export function carrySession(name: string): string | undefined {
+  return /^(.+)-[0-9a-f]{32}-\d+\.carry$/.exec(name)?.[1];
+}
+
 /** Read push.state (an absent file is an empty state; a damaged one is refused, never reset). */
 export function readPushState(root: string): PushState {
   const file = join(root, STATE_FILE);
