@@ -205,6 +205,8 @@ describe("the directory lease", () => {
       const dir = await deadLease(root);
       const r = await runChild(["lease", dir, join(root, "log"), "0", "0"], { LAKE_TEST_KILL_AT: String(i + 1) });
       expect(r.signal, `${s}: ${r.stderr}`).toBe("SIGKILL");
+      // whatever it left beside the lease is hidden (a storage root never takes it for a session)
+      expect(readdirSync(root).filter((n) => n !== "log" && n !== "watch.lock" && !n.startsWith(".watch.lock.")), s).toEqual([]);
       const h = acquireDirLease(dir);
       expect(h, s).toMatchObject({ held: true });
       if (h.held) h.release();

@@ -229,7 +229,7 @@ describe("append cursor rules on real files", () => {
     expect(readLanded(root, "s1", 3).rows).toHaveLength(1);
   });
 
-  it("status names each pending source and why; labels/ and fleet/ in the root are not sessions", async () => {
+  it("status names each pending source and why; labels/, fleet/ and watch.lock/ in the root are not sessions", async () => {
     const { root, srcDir, file } = setup();
     const other = join(srcDir, "t.jsonl");
     writeFileSync(file, jline("a"));
@@ -241,6 +241,9 @@ describe("append cursor rules on real files", () => {
     mkdirSync(join(root, "labels"), { recursive: true });
     writeFileSync(join(root, "labels", "labels.ndjson"), "");
     mkdirSync(join(root, "fleet", "sessions"), { recursive: true });
+    // watch's directory lease and what a killed claimer leaves beside it
+    mkdirSync(join(root, "watch.lock"));
+    mkdirSync(join(root, ".watch.lock.prep-0a1b2c3d4e5f"));
     const st = status(root, { resolve: (_id, source) => join(srcDir, source.split("/").pop()!) });
     expect(listSessions(root)).toEqual(["s1", "s2"]);
     expect(st.sessions).toBe(2);
@@ -250,6 +253,7 @@ describe("append cursor rules on real files", () => {
       { session: "s2", source: src(other).source, path: other, bytes: Buffer.byteLength('{"type":"user","uuid":"y"'), reason: "partial-line" },
     ]);
     await expect(openSession(root, "labels")).rejects.toMatchObject({ code: "InvalidArgument" });
+    await expect(openSession(root, "watch.lock")).rejects.toMatchObject({ code: "InvalidArgument" });
   });
 
   it("a 3 MiB single line is read whole past the 2 MiB budget", async () => {

@@ -112,13 +112,22 @@ function readLease(dir: string): Read | "gone" {
 }
 
 /**
+ * A name beside the lease for its claimers and breakers: hidden (`.<name>.<what>` in the lease's
+ * parent), so a directory that lists its children as data (a storage root's sessions) never takes
+ * one for an entry of its own.
+ */
+function beside(dir: string, what: string): string {
+  return join(dirname(dir), `.${basename(dir)}.${what}`);
+}
+
+/**
  * Move the lease directory at `dir` aside if it still is the one judged (its owner text is
  * `judged`): renamed to a name of this call's own (one rename, one winner), compared, and moved back
  * (never replacing) when it is not — a live owner's lease taken in between stays its owner's.
  * Returns the aside path when the judged lease was moved (the caller deletes it).
  */
 function moveAsideIfSame(dir: string, judged: string, step: StepHook | undefined, label: string): string | undefined {
-  const aside = `${dir}.stale-${randomBytes(6).toString("hex")}`;
+  const aside = beside(dir, `stale-${randomBytes(6).toString("hex")}`);
   step?.(`${label}:move-aside`);
   try {
     renameSync(dir, aside);
@@ -146,8 +155,8 @@ function removeAside(aside: string, step: StepHook | undefined, label: string): 
 }
 
 /**
- * Remove what killed claimers and breakers left beside the lease (`<name>.prep-*`, `<name>.stale-*`,
- * `<name>.break`):
+ * Remove what killed claimers and breakers left beside the lease (`.<name>.prep-*`, `.<name>.stale-*`,
+ * `.<name>.break`):
  * each only once its owner is proven dead (or it names none for 5 s), so a live claimer's prepared
  * directory and a live owner's lease being moved back are never touched.
  */
@@ -161,13 +170,13 @@ function sweep(dir: string): void {
     return;
   }
   for (const n of names) {
-    if (n === `${name}.break`) {
+    if (n === `.${name}.break`) {
       // a breaker's guard: a lock file, taken and released here only when its holder is proven dead
       const g = tryLock(join(parent, n));
       if (g.held) g.release();
       continue;
     }
-    if (!n.startsWith(`${name}.prep-`) && !n.startsWith(`${name}.stale-`)) continue;
+    if (!n.startsWith(`.${name}.prep-`) && !n.startsWith(`.${name}.stale-`)) continue;
     const p = join(parent, n);
     const r = readLease(p);
     if (r !== "gone" && isStale(r, undefined)) rmSync(p, { recursive: true, force: true });
@@ -201,10 +210,10 @@ const wait = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4
 let processStartMs: number | undefined;
 
 /**
- * Take the directory lease `dir` (one attempt, synchronously): a directory `<dir>.prep-<random>`
+ * Take the directory lease `dir` (one attempt, synchronously): a directory `.<name>.prep-<random>`
  * holding `owner.json` is prepared, then moved to `dir` in one rename, which fails when `dir`
  * exists. A lease whose owner is proven dead (the lock file's rules: same host; pid gone, reused, or
- * from before a reboot) is broken — under `<dir>.break`, a lock file — by moving it aside and
+ * from before a reboot) is broken — under `.<name>.break`, a lock file — by moving it aside and
  * comparing; one from another host never is. The handle, or who holds it; I/O errors are Node's.
  */
 export function acquireDirLease(dir: string, options: DirLeaseOptions = {}): DirLeaseHandle | DirLeaseBusy {
@@ -215,7 +224,7 @@ export function acquireDirLease(dir: string, options: DirLeaseOptions = {}): Dir
   sweep(dir);
   let recovered = false;
   for (let i = 0; ; i++) {
-    const prep = `${dir}.prep-${randomBytes(6).toString("hex")}`;
+    const prep = beside(dir, `prep-${randomBytes(6).toString("hex")}`);
     step?.("lease:prepare");
     mkdirSync(prep, { mode: 0o755 });
     try {
@@ -226,7 +235,7 @@ export function acquireDirLease(dir: string, options: DirLeaseOptions = {}): Dir
       const r = readLease(dir);
       if (r === "gone") continue;
       if (!isStale(r, undefined) || i >= 8) return { held: false, dir, owner: r.holder as LeaseOwner | undefined };
-      const guard = tryLock(`${dir}.break`, step ? { step } : {});
+      const guard = tryLock(beside(dir, "break"), step ? { step } : {});
       if (!guard.held) {
         wait(5 * (i + 1)); // another breaker is at it
         continue;

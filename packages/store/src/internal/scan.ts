@@ -75,10 +75,11 @@ export function scanSession(sessionDir: string): SessionScan {
 
 /**
  * Names in a storage root that are never sessions, though they start with neither `_` nor `.`:
- * `labels/` (the operator labels, docs/spec/transcript-lake-architecture.md) and `fleet/` (the default
- * local fleet store, @lake/layout's defaultStoreUrl).
+ * `labels/` (the operator labels, docs/spec/transcript-lake-architecture.md), `fleet/` (the default
+ * local fleet store, @lake/layout's defaultStoreUrl) and `watch.lock/` (lake-collector watch's
+ * directory lease, @lake/durable acquireDirLease).
  */
-export const RESERVED_ROOT_NAMES: ReadonlySet<string> = new Set(["labels", "fleet"]);
+export const RESERVED_ROOT_NAMES: ReadonlySet<string> = new Set(["labels", "fleet", "watch.lock"]);
 
 /** Session ids in a storage root: directories whose names start with neither `_` nor `.`, other than {@link RESERVED_ROOT_NAMES}. */
 export function listSessionIds(root: string): string[] {
