@@ -59,6 +59,10 @@ describe("publish and parse", () => {
     expect((await readConversationState(root, "s1"))?.round).toBe(1);
     expect((await recoverHead(root, "s1"))?.round).toBe(2);
     expect((await readConversationState(root, "s1"))?.round).toBe(2);
+    // written without fsync: a machine crash may leave it torn; it reads as absent, recoverHead rebuilds it
+    writeFileSync(state, stale.slice(0, stale.length >> 1));
+    expect(await readConversationState(root, "s1")).toBeNull();
+    expect((await recoverHead(root, "s1"))?.round).toBe(2);
     rmSync(state);
     expect((await recoverHead(root, "s1"))?.round).toBe(2);
     expect((await parse(root, "s1", { readIndex: () => index })).published).toBeNull();

@@ -218,7 +218,7 @@ function headOf(h: RoundSummary | null, throughSeq: number): HeadState | null {
   return h ? { round: h.round, commit: h.commit, file: h.file.split(/[\\/]/).pop() as string, throughSeq } : null;
 }
 
-/** Read the `conversation.state` cache; null when absent or empty. It may lag the rounds directory: `recoverHead` is the authority. */
+/** Read the `conversation.state` cache; null when absent, empty or not decodable (torn). It may lag the rounds directory: `recoverHead` is the authority. */
 export async function readConversationState(root: string, conversationId: string): Promise<HeadState | null> {
   const path = join(chainDir(root, conversationId), "conversation.state");
   let text: string;
@@ -235,9 +235,8 @@ export async function readConversationState(root: string, conversationId: string
   const throughSeq = Number(kv.get("through_seq"));
   const commit = kv.get("commit") ?? "";
   const file = kv.get("file") ?? "";
-  if (kv.get("schema") !== "1" || !Number.isSafeInteger(round) || !Number.isSafeInteger(throughSeq) || !/^[0-9a-f]{64}$/.test(commit)) {
-    throw new ChainError("Corrupt", `${path}: not a conversation.state (schema 1)`, { data: { file: path } });
-  }
+  // Torn (or written by nothing lake knows): a cache that does not decode is absent; recoverHead rebuilds it.
+  if (kv.get("schema") !== "1" || !Number.isSafeInteger(round) || !Number.isSafeInteger(throughSeq) || !/^[0-9a-f]{64}$/.test(commit)) return null;
   return { round, commit, file, throughSeq };
 }
 
