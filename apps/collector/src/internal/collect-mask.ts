@@ -1,7 +1,15 @@
 // Masking one adapter record and making it canonical: the step a collect pass runs on every record,
 // on the main thread or in a convert worker (collect-worker.ts), with the same result.
 import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events/record";
-import { QUARANTINE_TYPE, type Redactor } from "@lake/redact";
+import { QUARANTINE_TYPE, createRedactor, loadOrCreateKey, type Redactor } from "@lake/redact";
+
+/**
+ * The redactor of a collect pass over `root`: its key, lake's rules. The one place it is made, for
+ * the main thread and every convert worker alike, so a pooled pass masks as a one-thread pass does.
+ */
+export function passRedactor(root: string): Redactor {
+  return createRedactor({ key: loadOrCreateKey(root) });
+}
 
 /** Fields of a record that identify or locate it; never masked (a false positive would break joins). */
 const ID_FIELDS = new Set([

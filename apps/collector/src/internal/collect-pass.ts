@@ -7,8 +7,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { CanonicalRecord } from "@lake/events/record";
 import { brocaRecords, getAdapter, readLines, type Adapter, type AdapterState, type BrocaState, type SourceLine as AdapterLine } from "@lake/adapters";
-import { createRedactor, loadOrCreateKey, type Redactor } from "@lake/redact";
-import { maskRecord } from "./collect-mask.js";
+import type { Redactor } from "@lake/redact";
+import { maskRecord, passRedactor } from "./collect-mask.js";
 import { checkLostSessions, openSession, type Convert, type PassStateSource, type SourceOutcome, type SourceRef as StoreSource } from "@lake/store";
 import { parse as parseChain } from "@lake/chain";
 import { crashTesting, step } from "./crash.js";
@@ -25,7 +25,7 @@ function adapterOf(p: Planned): Adapter {
 /** The pass's redactor: the watcher's, else made once (its keyword matcher is built here). */
 function redactor(ctx: PassContext): Redactor {
   const cache = ctx.options.cache;
-  ctx.redactor ??= cache?.redactor ?? createRedactor({ key: loadOrCreateKey(ctx.root) });
+  ctx.redactor ??= cache?.redactor ?? passRedactor(ctx.root);
   if (cache) cache.redactor = ctx.redactor;
   return ctx.redactor;
 }
@@ -126,8 +126,8 @@ function converter(ctx: PassContext, p: Planned, redactor: Redactor): { convert:
     const state = carry ? carry.state : (st ??= adapterOf(p).initialState(p.src));
     return adapterOf(p).parseLines(p.src, lines.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), state).map((r) => maskRecord(redactor, r));
   };
-  // Every line of a stateless adapter converts on its own: its lines may go to the convert pool.
-  if (carry || ctx.jobs.jobs <= 1) return { convert: local, carry };
+  // Every line of a stateless adapter (it says so) converts on its own: its lines may go to the convert pool.
+  if (carry || adapterOf(p).stateless !== true || ctx.jobs.jobs <= 1) return { convert: local, carry };
   const convert: Convert = async (lines) => {
     const pool = await poolFor(ctx, lines);
     return pool ? pool.convert(p.src, lines, local) : local(lines);

@@ -4,13 +4,12 @@
 // file and writes nothing: the lines come in a message, the records go back in one.
 import { parentPort, workerData } from "node:worker_threads";
 import { getAdapter, type DiscoveredSource, type SourceLine } from "@lake/adapters";
-import { createRedactor, loadOrCreateKey } from "@lake/redact";
-import { maskRecord } from "./collect-mask.js";
+import { maskRecord, passRedactor } from "./collect-mask.js";
 import type { ConvertRequest, ConvertReply } from "./collect-pool.js";
 
 const { root } = workerData as { root: string };
 // The key exists: the main thread made its redactor (and with it the key) before asking.
-const redactor = createRedactor({ key: loadOrCreateKey(root) });
+const redactor = passRedactor(root);
 
 function convert(req: ConvertRequest): ConvertReply {
   const { id, src, bytes, meta } = req;

@@ -63,6 +63,9 @@ export interface CollectOptions {
   readonly jobs?: number;
 }
 
+/** The most convert workers `--jobs` and `LAKE_COLLECT_JOBS` accept. */
+export const MAX_JOBS = 1024;
+
 /** Bytes a pass converts on the main thread before it starts its convert pool (unless `jobs` is given). */
 export const POOL_THRESHOLD = 4 * 1024 * 1024;
 
@@ -71,7 +74,7 @@ export function convertJobs(options: Pick<CollectOptions, "jobs" | "env">): { jo
   if (options.jobs !== undefined) return { jobs: options.jobs, forced: true };
   const raw = (options.env ?? process.env).LAKE_COLLECT_JOBS;
   if (raw !== undefined && raw !== "") {
-    if (!/^[1-9][0-9]{0,3}$/.test(raw)) throw new CollectorError("Usage", `LAKE_COLLECT_JOBS=${raw}: expected a whole number of worker threads, 1 or more`);
+    if (!/^[1-9][0-9]{0,3}$/.test(raw) || Number(raw) > MAX_JOBS) throw new CollectorError("Usage", `LAKE_COLLECT_JOBS=${raw}: expected a whole number of worker threads, 1 to ${MAX_JOBS}`);
     return { jobs: Number(raw), forced: true };
   }
   return { jobs: availableParallelism(), forced: false };

@@ -311,6 +311,7 @@ export const claudeCodeAdapter: Adapter = {
   },
   describe: (path, root) => describeClaude(path, root),
   initialState: () => ({}),
+  stateless: true,
   parseLines(source: SourceRef, lines: Iterable<SourceLine>, _state: AdapterState): RawRecord[] {
     const out: RawRecord[] = [];
     for (const l of lines) for (const r of claudeLine(source, l)) out.push(r);

@@ -116,6 +116,7 @@ export const hookAdapter: Adapter = {
   },
   describe: (path, root) => describeHook(path, root),
   initialState: () => ({}),
+  stateless: true,
   parseLines(source, lines) {
     const out: RawRecord[] = [];
     for (const l of lines) for (const r of hookLine(source, l)) out.push(r);

@@ -92,6 +92,12 @@ export interface Adapter {
   /** A fresh state for a source read from byte 0. */
   initialState(source: SourceRef): AdapterState;
   /**
+   * True when each line converts on its own: `parseLines` reads and writes no state, so lines may be
+   * converted in any grouping (a collector's convert workers). Absent: lines are converted in file
+   * order through one state.
+   */
+  readonly stateless?: boolean;
+  /**
    * Convert complete lines of an append source to records. `state` is updated in place. Lines must
    * be handed in file order, each exactly once per state (a re-read starts from `initialState`).
    */

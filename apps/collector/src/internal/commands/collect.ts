@@ -1,4 +1,4 @@
-import { collect, type CollectSummary } from "../collect.js";
+import { MAX_JOBS, collect, type CollectSummary } from "../collect.js";
 import { writeLastPass } from "../state.js";
 import { exitCodeOf, interruptedLine, trapInterrupts } from "../interrupt.js";
 import { defineCommand, jsonLine, count, flag, seconds, texts, type RunContext } from "@lake/cli";
@@ -51,7 +51,7 @@ export function formatSummary(s: CollectSummary): string {
   return lines.join("\n") + "\n";
 }
 
-const OPTIONS = { root: ROOT, source: SOURCE, "sources-only": SOURCES_ONLY, include: texts("GLOB", "only sources matching GLOB (repeatable)"), exclude: texts("GLOB", "skip sources matching GLOB (repeatable)"), wait: seconds("wait this long for a session locked by another collector (default 0)", { default: 0 }), "no-parse": flag("land only; publish no rounds"), "max-delta-bytes": count("N", "read budget of each landed file (default 2 MiB)", { min: 1 }), jobs: count("N", "convert worker threads (default: the cores, once a pass has 4 MiB to convert; 1: none)", { min: 1, max: 1024 }), json: JSON_FLAG } as const;
+const OPTIONS = { root: ROOT, source: SOURCE, "sources-only": SOURCES_ONLY, include: texts("GLOB", "only sources matching GLOB (repeatable)"), exclude: texts("GLOB", "skip sources matching GLOB (repeatable)"), wait: seconds("wait this long for a session locked by another collector (default 0)", { default: 0 }), "no-parse": flag("land only; publish no rounds"), "max-delta-bytes": count("N", "read budget of each landed file (default 2 MiB)", { min: 1 }), jobs: count("N", "convert worker threads (default: the cores, once a pass has 4 MiB to convert; 1: none)", { min: 1, max: MAX_JOBS }), json: JSON_FLAG } as const;
 
 async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> {
   const budget = values["max-delta-bytes"];
