@@ -390,7 +390,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   if (summary.interrupted || targeted) {
     savePassState();
     summary.failed = summary.pending > 0 || summary.conflicts > 0 || problems.length > 0;
-    return summary;
+    return sortProblems(summary);
   }
   // Sessions discovery no longer finds: their cursors become source_gone (once per rediscovery).
   // Only a directory discovery could not read hides files the way pruning does. Which they are is
@@ -401,6 +401,12 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   } else tracker.noteFound(foundIds);
   savePassState();
   summary.failed = summary.pending > 0 || summary.conflicts > 0 || problems.length > 0;
+  return sortProblems(summary);
+}
+
+/** The summary's problems by path (two sessions may run at once: the order they were met in varies). */
+function sortProblems(summary: CollectSummary): CollectSummary {
+  summary.problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
   return summary;
 }
 
