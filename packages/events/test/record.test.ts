@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { arrowSchema } from "../src/arrow.js";
+import { CanonicalRecordSchema } from "../src/internal/record.js";
 import { COLUMNS, canonicalize, checkStoredRecord, contentHash, duckdbCreateTable, isEventsError, parseRecord, recordDay, recordToRow, rowToRecord, safeParseRecord, type RawRecord } from "../src/index.js";
 
 const raw: RawRecord = {
@@ -83,7 +84,10 @@ describe("checkStoredRecord", () => {
     expect(checkStoredRecord(JSON.parse(JSON.stringify(good)))).toEqual(good);
     const values: unknown[] = [undefined, null, "", "x", "delta", "assistant", 0, -1, 1.5, 2 ** 60, Number.NaN, true, [], ["a"], [1], {}, { input_tokens: 3 }, { input_tokens: -1 }, { output_tokens: 1.5 }];
     let refused = 0;
-    for (const field of [...Object.keys(good), "usage_mode", "is_error", "replayed", "source_offset", "child_stream"]) {
+    // Every field the schema has (and every one the record carries), so a field added to one side only is caught.
+    const fields = new Set([...Object.keys(CanonicalRecordSchema.shape), ...Object.keys(good)]);
+    expect(fields.size).toBeGreaterThan(30);
+    for (const field of fields) {
       for (const v of values) {
         const rec = { ...good, [field]: v } as Record<string, unknown>;
         if (v === undefined) delete rec[field];
