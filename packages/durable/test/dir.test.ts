@@ -181,7 +181,9 @@ describe("the directory lease", () => {
     dirWith(dir, "owner.json", JSON.stringify({ host: hostname(), pid: await deadPid(), started_at: Date.now() - 60_000, token: "0".repeat(32) }) + "\n");
     const rs = await race(6, bar, () => ["lease", dir, log, "20", "30000"]);
     for (const r of rs) expect(r.out, r.stderr).toMatchObject({ held: true });
-    expect(rs.some((r) => r.out?.recovered === true)).toBe(true);
+    // At most one is told it recovered the dead owner's lease (none, when a claimer slipped into the name
+    // between a breaker's move-aside and its claim: the README's "best effort").
+    expect(rs.filter((r) => r.out?.recovered === true).length).toBeLessThanOrEqual(1);
     const lines = readFileSync(log, "utf8").trim().split("\n");
     expect(lines).toHaveLength(12);
     for (let i = 0; i < lines.length; i += 2) expect(lines[i + 1]).toBe(`-${(lines[i] as string).slice(1)}`);

@@ -136,14 +136,14 @@ function moveAsideIfSame(dir: string, judged: string, step: StepHook | undefined
     throw e;
   }
   const moved = readLease(aside);
-  if (moved !== "gone" && moved.text === judged) return aside;
-  if (moved !== "gone") {
-    try {
-      renameSync(aside, dir);
-      return undefined;
-    } catch {
-      /* the name is taken again: the moved lease's owner lost it to a live one */
-    }
+  // Gone already: a claimer's sweep deleted it, which it does only to a lease whose owner is proven
+  // dead — the judged one (a live claimer cannot take `dir` while it exists, and breakers take turns).
+  if (moved === "gone" || moved.text === judged) return aside;
+  try {
+    renameSync(aside, dir);
+    return undefined;
+  } catch {
+    /* the name is taken again: the moved lease's owner lost it to a live one */
   }
   rmSync(aside, { recursive: true, force: true });
   return undefined;
