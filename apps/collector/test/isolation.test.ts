@@ -5,8 +5,8 @@
 // a tmpfs needs root too; CI runs as root, and without it these tests fail saying so.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFileSync, chmodSync, chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, chmodSync, chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usageBySession } from "@lake/events";
@@ -14,6 +14,23 @@ import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { BIN, fleetRecords, runCli, vendorTree, walk, type Run } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
+
+// nobody runs the built collector from this checkout, so every directory above it must be searchable
+// by others (a checkout inside a mode-700 `mktemp -d` is not). Search only (o+x, no listing) is added
+// where it is missing for the run, and taken back afterwards.
+const searchable: { dir: string; mode: number }[] = [];
+beforeAll(() => {
+  for (let d = dirname(BIN); d !== dirname(d); d = dirname(d)) {
+    const mode = statSync(d).mode & 0o7777;
+    if ((mode & 0o001) === 0) {
+      chmodSync(d, mode | 0o001);
+      searchable.push({ dir: d, mode });
+    }
+  }
+});
+afterAll(() => {
+  for (const { dir, mode } of searchable) chmodSync(dir, mode);
+});
 
 const NOBODY = { uid: 65534, gid: 65534 };
 const CLAUDE_FILE = "-home-marco-projects-spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl";
