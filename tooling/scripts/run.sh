@@ -47,7 +47,15 @@ cleanup() { [ -n "$RGW_DIR" ] && bash tooling/scripts/rgw-stop.sh "$RGW_DIR" >/d
 trap cleanup EXIT INT TERM
 if [ -z "${LAKE_TEST_S3_ENDPOINT:-}" ]; then
   step "starting the S3 test server (radosgw)"
-  if ! out=$(bash tooling/scripts/rgw-start.sh); then
+  # A one-node Ceph cluster now and then fails to come up (its monitor not answering in time): each
+  # attempt stops what it started, so a second and a third are clean starts on fresh ports.
+  started=
+  for attempt in 1 2 3; do
+    if out=$(bash tooling/scripts/rgw-start.sh); then started=1; break; fi
+    echo "run.sh: the S3 test server did not start (attempt $attempt of 3)" >&2
+    sleep 2
+  done
+  if [ -z "$started" ]; then
     echo "run.sh: the S3 test server could not start; tests that need it would fail" >&2
     echo "0 passed, 1 failed"
     exit 1
