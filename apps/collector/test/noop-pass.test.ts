@@ -7,7 +7,7 @@
 // timed.
 import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
@@ -24,12 +24,24 @@ interface Open {
   path: string;
 }
 
-/** Run the built collector with the open-counting preload; the paths it opened under `under`. */
-function countedCollect(args: readonly string[], env: NodeJS.ProcessEnv, out: string, under: string): { code: number | null; stdout: string; stderr: string; opens: Open[] } {
-  const r = spawnSync(process.execPath, ["--import", PRELOAD, BIN, ...args], { env: { ...process.env, ...env, LAKE_TEST_OPENS_OUT: out }, encoding: "utf8" });
+/**
+ * Run the built collector with the open-counting preload and a module resolve hook (node:module
+ * register); the paths it opened under `under`, and the URL of every module it loaded.
+ */
+function countedCollect(args: readonly string[], env: NodeJS.ProcessEnv, out: string, under: string): { code: number | null; stdout: string; stderr: string; opens: Open[]; modules: string[] } {
+  const dir = dirname(out);
+  writeFileSync(join(dir, "resolve-hooks.mjs"), "export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write(`resolved ${r.url}\\n`); return r; }\n");
+  writeFileSync(join(dir, "resolve-register.mjs"), 'import { register } from "node:module";\nregister("./resolve-hooks.mjs", import.meta.url);\n');
+  const r = spawnSync(process.execPath, ["--import", join(dir, "resolve-register.mjs"), "--import", PRELOAD, BIN, ...args], { env: { ...process.env, ...env, LAKE_TEST_OPENS_OUT: out }, encoding: "utf8" });
   const opens = (JSON.parse(readFileSync(out, "utf8")) as Open[]).filter((o) => o.path.startsWith(under + "/"));
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, opens };
+  const lines = r.stderr.split("\n");
+  const modules = [...new Set(lines.filter((l) => l.startsWith("resolved ")).map((l) => l.slice(9)))];
+  return { code: r.status, stdout: r.stdout, stderr: lines.filter((l) => !l.startsWith("resolved ")).join("\n"), opens, modules };
 }
+
+/** Modules of the record schemas (zod, @lake/wal's root and its records) and of DuckDB among `modules`. */
+const schemaModules = (modules: readonly string[]) => modules.filter((u) => /\/zod\/|\/wal\/dist\/index\.js$|\/wal\/dist\/internal\/records\.js$/.test(u));
+const duckdbModules = (modules: readonly string[]) => modules.filter((u) => u.includes("/@duckdb/"));
 
 describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
   it("collect opens nothing beyond the cursors and push nothing beyond the index watermarks; after appending to 10 sessions, only those are opened further", async () => {
@@ -61,6 +73,10 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
     for (const o of rest) expect(o.path, JSON.stringify(o)).toMatch(new RegExp(`^${root}(/pass\\.state|/redact\\.key|/collector\\.state\\.tmp-\\d+-[0-9a-f]+|/_forget|/_hooks/spool)?$`));
     // A no-op pass rewrites no pass state.
     expect(noop.opens.filter((o) => o.path.includes("pass.state") && o.how !== "readFileSync")).toEqual([]);
+    // It loads no record schema and no session pass (adapters, redactor, chain).
+    expect(noop.modules.some((u) => u.endsWith("/packages/store/dist/pass.js"))).toBe(true);
+    expect(schemaModules(noop.modules)).toEqual([]);
+    expect(noop.modules.filter((u) => /\/collect-pass\.js$|\/packages\/(redact|chain)\//.test(u))).toEqual([]);
 
     // No-op push: push.state, pass.state, one index.state per session; no index, no landed file, no
     // cursor; nothing of the store (no fleet.json, no listing, no DuckDB: no segment written).
@@ -71,6 +87,8 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
     expect(pushInSessions).toHaveLength(N);
     expect(new Set(pushInSessions.map((o) => `${o.how} ${o.path.slice(root.length + 1 + 36)}`))).toEqual(new Set(["readFileSync /index/index.state"]));
     expect(noopPush.opens.filter((o) => o.path.startsWith(fleet))).toEqual([]);
+    expect(duckdbModules(noopPush.modules)).toEqual([]);
+    expect(noopPush.modules.filter((u) => /\/push-send\.js$|\/packages\/segments\//.test(u))).toEqual([]);
     for (const o of noopPush.opens.filter((o) => !pushInSessions.includes(o))) expect(o.path, JSON.stringify(o)).toMatch(new RegExp(`^${root}(/push\\.state|/pass\\.state|/_export/\\.lock|/_forget)?$`));
 
     // Append a line to 10 sessions: those are taken under their locks, indexed and published; the rest stays at its cursor.
@@ -89,6 +107,9 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
       if (m[2] !== "streams/main/transcript.cursor" || o.how !== "readFileSync") touched.add(m[1]!);
     }
     expect([...touched].sort()).toEqual(grown.map((i) => ids[i]!).sort());
+    // Claude Code lines are converted without the WAL decoder: no record schema (zod) is loaded.
+    expect(inc.modules.some((u) => u.endsWith("/collect-pass.js"))).toBe(true);
+    expect(schemaModules(inc.modules)).toEqual([]);
     for (const i of grown) expect(readIndex(root, ids[i]!)).toMatchObject({ indexedSeq: 2, derived: false });
 
     // The push after it: beyond each session's index.state, only the grown sessions' directories are

@@ -2,24 +2,42 @@
 // read windows (@lake/store) → canonicalize (@lake/adapters) → mask (@lake/redact) → land → commit
 // cursors → update the index → publish rounds (@lake/chain); and the check of sessions discovery no
 // longer finds. Loaded only when a pass has such work, so a pass over unchanged sessions loads none
-// of these packages.
+// of these packages. Line sources convert with @lake/adapters/discover's adapters; the WAL decoder
+// (@lake/wal, its record schemas: zod) and broca's adapter are loaded only for a session with a
+// framed source (the hook spool, broca).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { CanonicalRecord } from "@lake/events/record";
-import { brocaRecords, getAdapter, readLines, type Adapter, type AdapterState, type BrocaState, type SourceLine as AdapterLine } from "@lake/adapters";
+import type { BrocaState } from "@lake/adapters";
+import { lineAdapter, readLines, type Adapter, type AdapterState, type SourceLine as AdapterLine } from "@lake/adapters/discover";
 import type { Redactor } from "@lake/redact";
 import { maskRecord, passRedactor } from "./collect-mask.js";
 import { checkLostSessions, openSession, type Convert, type PassStateSource, type SourceOutcome, type SourceRef as StoreSource } from "@lake/store";
 import { parse as parseChain } from "@lake/chain";
 import { crashTesting, step } from "./crash.js";
-import { WalSource, type WalLineValue } from "./wal-source.js";
+import type { WalSource, WalLineValue } from "./wal-source.js";
 import { errorFile } from "@lake/cli";
+import { CollectorError } from "./errors.js";
 import { cursorSource, POOL_THRESHOLD, reasonOf, rootIo, type PassContext, type Planned } from "./collect.js";
 import { ConvertPool, type PoolLine } from "./collect-pool.js";
 
 /** The adapter that converts a planned source's lines (discovery planned it with its discoverer). */
 function adapterOf(p: Planned): Adapter {
-  return getAdapter(p.src.runtime);
+  const a = lineAdapter(p.src.runtime);
+  if (!a) throw new CollectorError("Internal", `${p.src.path}: no line adapter for runtime ${p.src.runtime}`);
+  return a;
+}
+
+/** What a framed source (a WAL: the hook spool, broca) is read and converted with. */
+interface Framed {
+  readonly WalSource: typeof WalSource;
+  readonly brocaRecords: typeof import("@lake/adapters").brocaRecords;
+}
+
+/** The WAL reader and broca's records, loaded by the first session with a framed source. */
+let framedModules: Promise<Framed> | undefined;
+function loadFramed(): Promise<Framed> {
+  return (framedModules ??= Promise.all([import("./wal-source.js"), import("@lake/adapters")]).then(([w, a]) => ({ WalSource: w.WalSource, brocaRecords: a.brocaRecords })));
 }
 
 /** The pass's redactor: the watcher's, else made once (its keyword matcher is built here). */
@@ -46,6 +64,7 @@ const SETTLED = new Set<SourceOutcome["status"]>(["landed", "unchanged", "waitin
 
 /** The store's view of a planned source, with what carries its state across windows and passes. */
 function storeSource(p: Planned, carry: LineState | WalSource | undefined): StoreSource {
+  const framing = p.framed && carry !== undefined && !(carry instanceof LineState) ? carry : undefined;
   const { src, adapter } = p;
   return {
     path: src.path,
@@ -55,7 +74,7 @@ function storeSource(p: Planned, carry: LineState | WalSource | undefined): Stor
     runtime: src.runtime,
     adapter: adapter.name,
     adapterVersion: adapter.version,
-    ...(carry instanceof WalSource ? { framing: carry } : { accept: acceptor(src.runtime) }),
+    ...(framing ? { framing } : { accept: acceptor(src.runtime) }),
     ...(carry ? { carry } : {}),
   };
 }
@@ -108,8 +127,10 @@ class LineState {
 }
 
 /** Build the store's convert callback for one source: adapter → mask → canonical, and its carried state. */
-function converter(ctx: PassContext, p: Planned, redactor: Redactor): { convert: Convert; carry: LineState | WalSource | undefined } {
+function converter(ctx: PassContext, p: Planned, redactor: Redactor, framed: Framed | undefined): { convert: Convert; carry: LineState | WalSource | undefined } {
   if (p.framed) {
+    if (!framed) throw new CollectorError("Internal", `${p.src.path}: a framed source without the WAL reader loaded`);
+    const { WalSource, brocaRecords } = framed;
     const broca = p.src.runtime === "broca";
     const ws = new WalSource(p.src.path, broca ? (entries, st) => void brocaRecords(p.src, entries, st as BrocaState, Number.MAX_SAFE_INTEGER) : undefined);
     const convert: Convert = (lines) => {
@@ -187,6 +208,7 @@ export async function passSession(ctx: PassContext, sessionId: string, sources: 
   const marks: PassStateSource[] = [];
   let seq = 0;
   try {
+    const framed = sources.some((p) => p.framed) ? await loadFramed() : undefined;
     const pass = s.beginPass();
     for (const p of sources.sort((a, b) => (a.src.path < b.src.path ? -1 : 1))) {
       if (ctx.stop()) break;
@@ -194,7 +216,7 @@ export async function passSession(ctx: PassContext, sessionId: string, sources: 
         let out;
         if (p.src.mode === "snapshot") out = await pass.collectSnapshot(storeSource(p, undefined), snapshotConverter(p, redactor(ctx)));
         else {
-          const { convert, carry } = converter(ctx, p, redactor(ctx));
+          const { convert, carry } = converter(ctx, p, redactor(ctx), framed);
           out = await pass.collectAppend(storeSource(p, carry), convert);
         }
         summary.bytes_read += out.bytesRead;
