@@ -10,6 +10,8 @@ export { acquireLock, lockHolder } from "./internal/lock.js";
 export type { LockHandle, LockHolder } from "./internal/lock.js";
 export { openSession, SessionStore } from "./internal/session.js";
 export { Pass } from "./internal/pass.js";
+export { encodeWindow, windowPieces, joinEncoded } from "./internal/records.js";
+export type { EncodedRecords, EncodedWindow, RecordFacts, WindowPiece } from "./internal/records.js";
 export { TAIL_WINDOW, DEFAULT_MAX_DELTA_BYTES, DEFAULT_MAX_WINDOWS } from "./internal/contracts.js";
 export type {
   SourceRef, SourceLine, Framing, CarriedState, ConvertContext, Convert, MaskUnknown, Logger, SessionOptions, SourceStatus, SourceOutcome, PassSummary, ResolveMode,

@@ -11,6 +11,14 @@ export function passRedactor(root: string): Redactor {
   return createRedactor({ key: loadOrCreateKey(root) });
 }
 
+/** The store's mask for a line that is not JSON (it lands as an unknown record): the redactor's string pass. */
+export function maskUnknownText(redactor: Redactor): (text: string) => { text: string; rules: readonly string[] } {
+  return (text) => {
+    const r = redactor.redactString(text);
+    return { text: r.value, rules: r.rules };
+  };
+}
+
 /** Fields of a record that identify or locate it; never masked (a false positive would break joins). */
 const ID_FIELDS = new Set([
   "runtime", "session_id", "stream", "record_id", "parent_id", "ts", "kind", "tool_call_id", "message_id", "request_id",

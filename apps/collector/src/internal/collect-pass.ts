@@ -11,7 +11,7 @@ import type { CanonicalRecord } from "@lake/events/record";
 import type { BrocaState } from "@lake/adapters";
 import { lineAdapter, readLines, type Adapter, type AdapterState, type SourceLine as AdapterLine } from "@lake/adapters/discover";
 import type { Redactor } from "@lake/redact";
-import { maskRecord, passRedactor } from "./collect-mask.js";
+import { maskRecord, maskUnknownText, passRedactor } from "./collect-mask.js";
 import { checkLostSessions, openSession, type Convert, type PassStateSource, type SourceOutcome, type SourceRef as StoreSource } from "@lake/store";
 import { parse as parseChain } from "@lake/chain";
 import { crashTesting, step } from "./crash.js";
@@ -19,7 +19,10 @@ import type { WalSource, WalLineValue } from "./wal-source.js";
 import { errorFile } from "@lake/cli";
 import { CollectorError } from "./errors.js";
 import { cursorSource, POOL_THRESHOLD, reasonOf, rootIo, type PassContext, type Planned } from "./collect.js";
-import { ConvertPool, type PoolLine } from "./collect-pool.js";
+import { ConvertPool } from "./collect-pool.js";
+
+/** The store's hook that converts a window elsewhere. */
+type Encode = NonNullable<StoreSource["encode"]>;
 
 /** The adapter that converts a planned source's lines (discovery planned it with its discoverer). */
 function adapterOf(p: Planned): Adapter {
@@ -63,7 +66,7 @@ const SETTLED = new Set<SourceOutcome["status"]>(["landed", "unchanged", "waitin
 
 
 /** The store's view of a planned source, with what carries its state across windows and passes. */
-function storeSource(p: Planned, carry: LineState | WalSource | undefined): StoreSource {
+function storeSource(p: Planned, carry: LineState | WalSource | undefined, encode?: Encode): StoreSource {
   const framing = p.framed && carry !== undefined && !(carry instanceof LineState) ? carry : undefined;
   const { src, adapter } = p;
   return {
@@ -76,6 +79,7 @@ function storeSource(p: Planned, carry: LineState | WalSource | undefined): Stor
     adapterVersion: adapter.version,
     ...(framing ? { framing } : { accept: acceptor(src.runtime) }),
     ...(carry ? { carry } : {}),
+    ...(encode ? { encode } : {}),
   };
 }
 
@@ -83,7 +87,7 @@ function storeSource(p: Planned, carry: LineState | WalSource | undefined): Stor
  * A line-based source whose first window holds no record of its runtime (every line unknown: not
  * JSON, or JSON the adapter does not know) is not a transcript: it is reported and not landed.
  */
-function acceptor(runtime: string): (records: readonly CanonicalRecord[]) => string | undefined {
+function acceptor(runtime: string): (records: readonly { readonly kind: string }[]) => string | undefined {
   return (records) => (records.some((r) => r.kind !== "unknown") ? undefined : `not a ${runtime} transcript (no ${runtime} record in its first ${records.length} lines)`);
 }
 
@@ -127,7 +131,7 @@ class LineState {
 }
 
 /** Build the store's convert callback for one source: adapter → mask → canonical, and its carried state. */
-function converter(ctx: PassContext, p: Planned, redactor: Redactor, framed: Framed | undefined): { convert: Convert; carry: LineState | WalSource | undefined } {
+function converter(ctx: PassContext, p: Planned, redactor: Redactor, framed: Framed | undefined): { convert: Convert; carry: LineState | WalSource | undefined; encode?: Encode } {
   if (p.framed) {
     if (!framed) throw new CollectorError("Internal", `${p.src.path}: a framed source without the WAL reader loaded`);
     const { WalSource, brocaRecords } = framed;
@@ -143,28 +147,30 @@ function converter(ctx: PassContext, p: Planned, redactor: Redactor, framed: Fra
   // Adapters without cross-line state (Claude Code) carry nothing.
   const carry = Object.keys(adapterOf(p).initialState(p.src)).length > 0 ? new LineState(p) : undefined;
   let st = carry ? undefined : adapterOf(p).initialState(p.src);
-  const local = (lines: readonly PoolLine[]): CanonicalRecord[] => {
+  const local = (lines: readonly AdapterLine[]): CanonicalRecord[] => {
     const state = carry ? carry.state : (st ??= adapterOf(p).initialState(p.src));
     return adapterOf(p).parseLines(p.src, lines.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), state).map((r) => maskRecord(redactor, r));
   };
-  // Every line of a stateless adapter (it says so) converts on its own: its lines may go to the convert pool.
+  // Every line of a stateless adapter (it says so) converts on its own: its windows may go to the convert pool.
   if (carry || adapterOf(p).stateless !== true || ctx.jobs.jobs <= 1) return { convert: local, carry };
-  const convert: Convert = async (lines) => {
-    const pool = await poolFor(ctx, lines);
-    return pool ? pool.convert(p.src, lines, local) : local(lines);
+  const encode: Encode = async (text, at, cc) => {
+    const pool = await poolFor(ctx, text.length);
+    if (!pool) return undefined;
+    const s = cc.source;
+    return pool.encode(p.src, cc.sessionId, { path: s.path, source: s.source, stream: s.stream, kind: s.kind, runtime: s.runtime, adapter: s.adapter, adapterVersion: s.adapterVersion }, text, at);
   };
-  return { convert, carry };
+  return { convert: local, carry, encode };
 }
 
 /**
- * The pass's convert pool when it is ready for these lines, else undefined (they are converted on
- * the main thread). It is started by the first lines once the pass has converted POOL_THRESHOLD
- * bytes (at once when the jobs were given).
+ * The pass's convert pool when it is ready, else undefined (the window is converted on the main
+ * thread). It is started by the first window once the pass has converted POOL_THRESHOLD bytes (at
+ * once when the jobs were given).
  */
-async function poolFor(ctx: PassContext, lines: readonly PoolLine[]): Promise<ConvertPool | undefined> {
-  for (const l of lines) ctx.converted += l.bytes.length;
+async function poolFor(ctx: PassContext, bytes: number): Promise<ConvertPool | undefined> {
+  ctx.converted += bytes;
   if (!ctx.pool && (ctx.jobs.forced || ctx.converted >= POOL_THRESHOLD)) ctx.pool = ConvertPool.start(ctx.jobs.jobs, ctx.root);
-  // Asked-for workers are waited for (their start-up is the price asked for); else lines go on
+  // Asked-for workers are waited for (their start-up is the price asked for); else windows go on
   // converting here until one is ready.
   if (ctx.pool && ctx.jobs.forced) await ctx.pool.whenReady();
   return ctx.pool?.ready ? ctx.pool : undefined;
@@ -188,10 +194,7 @@ export async function passSession(ctx: PassContext, sessionId: string, sources: 
   if (passState.sessions.delete(sessionId)) ctx.changed();
   let s;
   try {
-    s = await openSession(root, sessionId, { waitMs: options.waitMs ?? 0, maskUnknown: (text: string) => {
-      const r = redactor(ctx).redactString(text);
-      return { text: r.value, rules: r.rules };
-    }, ...(crashTesting ? { onStep: (n: string) => step(`store:${n}`) } : {}), logger: ctx.log, ...(options.maxDeltaBytes ? { maxDeltaBytes: options.maxDeltaBytes } : {}) });
+    s = await openSession(root, sessionId, { waitMs: options.waitMs ?? 0, maskUnknown: (text: string) => maskUnknownText(redactor(ctx))(text), ...(crashTesting ? { onStep: (n: string) => step(`store:${n}`) } : {}), logger: ctx.log, ...(options.maxDeltaBytes ? { maxDeltaBytes: options.maxDeltaBytes } : {}) });
   } catch (e) {
     if ((e as { code?: string }).code === "Locked") {
       summary.locked.push(sessionId);
@@ -216,8 +219,8 @@ export async function passSession(ctx: PassContext, sessionId: string, sources: 
         let out;
         if (p.src.mode === "snapshot") out = await pass.collectSnapshot(storeSource(p, undefined), snapshotConverter(p, redactor(ctx)));
         else {
-          const { convert, carry } = converter(ctx, p, redactor(ctx), framed);
-          out = await pass.collectAppend(storeSource(p, carry), convert);
+          const { convert, carry, encode } = converter(ctx, p, redactor(ctx), framed);
+          out = await pass.collectAppend(storeSource(p, carry, encode), convert);
         }
         summary.bytes_read += out.bytesRead;
         if ((out.status === "problem" || out.status === "rejected") && out.reason !== undefined) problem(p.src.path, out.reason);

@@ -1,40 +1,43 @@
-// The convert pool of a collect pass: worker threads (collect-worker.ts) that turn complete lines of
-// stateless line-based sources (Claude Code) into masked canonical records while the main thread
-// reads, lands, indexes and publishes. The main thread keeps every durable step: each session still
-// has one writer that lands its files in seq order; the pool only computes. A window's lines are cut
-// into chunks spread over the workers and put back in order, so the records are the ones the main
-// thread would have made. A chunk a worker could not convert (an adapter error, a worker that died)
-// is converted on the main thread, where a failure is met and reported as in a one-thread pass.
+// The convert pool of a collect pass: worker threads (collect-worker.ts) that turn windows of
+// stateless line-based sources (Claude Code) into masked canonical records, encoded for landing by
+// the store's own encoder (@lake/store/records), while the main thread reads, lands, indexes and
+// publishes. The main thread keeps every durable step: each session still has one writer that lands
+// its files in seq order; the pool only computes. A window is cut at line ends into pieces spread
+// over the workers and joined in order, so the bytes are the ones the main thread would have
+// landed. A window a worker could not convert (an adapter error, a worker that died) is converted on
+// the main thread, where a failure is met and reported as in a one-thread pass.
 import { Worker } from "node:worker_threads";
-import type { CanonicalRecord } from "@lake/events/record";
 import type { DiscoveredSource } from "@lake/adapters/discover";
+import { joinEncoded, windowPieces, type EncodedWindow } from "@lake/store/records";
+import type { SourceRef } from "@lake/store";
 
-/** One chunk of lines to convert: their bytes packed in `bytes`, and per line [start, end, offset, line] in `meta`. */
+/** The source a piece comes from, as the store's encoder needs it (SourceRef without its functions). */
+export type PieceSource = Pick<SourceRef, "path" | "source" | "stream" | "kind" | "runtime" | "adapter" | "adapterVersion">;
+
+/** One piece of a window to convert and encode: its lines' bytes, where its first line is. */
 export interface ConvertRequest {
   readonly id: number;
   readonly src: DiscoveredSource;
+  readonly sessionId: string;
+  readonly ref: PieceSource;
   readonly bytes: Uint8Array;
-  readonly meta: Float64Array;
-}
-
-/** A worker's answer: the chunk's records in order, or `failed` (the main thread converts the chunk). */
-export type ConvertReply = { readonly id: number; readonly records: CanonicalRecord[] } | { readonly id: number; readonly failed: true };
-
-/** A line as the store hands it to convert. */
-export interface PoolLine {
-  readonly bytes: Buffer;
   readonly offset: number;
-  readonly line: number;
+  readonly ord: number;
 }
 
-/** Bytes above which a chunk is cut (a window of the default 2 MiB budget becomes a few chunks per worker). */
+/** A worker's answer: the piece's records encoded for landing, or `failed` (the main thread converts the window). */
+export type ConvertReply =
+  | { readonly id: number; readonly body: Uint8Array; readonly records: number; readonly facts: EncodedWindow["facts"]; readonly lastId?: string; readonly sourceLines: number }
+  | { readonly id: number; readonly failed: true };
+
+/** Bytes above which a piece is cut (a window of the default 2 MiB budget becomes a few pieces per worker). */
 const CHUNK_BYTES = 256 * 1024;
 
 interface Slot {
   readonly worker: Worker;
   ready: boolean;
   dead: boolean;
-  /** It answered a chunk with records. */
+  /** It answered a piece with records. */
   used: boolean;
   /** Bytes sent and not answered yet. */
   load: number;
@@ -112,53 +115,37 @@ export class ConvertPool {
   }
 
   /**
-   * Convert a run of lines of `src`: cut into chunks over the ready workers, answered in order.
-   * `local` converts a chunk on the main thread (a chunk a worker could not take).
+   * Convert and encode a window of `src` (its text as the store's encoder takes it): cut into pieces
+   * over the ready workers, joined in order. Undefined when no worker is ready or a piece could not
+   * be converted: the pass then converts the window on the main thread.
    */
-  async convert(src: DiscoveredSource, lines: readonly PoolLine[], local: (lines: readonly PoolLine[]) => readonly CanonicalRecord[]): Promise<CanonicalRecord[]> {
+  async encode(src: DiscoveredSource, sessionId: string, ref: PieceSource, text: Buffer, at: { readonly offset: number; readonly ord: number }): Promise<EncodedWindow | undefined> {
     const ready = this.slots.filter((s) => s.ready);
-    if (ready.length === 0 || lines.length === 0) return [...local(lines)];
-    let total = 0;
-    for (const l of lines) total += l.bytes.length;
-    const target = Math.max(1, Math.min(CHUNK_BYTES, Math.ceil(total / ready.length)));
-    const parts: Promise<readonly CanonicalRecord[]>[] = [];
-    let i = 0;
-    while (i < lines.length) {
-      let j = i;
-      let size = 0;
-      while (j < lines.length && (j === i || size + lines[j]!.bytes.length <= target)) size += lines[j++]!.bytes.length;
-      const chunk = lines.slice(i, j);
-      parts.push(this.send(src, chunk, size).then((r) => ("failed" in r ? local(chunk) : r.records)));
-      i = j;
+    if (ready.length === 0) return undefined;
+    const target = Math.max(1, Math.min(CHUNK_BYTES, Math.ceil(text.length / ready.length)));
+    const replies = await Promise.all(windowPieces(text, at, target).map((p) => this.send(src, sessionId, ref, text.subarray(p.start, p.end), p.offset, p.ord)));
+    const parts: EncodedWindow[] = [];
+    for (const r of replies) {
+      if ("failed" in r) return undefined;
+      parts.push({ body: [r.body], records: r.records, facts: r.facts, sourceLines: r.sourceLines, ...(r.lastId !== undefined ? { lastId: r.lastId } : {}) });
     }
-    const out: CanonicalRecord[] = [];
-    for (const p of await Promise.all(parts)) for (const r of p) out.push(r);
-    return out;
+    return joinEncoded(parts);
   }
 
-  private send(src: DiscoveredSource, chunk: readonly PoolLine[], size: number): Promise<ConvertReply> {
+  private send(src: DiscoveredSource, sessionId: string, ref: PieceSource, piece: Buffer, offset: number, ord: number): Promise<ConvertReply> {
     const id = this.nextId++;
     let slot: Slot | undefined;
     for (const s of this.slots) if (s.ready && (!slot || s.load < slot.load)) slot = s;
     if (!slot) return Promise.resolve({ id, failed: true });
-    const bytes = new Uint8Array(size);
-    const meta = new Float64Array(chunk.length * 4);
-    let at = 0;
-    chunk.forEach((l, k) => {
-      bytes.set(l.bytes, at);
-      meta[k * 4] = at;
-      meta[k * 4 + 1] = at + l.bytes.length;
-      meta[k * 4 + 2] = l.offset;
-      meta[k * 4 + 3] = l.line;
-      at += l.bytes.length;
-    });
+    const bytes = new Uint8Array(piece);
+    const size = bytes.length;
     const target = slot;
     return new Promise((done) => {
       target.outstanding.set(id, { size, done });
       target.load += size;
       if (target.outstanding.size === 1) target.worker.ref();
-      const req: ConvertRequest = { id, src, bytes, meta };
-      target.worker.postMessage(req, [bytes.buffer, meta.buffer]);
+      const req: ConvertRequest = { id, src, sessionId, ref, bytes, offset, ord };
+      target.worker.postMessage(req, [bytes.buffer]);
     });
   }
 

@@ -1,12 +1,12 @@
 import { closeSync, constants as fsConstants, fstatSync, openSync } from "node:fs";
 import { join } from "node:path";
-import type { CanonicalRecord } from "@lake/events";
 import { StoreError, errno } from "./errors.js";
 import { isoMicros, nowNs, type Area } from "./names.js";
 import { CURSOR_SCHEMA, type AppendCursor } from "./cursor.js";
 import { DEFAULT_MAX_DELTA_BYTES, DEFAULT_MAX_WINDOWS, TAIL_WINDOW, type Convert, type Mutable, type SourceOutcome, type SourceRef, type SourceStatus } from "./contracts.js";
 import { inspectSource, mtimeSec, nextTail, readWindow, sha256, sourceReason, splitLines, tailBytes } from "./window.js";
 import type { Pass } from "./pass.js";
+import type { EncodedRecords } from "./records.js";
 
 /**
  * Take an append source through the eight steps: gone → source_gone; shorter than offset →
@@ -93,15 +93,24 @@ export async function appendSteps(pass: Pass, { area, dirRel, cursorRel, src }: 
         pass.notePending();
         break;
       }
-      // Steps 5–6: split into complete lines and convert.
-      const split = src.framing ? src.framing.split(win, c.offset, c.ord) : splitLines(win.subarray(0, win.length - 1), c.offset, c.ord);
-      if (split.refuse !== undefined) return { ...pass.conflict(src, cursorRel, c, split.refuse, st), landed, bytesRead, ...(reactivated ? { reactivated } : {}) };
-      const { lines, invalid } = split;
-      // Source lines of the window (a torn line split in two is still one).
-      const count = (split as { sourceLines?: number }).sourceLines ?? lines.length;
-      const rows = await pass.toRecords(src, lines, invalid, convert, win.length + (win.length >> 1) + 4096);
+      // Steps 5–6: split into complete lines and convert (elsewhere, when the source says it can).
+      const text = win.subarray(0, win.length - 1);
+      const pre = src.encode && !src.framing ? await src.encode(text, { offset: c.offset, ord: c.ord }, { sessionId: s.sessionId, source: src }) : undefined;
+      let rows: EncodedRecords;
+      let count: number;
+      if (pre) {
+        rows = pre;
+        count = pre.sourceLines;
+      } else {
+        const split = src.framing ? src.framing.split(win, c.offset, c.ord) : splitLines(text, c.offset, c.ord);
+        if (split.refuse !== undefined) return { ...pass.conflict(src, cursorRel, c, split.refuse, st), landed, bytesRead, ...(reactivated ? { reactivated } : {}) };
+        const { lines, invalid } = split;
+        // Source lines of the window (a torn line split in two is still one).
+        count = (split as { sourceLines?: number }).sourceLines ?? lines.length;
+        rows = await pass.toRecords(src, lines, invalid, convert, win.length + (win.length >> 1) + 4096);
+      }
       if (cur === undefined && w === 0 && src.accept) {
-        const why = src.accept(rows.recs as CanonicalRecord[]);
+        const why = src.accept(rows.facts);
         if (why !== undefined) return pass.problem(src, "rejected", why);
       }
       const newOffset = c.offset + win.length;
@@ -109,7 +118,7 @@ export async function appendSteps(pass: Pass, { area, dirRel, cursorRel, src }: 
       const f = pass.land(src, area, dirRel, "append", { first_offset: c.offset, end_offset: newOffset, first_line: c.ord + 1, last_line: c.ord + count }, rows);
       landed.push(f);
       bytesRead += win.length;
-      const lastUuid = pass.lastId ?? c.last_uuid;
+      const lastUuid = rows.lastId ?? c.last_uuid;
       tail = nextTail(tail ?? tailBytes(fd, c.offset, src.path), win);
       c = {
         ...c, offset: newOffset, ord: c.ord + count, tail_sha256: sha256(tail), size: st.size, mtime: mtimeSec(st),

@@ -6,6 +6,7 @@ import type { CanonicalRecord } from "@lake/events";
 import type { StepHook } from "./fsx.js";
 import type { Area } from "./names.js";
 import type { IndexUpdate } from "./indexer.js";
+import type { EncodedWindow, RecordFacts } from "./records.js";
 
 /** The tail window: the bytes before offset that must still match tail_sha256. */
 export const TAIL_WINDOW = 1024 * 1024;
@@ -38,10 +39,18 @@ export interface SourceRef {
   readonly framing?: Framing;
   /**
    * Whether the first window of a source with no cursor yet is a source of its runtime at all: given
-   * the records the window would land, a reason to refuse it (`not a claude-code transcript`) or
+   * the facts (kind, ids) of the records the window would land, a reason to refuse it (`not a claude-code transcript`) or
    * undefined. A refused source lands nothing and gets no cursor, so it is looked at again later.
    */
-  readonly accept?: (records: readonly CanonicalRecord[]) => string | undefined;
+  readonly accept?: (records: readonly RecordFacts[]) => string | undefined;
+  /**
+   * Convert and encode a window of a line-based source elsewhere (a caller's worker pool): given the
+   * window's text (complete lines, without the last one's newline), where its first line is, and
+   * the context convert would get, the window's records as {@link encodeWindow} makes them (or
+   * joined from pieces of the window, see `windowPieces`), landed as they are; or undefined, and
+   * the pass converts the window itself. Not used with `framing`.
+   */
+  readonly encode?: (text: Buffer, at: { readonly offset: number; readonly ord: number }, ctx: ConvertContext) => Promise<EncodedWindow | undefined>;
   /**
    * Cross-window state of the caller's converter, carried in the cursor (`adapter_state`) so a pass
    * reads only new bytes. `restore` is called once before the first window with the text saved

@@ -9,6 +9,9 @@ import { decodeKv, encodeKv, kvInt } from "./kv.js";
 import { checkId, isoMicros, nowNs, type Area } from "./names.js";
 import { parseLanded } from "./landed.js";
 import { scanSession, type LandedRef } from "./scan.js";
+import { ENTRY_STRING_FIELDS, factsEntry, recordFacts } from "./records.js";
+
+export { ENTRY_STRING_FIELDS };
 
 /** Index schema. A different schema on disk is discarded and rebuilt, never migrated. */
 export const INDEX_SCHEMA = 1;
@@ -65,8 +68,6 @@ export interface IndexEntry {
   readonly duplicate: boolean;
 }
 
-/** The optional string fields of an entry, in their on-disk order. */
-export const ENTRY_STRING_FIELDS = ["record_id", "parent_id", "tool_call_id", "child_stream", "vendor_type", "message_id", "request_id", "usage_key", "tool_name"] as const;
 const FLAG_DUPLICATE = 1;
 const FLAG_SIDECHAIN = 2;
 const FLAG_REPLAYED = 4;
@@ -341,43 +342,6 @@ export interface PendingFile {
   readonly entries: readonly PendingEntry[];
 }
 
-const isOwnEnumerable = Object.prototype.propertyIsEnumerable;
-const ENTRY_KEYS = ["kind", ...ENTRY_STRING_FIELDS, "is_sidechain", "replayed", "is_error"] as const;
-
-/**
- * The identifiers and roles of one record as written: `r` is the object that was serialised.
- * Fields are read as JSON.parse would give them back; an object with its own toJSON (or a field
- * holding an object) goes through a JSON round trip so the result is exactly that.
- */
-export function pendingEntry(r: object, file: { seq: number; area: Area; stream: string; kind: string }, row: number): PendingEntry {
-  let o = r as Record<string, unknown>;
-  let round = typeof o.toJSON === "function";
-  if (!round) {
-    for (const k of ENTRY_KEYS) {
-      const v = o[k];
-      if (v === undefined) continue;
-      if ((typeof v === "object" && v !== null) || !isOwnEnumerable.call(o, k)) {
-        round = true;
-        break;
-      }
-    }
-  }
-  if (round) {
-    const v: unknown = JSON.parse(JSON.stringify(r));
-    o = typeof v === "object" && v !== null ? (v as Record<string, unknown>) : {};
-  }
-  return entryFrom(o, file, row);
-}
-
-function entryFrom(r: Record<string, unknown>, ref: { seq: number; area: Area; stream: string; kind: string }, row: number): PendingEntry {
-  const e: Record<string, unknown> = { seq: ref.seq, row, area: ref.area, stream: ref.stream, kind: typeof r.kind === "string" ? r.kind : "", file_kind: ref.kind };
-  for (const k of ENTRY_STRING_FIELDS) if (typeof r[k] === "string") e[k] = r[k];
-  if (r.is_sidechain === true) e.is_sidechain = true;
-  if (r.replayed === true) e.replayed = true;
-  if (r.is_error === true) e.is_error = true;
-  return e as unknown as PendingEntry;
-}
-
 function markDuplicate(e: PendingEntry, seen: Set<string>): IndexEntry {
   let dup = false;
   if (e.record_id !== undefined) {
@@ -430,7 +394,7 @@ export function indexFiles(sessionDir: string, refs: readonly LandedRef[], seen:
       } catch {
         /* verify names it */
       }
-      entries.push(markDuplicate(entryFrom(r, ref, row), seen));
+      entries.push(markDuplicate(factsEntry(recordFacts(r), ref, row), seen));
     }
   }
   return damaged.length ? { files, entries, damaged } : { files, entries };

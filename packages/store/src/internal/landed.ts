@@ -100,13 +100,21 @@ export class BodyWriter {
 }
 
 /**
- * Build a landed file's bytes from a body of `records` newline-terminated lines. Fills records and
- * body_sha256, and gives the SHA-256 of the whole file.
+ * Build a landed file's bytes from a body of `records` newline-terminated lines (given in pieces,
+ * in order). Fills records and body_sha256, and gives the SHA-256 of the whole file.
  */
-export function buildLandedBody(h: Omit<LandedHeader, "records" | "body_sha256" | "format" | "schema">, body: Buffer, records: number): { chunks: Buffer[]; header: LandedHeader; bytes: number; sha256: string } {
-  const header: LandedHeader = { format: LANDED_FORMAT, schema: LANDED_SCHEMA, ...h, records, body_sha256: createHash("sha256").update(body).digest("hex") };
+export function buildLandedBody(h: Omit<LandedHeader, "records" | "body_sha256" | "format" | "schema">, body: readonly Uint8Array[], records: number): { chunks: Uint8Array[]; header: LandedHeader; bytes: number; sha256: string } {
+  const bodyHash = createHash("sha256");
+  let size = 0;
+  for (const b of body) {
+    bodyHash.update(b);
+    size += b.length;
+  }
+  const header: LandedHeader = { format: LANDED_FORMAT, schema: LANDED_SCHEMA, ...h, records, body_sha256: bodyHash.digest("hex") };
   const head = Buffer.from(encodeHeader(header));
-  return { chunks: [head, body], header, bytes: head.length + body.length, sha256: createHash("sha256").update(head).update(body).digest("hex") };
+  const file = createHash("sha256").update(head);
+  for (const b of body) file.update(b);
+  return { chunks: [head, ...body], header, bytes: head.length + size, sha256: file.digest("hex") };
 }
 
 /** A decoded landed file. `rows` are the record lines' exact text (no newline). */

@@ -1,18 +1,15 @@
 import { lstatSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import type { CanonicalRecord } from "@lake/events";
 import { StoreError, errno } from "./errors.js";
 import { landNoReplace } from "./fsx.js";
 import { checkId, checkKind, isoMicros, landedName, nowNs, type Area } from "./names.js";
 import type { Cursor } from "./cursor.js";
-import { BodyWriter, buildLandedBody } from "./landed.js";
-import { pendingEntry } from "./indexer.js";
+import { buildLandedBody } from "./landed.js";
+import { encodeLines, factsEntry, type EncodedRecords } from "./records.js";
 import type { Convert, ConvertContext, Mutable, PassSummary, SourceLine, SourceOutcome, SourceRef } from "./contracts.js";
 import type { SessionStore } from "./session.js";
 import { appendSteps } from "./append.js";
 import { snapshotSteps } from "./snapshot.js";
-
-const utf8Fatal = new TextDecoder("utf-8", { fatal: true });
 
 /** One pass over a session's sources. */
 export class Pass {
@@ -126,72 +123,24 @@ export class Pass {
     this.pending++;
   }
 
-  /** @internal the last record id the last {@link Pass.toRecords} made. */
-  lastId: string | undefined;
-
-  /** @internal convert a window's lines and serialise the records: once, straight into the landed file's body. */
-  async toRecords(src: SourceRef, lines: SourceLine[], invalid: boolean[], convert: Convert, sizeHint: number): Promise<{ body: BodyWriter; recs: object[] }> {
+  /** @internal convert a window's lines and encode the records: once, straight into the landed file's body. */
+  toRecords(src: SourceRef, lines: SourceLine[], invalid: boolean[], convert: Convert, sizeHint: number): Promise<EncodedRecords> {
     const ctx: ConvertContext = { sessionId: this.session.sessionId, source: src };
-    const body = new BodyWriter(sizeHint);
-    const recs: object[] = [];
-    this.lastId = undefined;
-    let i = 0;
-    while (i < lines.length) {
-      if (invalid[i]) {
-        const u = await this.unknownRecord(src, lines[i]!, ctx);
-        body.add(JSON.stringify(u) ?? "");
-        recs.push(u);
-        i++;
-        continue;
-      }
-      let j = i;
-      while (j < lines.length && !invalid[j]) j++;
-      const recsOut = await convert(lines.slice(i, j), ctx);
-      if (!Array.isArray(recsOut)) throw new StoreError("InvalidArgument", `${src.path}: convert did not return an array`, { data: { file: src.path } });
-      for (const r of recsOut as readonly CanonicalRecord[]) {
-        if (typeof r !== "object" || r === null) throw new StoreError("InvalidArgument", `${src.path}: convert returned a non-object record`, { data: { file: src.path } });
-        body.add(JSON.stringify(r) ?? "");
-        recs.push(r);
-        if (typeof r.record_id === "string") this.lastId = r.record_id;
-      }
-      i = j;
-    }
-    return { body, recs };
-  }
-
-  private async unknownRecord(src: SourceRef, l: SourceLine, ctx: ConvertContext): Promise<CanonicalRecord> {
-    // Loaded on first use: a pass that meets no invalid line never loads the record schema.
-    const { canonicalize } = await import("@lake/events");
-    let text: string;
-    let attrs: string | undefined;
-    try {
-      text = utf8Fatal.decode(l.bytes);
-    } catch {
-      text = l.bytes.toString("base64");
-      attrs = JSON.stringify({ raw_encoding: "base64" });
-    }
-    const masked = this.session.opts.maskUnknown ? this.session.opts.maskUnknown(text, ctx) : { text, rules: [] };
-    return canonicalize(
-      {
-        runtime: src.runtime, session_id: this.session.sessionId, stream: src.stream, kind: "unknown", raw: masked.text,
-        ...(attrs ? { attrs } : {}), source_path: src.source, source_offset: l.offset, source_line: l.line, adapter: src.adapter, adapter_version: src.adapterVersion,
-      },
-      masked.rules,
-    );
+    return encodeLines(lines, invalid, ctx, convert, this.session.opts.maskUnknown, sizeHint);
   }
 
   /** @internal land a window's records as the session's next file. */
-  land(src: SourceRef, area: Area, dirRel: string, cursor: "append" | "snapshot", range: { first_offset: number; end_offset: number; first_line: number; last_line: number }, out: { body: BodyWriter; recs: readonly object[] }, contentSha?: string): { seq: number; rel: string; records: number; bytes: number } {
+  land(src: SourceRef, area: Area, dirRel: string, cursor: "append" | "snapshot", range: { first_offset: number; end_offset: number; first_line: number; last_line: number }, out: EncodedRecords, contentSha?: string): { seq: number; rel: string; records: number; bytes: number } {
     const s = this.session;
     const seq = s.issueSeq();
     const name = landedName(src.kind, this.stamp, seq);
-    const records = out.body.records;
+    const records = out.records;
     const built = buildLandedBody(
       {
         session: s.sessionId, area, stream: src.stream, kind: src.kind, cursor, source: src.source, seq, collected_at: this.stamp, ...range,
         ...(contentSha !== undefined ? { content_sha256: contentSha } : {}), adapter: src.adapter, adapter_version: src.adapterVersion,
       },
-      out.body.bytes(),
+      out.body,
       records,
     );
     const dir = join(s.dir, dirRel);
@@ -202,7 +151,7 @@ export class Pass {
     const where = { seq, area, stream: src.stream, kind: src.kind };
     s.pendingIndex.set(seq, {
       file: { seq, name, area, stream: src.stream, kind: src.kind, sha256: built.sha256, records, rel },
-      entries: out.recs.map((r, row) => pendingEntry(r, where, row)),
+      entries: out.facts.map((f, row) => factsEntry(f, where, row)),
     });
     this.landedFiles++;
     this.records += records;

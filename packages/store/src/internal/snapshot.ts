@@ -57,7 +57,7 @@ export async function snapshotSteps(pass: Pass, { area, dirRel, cursorRel, src }
   const bad = parsed === NOT_JSON;
   const one: SourceLine = { bytes: trimmed, text, value: bad ? undefined : parsed, offset: 0, line: 1 };
   const rows = await pass.toRecords(src, [one], [bad], convert, trimmed.length + (trimmed.length >> 1) + 4096);
-  if (rows.body.records === 0) throw new StoreError("InvalidArgument", `${src.path}: convert returned no record for a snapshot source`, { data: { file: src.path } });
+  if (rows.records === 0) throw new StoreError("InvalidArgument", `${src.path}: convert returned no record for a snapshot source`, { data: { file: src.path } });
   let nlines = 1;
   for (const b of trimmed) if (b === 10) nlines++;
   const f = pass.land(src, area, dirRel, "snapshot", { first_offset: 0, end_offset: trimmed.length, first_line: 1, last_line: nlines }, rows, digest);
