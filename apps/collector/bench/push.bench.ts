@@ -1,8 +1,9 @@
 // lake-collector bench: the first push of a collected root (a generated Claude Code corpus, 64 MiB ×
 // LAKE_BENCH_SCALE; the issue's table is at 552 MB: LAKE_BENCH_SCALE=8.6) to a fresh local fleet
-// store, in MB/s of landed bytes (the root's .sd files), against reading and SHA-256-hashing those
-// same landed files in one thread, measured in the same run (goal: ≥ 100 MB/s). Each run pushes to
-// a store of its own (a first push for it; the root's push.state keeps one receiver per store).
+// store, in MB/s of landed bytes (the root's .sd files), against reading, SHA-256-hashing and
+// JSON.parse-ing every line of those same landed files in one thread, measured in the same run
+// (goal: ≥ 100 MB/s). Each run pushes to a store of its own (a first push for it; the root's
+// push.state keeps one receiver per store).
 // The built bin runs as a child process (`pnpm turbo run build --filter=lake-collector...`).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -30,9 +31,13 @@ try {
   line("corpus", `${(corpus.bytes / 1e6).toFixed(0)} MB, ${corpus.files.length} sessions; landed: ${landed.length} files, ${(bytes / 1e6).toFixed(0)} MB (scale ${scale()})`);
 
   const baseline = await measure(
-    "read + SHA-256 of the landed files",
+    "read + SHA-256 + JSON.parse of every line of the landed files",
     () => {
-      for (const f of landed) createHash("sha256").update(readFileSync(f)).digest();
+      for (const f of landed) {
+        const buf = readFileSync(f);
+        createHash("sha256").update(buf).digest();
+        for (const line of buf.toString("utf8").split("\n")) if (line !== "") JSON.parse(line);
+      }
     },
     { runs: 3, warmup: 1, bytes },
   );

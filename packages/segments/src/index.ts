@@ -3,7 +3,7 @@ export { duckdb } from "./internal/duckdb.js";
 export type { DuckDB } from "./internal/duckdb.js";
 export type { SegmentErrorCode, SegmentErrorData } from "./internal/errors.js";
 export { SegmentWriter, writeSegment, readSegment, segmentColumns, sqlString, sha256File, copyParquet, LATER_COLUMNS, parquetSource } from "./internal/segments.js";
-export type { FleetRow, SegmentLayout, SegmentInfo, ParquetFileInfo } from "./internal/segments.js";
+export type { FleetRow, SegmentLayout, SegmentInfo, ParquetFileInfo, RecordLine, WriteLinesOptions, SegmentWriterOptions } from "./internal/segments.js";
 export { readUsageRecords, writeUsageRollup, writeUsageRollupOf, usageRecordsOfRows } from "./internal/usage.js";
 export type { UsageFile, ReadUsageOptions, RollupFile, WrittenRollup } from "./internal/usage.js";
 export { CONTENT_HASH_KEY, CONTENT_HASH_PLACEHOLDER, CONTENT_HASH_COPY_OPTION, CheckedFiles, checkContentHash, checkFileSha256, sealContentHash } from "./internal/hash.js";

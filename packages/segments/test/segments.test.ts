@@ -2,9 +2,9 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
-import { canonicalize, SEGMENT_COLUMNS } from "@lake/events";
+import { canonicalize, COMPACTED_COLUMNS, SEGMENT_COLUMNS, USAGE_KEYS, duckdbCreateTable, type Column } from "@lake/events";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { SegmentWriter, isSegmentError, readSegment, sqlString, writeSegment, type FleetRow } from "../src/index.js";
+import { SegmentWriter, duckdb, isSegmentError, readSegment, sqlString, writeSegment, type FleetRow, type RecordLine, type SegmentLayout } from "../src/index.js";
 
 afterAll(cleanupTempDirs);
 
@@ -76,4 +76,91 @@ describe("segments", () => {
     const bad = { ...rows(1)[0]!, session_id: undefined } as unknown as FleetRow;
     await expect(writeSegment(join(dir, "x.parquet"), [bad], "compacted")).rejects.toSatisfy((e: unknown) => isSegmentError(e) && /x\.parquet: .*session_id/.test((e as Error).message));
   });
+
+  it("writes the values, order and Parquet schema a value-by-value DuckDB Appender writes, from rows and from JSON lines", async () => {
+    const dir = tempDir("seg");
+    const odd = ["lone \ud800 high", "lone \udc00 low", "pair 😀 \u0000 nul \u001f", 'tab\t"q" \\ back \\ud800', "é ü 中文", "x".repeat((16 << 20) + 10)];
+    const input = rows(40);
+    odd.forEach((text, i) => (input[i] = { ...input[i]!, text }));
+    input[0] = { ...input[0]!, ts: "2026-02-10T21:00:00+02:00" };
+    input[1] = { ...input[1]!, ts: "not a time" };
+    for (const layout of ["bronze", "compacted"] as const) {
+      const ref = join(dir, `ref-${layout}.parquet`);
+      await appenderReference(ref, input, layout);
+      const w = await SegmentWriter.open();
+      try {
+        await w.write(join(dir, `rows-${layout}.parquet`), input, layout);
+        const lines: RecordLine[] = input.map((r) => ({ json: JSON.stringify(r), tsMs: r.ts === undefined ? null : Date.parse(r.ts), landed_seq: r.landed_seq, landed_row: r.landed_row }));
+        await w.writeLines(join(dir, `lines-${layout}.parquet`), lines, layout, { agent: "host-a" });
+      } finally {
+        w.close();
+      }
+      for (const f of [`rows-${layout}.parquet`, `lines-${layout}.parquet`]) expect(await sameFile(ref, join(dir, f))).toEqual({ schema: true, rows: 40, differing: 0 });
+    }
+  });
+
+  it("refuses a line that is not JSON, naming the file", async () => {
+    const dir = tempDir("seg");
+    const w = await SegmentWriter.open();
+    try {
+      await expect(w.writeLines(join(dir, "y.parquet"), [{ json: "{not json" }], "bronze")).rejects.toSatisfy((e: unknown) => isSegmentError(e) && /y\.parquet: /.test((e as Error).message));
+    } finally {
+      w.close();
+    }
+  });
 });
+
+/** The writer as it was: a DuckDB Appender fed value by value into a table, then COPY (the reference). */
+async function appenderReference(path: string, input: readonly FleetRow[], layout: SegmentLayout): Promise<void> {
+  const D = duckdb();
+  const cols: readonly Column[] = layout === "bronze" ? SEGMENT_COLUMNS : COMPACTED_COLUMNS;
+  const usage = new Set<string>(USAGE_KEYS);
+  const db = await D.DuckDBInstance.create(":memory:");
+  const conn = await db.connect();
+  try {
+    await conn.run(duckdbCreateTable("t", [], cols));
+    const app = await conn.createAppender("t");
+    for (const row of input) {
+      for (const col of cols) {
+        const v = usage.has(col.name) ? (row.usage as Record<string, number | undefined> | undefined)?.[col.name] : (row as unknown as Record<string, unknown>)[col.name];
+        if (v === undefined || v === null) {
+          if (col.type === "varchar[]") app.appendList(D.listValue([]), D.LIST(D.VARCHAR));
+          else app.appendNull();
+          continue;
+        }
+        if (col.type === "varchar") app.appendVarchar(String(v));
+        else if (col.type === "boolean") app.appendBoolean(Boolean(v));
+        else if (col.type === "integer") app.appendInteger(Number(v));
+        else if (col.type === "bigint") app.appendBigInt(BigInt(v as number));
+        else if (col.type === "double") app.appendDouble(Number(v));
+        else if (col.type === "timestamp") {
+          const ms = Date.parse(String(v));
+          if (Number.isNaN(ms)) app.appendNull();
+          else app.appendTimestamp(D.timestampValue(BigInt(ms) * 1000n));
+        } else app.appendList(D.listValue((v as unknown[]).map(String)), D.LIST(D.VARCHAR));
+      }
+      app.endRow();
+    }
+    app.closeSync();
+    await conn.run(`COPY t TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd)`);
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
+/** Whether two Parquet files have the same schema, and how many rows differ in place (row by row, in file order). */
+async function sameFile(a: string, b: string): Promise<{ schema: boolean; rows: number; differing: number }> {
+  const db = await DuckDBInstance.create(":memory:");
+  const conn = await db.connect();
+  try {
+    const schema = async (f: string) => JSON.stringify((await conn.runAndReadAll(`SELECT name, type, repetition_type, converted_type, logical_type FROM parquet_schema(${sqlString(f)})`)).getRowObjectsJson());
+    const n = (await conn.runAndReadAll(`SELECT count(*) FROM read_parquet(${sqlString(a)})`)).getRows()[0]![0];
+    const numbered = (f: string) => `(SELECT row_number() OVER () AS n, to_json(x) AS j FROM read_parquet(${sqlString(f)}) x)`;
+    const differing = (await conn.runAndReadAll(`SELECT count(*) FROM ${numbered(a)} p FULL JOIN ${numbered(b)} q USING (n) WHERE p.j IS DISTINCT FROM q.j`)).getRows()[0]![0];
+    return { schema: (await schema(a)) === (await schema(b)), rows: Number(n), differing: Number(differing) };
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}

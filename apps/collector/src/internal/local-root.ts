@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeCursor, indexedSeq, isForgotten, listSessions, readPassState, type PassState } from "@lake/store/pass";
-import type { FleetRow } from "@lake/segments";
+import type { FleetRow, RecordLine } from "@lake/segments";
 import { CollectorError } from "./errors.js";
 
 /** A landed file as push sees it. */
@@ -24,8 +24,11 @@ export interface LocalRoot {
   /** The session index's watermark (`@lake/store` indexedSeq): reads index.state only. */
   indexedSeq(sessionId: string): number | undefined;
   landedFiles(sessionId: string): Promise<LandedFileRef[]>;
-  /** The records of `files` as fleet rows (re-landed duplicates left out), and each file's SHA-256. */
-  readRows(sessionId: string, files: readonly LandedFileRef[], agent: string): Promise<{ rows: FleetRow[]; digests: Map<string, string> }>;
+  /**
+   * The records of `files` as fleet rows (re-landed duplicates left out), each also as its landed
+   * line (`lines[i]` is `rows[i]` as text: what a segment is written from), and each file's SHA-256.
+   */
+  readRows(sessionId: string, files: readonly LandedFileRef[], agent: string): Promise<{ rows: FleetRow[]; lines: RecordLine[]; digests: Map<string, string> }>;
   /**
    * True when the last complete collect pass found the session with every source active (its
    * pass.state mark): not all gone then. A cache's answer — false means "not known", never "gone".
@@ -71,6 +74,7 @@ export function localRoot(root: string): LocalRoot {
       const dup = new Set<string>();
       for (const e of idx.entries) if (e.duplicate) dup.add(`${e.seq}/${e.row}`);
       const rows: FleetRow[] = [];
+      const lines: RecordLine[] = [];
       const digests = new Map<string, string>();
       const indexed = new Map(idx.files.map((x) => [x.rel, x.sha256]));
       for (const f of files) {
@@ -84,11 +88,14 @@ export function localRoot(root: string): LocalRoot {
           // The file is the one the index recorded (SHA-256 above), written by this collector: the
           // schema's field checks without zod (checkStoredRecord; a record that does not fit still
           // stops this session only).
-          const rec = events.checkStoredRecord(JSON.parse(text));
-          rows.push({ ...rec, agent, landed_seq: f.seq, landed_row: row });
+          // The object is this line's own (just parsed): the fleet columns go onto it.
+          const rec = Object.assign(events.checkStoredRecord(JSON.parse(text)), { agent, landed_seq: f.seq, landed_row: row }) as FleetRow;
+          rows.push(rec);
+          const ms = rec.ts === undefined ? NaN : Date.parse(rec.ts);
+          lines.push({ json: text, tsMs: Number.isNaN(ms) ? null : ms, landed_seq: f.seq, landed_row: row });
         });
       }
-      return { rows, digests };
+      return { rows, lines, digests };
     },
     sourcesLive(sessionId) {
       if (passState === undefined) {

@@ -24,7 +24,7 @@ import {
   type ObjectStore,
   type SessionPartition,
 } from "@lake/layout";
-import type { FleetRow } from "@lake/segments";
+import type { FleetRow, RecordLine } from "@lake/segments";
 import { QUARANTINE_TYPE } from "@lake/redact/quarantine";
 import { CollectorError } from "./errors.js";
 import type { LocalRoot, LandedFileRef } from "./local-root.js";
@@ -97,7 +97,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         if (ss !== undefined) unsaved = recordWatermark(ss, watermark, files) || unsaved;
         continue;
       }
-      let read: { rows: FleetRow[]; digests: Map<string, string> } | undefined;
+      let read: { rows: FleetRow[]; lines: RecordLine[]; digests: Map<string, string> } | undefined;
       if (fresh.length > 0) {
         try {
           read = await local.readRows(sessionId, fresh, options.agent);
@@ -126,26 +126,29 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
           st.rows = {};
           st.sealed = false;
         }
-        const { rows, digests } = read;
+        const { rows, lines, digests } = read;
         if (st.dt === "") st.dt = sessionDay(rows, now);
-        const byRuntime = new Map<string, FleetRow[]>();
-        for (const r of rows) {
+        // Each row with its landed line (what the segment is written from: DuckDB reads the text).
+        const byRuntime = new Map<string, { rows: FleetRow[]; lines: RecordLine[] }>();
+        rows.forEach((r, i) => {
           let l = byRuntime.get(r.runtime);
-          if (!l) byRuntime.set(r.runtime, (l = []));
-          l.push(r);
-        }
-        for (const [runtime, list] of byRuntime) {
+          if (!l) byRuntime.set(r.runtime, (l = { rows: [], lines: [] }));
+          l.rows.push(r);
+          l.lines.push(lines[i]!);
+        });
+        for (const [runtime, { rows: list, lines: listLines }] of byRuntime) {
           runtimes.add(runtime);
           const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: sessionLabel(sessionId, st.part) };
           const quarantined = list.filter((r) => r.vendor_type === QUARANTINE_TYPE);
           for (const q of quarantined) summary.quarantined += await putQuarantine(store, options.agent, q);
           let pending = list;
+          let pendingLines = listLines;
           while (pending.length > 0) {
             const seg = st.next_seg[runtime] ?? 0;
             const key = segmentKey(p, seg);
             const path = join(tmp, `seg-${sessionId}-${runtime}-${seg}.parquet`);
             rmSync(path, { force: true });
-            const info = await (await segmentWriter()).write(path, pending, "bronze");
+            const info = await (await segmentWriter()).writeLines(path, pendingLines, "bronze");
             step("push:segment-written");
             const r = await store.upload(key, { path }, { ifAbsent: true });
             step("push:uploaded");
@@ -163,6 +166,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
               summary.bytes += info.bytes;
               sent += info.rows;
               pending = [];
+              pendingLines = [];
             } else if (r.status === "conflict") {
               // The key is taken: an earlier push wrote it and stopped before saving its state.
               // Read it back; its landed files count as sent, and what is left goes to the next key.
@@ -171,7 +175,9 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
               st.segments[runtime] = (st.segments[runtime] ?? 0) + 1;
               st.rows[runtime] = (st.rows[runtime] ?? 0) + have.rows;
               summary.recovered++;
-              pending = pending.filter((row) => row.landed_seq === undefined || !have.seqs.has(row.landed_seq));
+              const keep = pending.map((row) => row.landed_seq === undefined || !have.seqs.has(row.landed_seq));
+              pending = pending.filter((_, i) => keep[i]);
+              pendingLines = pendingLines.filter((_, i) => keep[i]);
               // The push that wrote it may have stopped before its rollup: written again (named by
               // its bytes, so an existing one is left as it is) unless a next segment follows.
               if (pending.length === 0) await putSegmentRollup(store, local.root, p, seg, undefined, tmp);

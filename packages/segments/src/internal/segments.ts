@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
-import { createReadStream, statSync } from "node:fs";
-import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { COLUMNS, COMPACTED_COLUMNS, SEGMENT_COLUMNS, duckdbCreateTable, duckdbType, rowToRecord, type Column } from "@lake/events/columns";
+import { createHash, randomBytes } from "node:crypto";
+import { closeSync, createReadStream, openSync, rmSync, statSync, writeSync } from "node:fs";
+import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import { COLUMNS, COMPACTED_COLUMNS, SEGMENT_COLUMNS, duckdbType, rowToRecord, type Column } from "@lake/events/columns";
 import type { CanonicalRecord } from "@lake/events/record";
 import { USAGE_KEYS } from "@lake/events/usage";
 import { duckdb } from "./duckdb.js";
@@ -91,91 +91,195 @@ export function parquetSource(paths: readonly string[], options: string, virtual
   return `(SELECT *${extra} FROM read_parquet([${paths.map(sqlString).join(", ")}], ${options}) UNION ALL BY NAME SELECT ${later} WHERE false)`;
 }
 
-function appendCell(app: DuckDBAppender, col: Column, row: FleetRow): void {
-  const { LIST, VARCHAR, listValue, timestampValue } = duckdb();
-  let v: unknown;
-  if (USAGE.has(col.name)) v = (row.usage as Record<string, number | undefined> | undefined)?.[col.name];
-  else v = (row as unknown as Record<string, unknown>)[col.name];
-  if (v === undefined || v === null) {
-    if (col.type === "varchar[]") app.appendList(listValue([]), LIST(VARCHAR));
-    else if (!col.nullable) throw new SegmentError("InvalidRow", `column ${col.name} is required`, { data: { column: col.name } });
-    else app.appendNull();
-    return;
-  }
-  switch (col.type) {
-    case "varchar":
-      app.appendVarchar(String(v));
-      return;
-    case "boolean":
-      app.appendBoolean(Boolean(v));
-      return;
-    case "integer":
-      app.appendInteger(Number(v));
-      return;
-    case "bigint":
-      app.appendBigInt(BigInt(v as number));
-      return;
-    case "double":
-      app.appendDouble(Number(v));
-      return;
-    case "timestamp": {
-      const ms = Date.parse(String(v));
-      if (Number.isNaN(ms)) app.appendNull();
-      else app.appendTimestamp(timestampValue(BigInt(ms) * 1000n));
-      return;
-    }
-    case "varchar[]":
-      app.appendList(listValue((v as unknown[]).map(String)), LIST(VARCHAR));
-      return;
-  }
+/**
+ * One record of a segment as JSON text — a canonical record's object (its fields by name, `usage`
+ * nested), e.g. a landed file's line — with the columns beside it. The text must be a record
+ * @lake/events `checkStoredRecord` accepts (every field of the type its column has): DuckDB reads
+ * it as it is. Fields no column names are ignored.
+ */
+export interface RecordLine {
+  readonly json: string;
+  /** `ts` in ms since the epoch (`Date.parse` of the record's ts); null or undefined: NULL. */
+  readonly tsMs?: number | null | undefined;
+  readonly landed_seq?: number | undefined;
+  readonly landed_row?: number | undefined;
+  /** The `agent` column of a compacted part (a bronze segment's path carries it). */
+  readonly agent?: string | undefined;
 }
 
+/** Options of {@link SegmentWriter.writeLines}. */
+export interface WriteLinesOptions {
+  /** The `agent` column of a compacted part, for lines without one of their own. */
+  readonly agent?: string;
+}
+
+/** Options of {@link SegmentWriter.open}. */
+export interface SegmentWriterOptions {
+  /** DuckDB threads (default 1: a segment is one row group, and the caller's own thread works meanwhile). */
+  readonly threads?: number;
+  /** DuckDB memory_limit (default DuckDB's); what does not fit spills to its temp directory. */
+  readonly memoryLimit?: string;
+}
+
+/** Record fields that are not read from the record's own object (`ts` comes as ms, usage keys from `usage`). */
+const LINE_OWN = new Set(["ts", "agent", "landed_seq", "landed_row"]);
+
 /**
- * Writes Parquet segments with DuckDB: rows go through an Appender into a temporary table, then
- * `COPY … (FORMAT parquet, COMPRESSION zstd)`. One writer keeps one in-memory DuckDB; close it.
+ * The `read_json` columns of the rows file a writer feeds DuckDB — one JSON object per line:
+ * `{"s": landed_seq, "r": landed_row, "t": ts ms, "a": agent, "d": <the record>}` — and the SELECT
+ * list that makes them the layout's columns, in order, with the types of the table (`duckdbType`).
+ */
+function lineSql(cols: readonly Column[]): { columns: string; select: string } {
+  const fields = COLUMNS.filter((c) => !USAGE.has(c.name) && !LINE_OWN.has(c.name)).map((c) => `"${c.name}" ${duckdbType(c)}`);
+  const usage = USAGE_KEYS.map((k) => `"${k}" ${duckdbType(COLUMNS.find((c) => c.name === k)!)}`);
+  const record = `STRUCT(${fields.join(", ")}, "usage" STRUCT(${usage.join(", ")}))`;
+  const columns = `{'s': 'BIGINT', 'r': 'INTEGER', 't': 'BIGINT', 'a': 'VARCHAR', 'd': ${sqlString(record)}}`;
+  const select = cols
+    .map((c) => {
+      if (c.name === "landed_seq") return `s AS "landed_seq"`;
+      if (c.name === "landed_row") return `r AS "landed_row"`;
+      if (c.name === "agent") return `a AS "agent"`;
+      if (c.type === "timestamp") return `epoch_ms(t) AS "${c.name}"`;
+      if (USAGE.has(c.name)) return `d."usage"."${c.name}" AS "${c.name}"`;
+      if (c.type === "varchar[]") return `coalesce(d."${c.name}", []) AS "${c.name}"`;
+      return `d."${c.name}" AS "${c.name}"`;
+    })
+    .join(", ");
+  return { columns, select };
+}
+
+/** A FleetRow as the JSON object text of a {@link RecordLine}: each column's value converted as its type says. */
+function rowJson(row: FleetRow): RecordLine {
+  const src = row as unknown as Record<string, unknown>;
+  const usageIn = row.usage as Record<string, unknown> | undefined;
+  const d: Record<string, unknown> = {};
+  const usage: Record<string, unknown> = {};
+  let tsMs: number | null = null;
+  for (const col of COLUMNS) {
+    const v = USAGE.has(col.name) ? usageIn?.[col.name] : src[col.name];
+    if (v === undefined || v === null) {
+      if (!col.nullable && col.type !== "varchar[]") throw new SegmentError("InvalidRow", `column ${col.name} is required`, { data: { column: col.name } });
+      continue;
+    }
+    let out: unknown;
+    switch (col.type) {
+      case "varchar":
+        out = String(v);
+        break;
+      case "boolean":
+        out = Boolean(v);
+        break;
+      case "integer":
+      case "double":
+        out = Number(v);
+        break;
+      case "bigint":
+        out = Number(BigInt(v as number)); // a fraction throws, as DuckDB's BIGINT would refuse it
+        break;
+      case "timestamp": {
+        const ms = Date.parse(String(v));
+        tsMs = Number.isNaN(ms) ? null : ms;
+        continue;
+      }
+      case "varchar[]":
+        out = (v as unknown[]).map(String);
+        break;
+    }
+    if (USAGE.has(col.name)) usage[col.name] = out;
+    else d[col.name] = out;
+  }
+  d.usage = usage;
+  const agent = row.agent === undefined || row.agent === null ? undefined : String(row.agent);
+  return { json: JSON.stringify(d), tsMs, landed_seq: row.landed_seq, landed_row: row.landed_row, agent };
+}
+
+/** Bytes of rows text gathered before one write to the rows file. */
+const ROWS_CHUNK = 4 << 20;
+
+/**
+ * Writes Parquet segments with DuckDB: the rows go, one JSON object per line, into a rows file
+ * beside the segment, which DuckDB reads (`read_json` with the columns' types) straight into
+ * `COPY … (FORMAT parquet, COMPRESSION zstd)` — the rows cross into DuckDB as one text, not value
+ * by value. One writer keeps one in-memory DuckDB; close it.
  */
 export class SegmentWriter {
   #db: DuckDBInstance | undefined;
   #conn: DuckDBConnection | undefined;
-  #n = 0;
+  #sql = new Map<SegmentLayout, { columns: string; select: string }>();
 
   private constructor() {}
 
   /** Open a writer (an in-memory DuckDB). */
-  static async open(): Promise<SegmentWriter> {
+  static async open(options: SegmentWriterOptions = {}): Promise<SegmentWriter> {
     const w = new SegmentWriter();
-    w.#db = await duckdb().DuckDBInstance.create(":memory:");
+    const config: Record<string, string> = { threads: String(options.threads ?? 1) };
+    if (options.memoryLimit !== undefined) config.memory_limit = options.memoryLimit;
+    w.#db = await duckdb().DuckDBInstance.create(":memory:", config);
     w.#conn = await w.#db.connect();
     return w;
   }
 
   /** Write `rows` to a Parquet file at `path` in the given layout. The file must not exist. */
   async write(path: string, rows: Iterable<FleetRow>, layout: SegmentLayout): Promise<SegmentInfo> {
+    return this.#write(path, (function* () {
+      for (const row of rows) yield rowJson(row);
+    })(), layout, undefined);
+  }
+
+  /**
+   * Write records given as JSON text (push's landed lines: no object is rebuilt) to a Parquet file
+   * at `path`: the same file {@link write} writes from the same records. The file must not exist.
+   */
+  async writeLines(path: string, lines: Iterable<RecordLine>, layout: SegmentLayout, options: WriteLinesOptions = {}): Promise<SegmentInfo> {
+    return this.#write(path, lines, layout, options.agent);
+  }
+
+  async #write(path: string, lines: Iterable<RecordLine>, layout: SegmentLayout, agent: string | undefined): Promise<SegmentInfo> {
     const conn = this.#conn;
     if (!conn) throw new SegmentError("WriteFailed", `${path}: segment writer is closed`);
-    const table = `seg_${this.#n++}`;
-    const cols = segmentColumns(layout);
+    const rowsFile = `${path}.rows-${randomBytes(4).toString("hex")}.ndjson`;
+    const withAgent = layout === "compacted";
     let count = 0;
     try {
-      await conn.run(duckdbCreateTable(table, [], cols));
-      const app = await conn.createAppender(table);
+      let longest = 0;
+      const fd = openSync(rowsFile, "wx");
       try {
-        for (const row of rows) {
-          for (const col of cols) appendCell(app, col, row);
-          app.endRow();
+        let parts: string[] = [];
+        let size = 0;
+        for (const line of lines) {
+          let a = "";
+          if (withAgent) {
+            const name = line.agent ?? agent;
+            if (name === undefined) throw new SegmentError("InvalidRow", "column agent is required", { data: { column: "agent" } });
+            a = `,"a":${wellFormed(JSON.stringify(name))}`;
+          }
+          const text = `{"s":${num(line.landed_seq)},"r":${num(line.landed_row)},"t":${num(line.tsMs)}${a},"d":${wellFormed(line.json)}}\n`;
+          if (text.length > longest) longest = text.length;
+          parts.push(text);
+          size += text.length;
           count++;
+          if (size >= ROWS_CHUNK) {
+            writeSync(fd, parts.join(""));
+            parts = [];
+            size = 0;
+          }
         }
-        app.flushSync();
+        if (parts.length > 0) writeSync(fd, parts.join(""));
       } finally {
-        app.closeSync();
+        closeSync(fd);
       }
-      const info = await copyParquet(conn, `SELECT * FROM ${table}`, path);
+      let sql = this.#sql.get(layout);
+      if (!sql) this.#sql.set(layout, (sql = lineSql(segmentColumns(layout))));
+      // A UTF-16 unit is at most 3 bytes of UTF-8; DuckDB's default object limit is 16 MiB.
+      const maxObject = Math.min(Math.max(16 << 20, 3 * longest + 1024), 0xffff_ffff);
+      const source = `read_json(${sqlString(rowsFile)}, format = 'newline_delimited', auto_detect = false, columns = ${sql.columns}, maximum_object_size = ${maxObject})`;
+      const info = await copyParquet(conn, `SELECT ${sql.select} FROM ${source}`, path);
       return { ...info, rows: count };
     } catch (err) {
       if (err instanceof SegmentError && err.code === "WriteFailed") throw err; // copyParquet named the file
       throw new SegmentError("WriteFailed", `${path}: cannot write segment: ${(err as Error).message}`, { cause: err, data: { path } });
     } finally {
-      await conn.run(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+      rmSync(rowsFile, { force: true });
     }
   }
 
@@ -186,6 +290,21 @@ export class SegmentWriter {
     this.#conn = undefined;
     this.#db = undefined;
   }
+}
+
+/**
+ * `text` with every lone surrogate (`\\udXXX` unpaired: JSON.stringify's escape for it) read as
+ * U+FFFD, as DuckDB's appender and every UTF-8 encoder take it; DuckDB's JSON reader refuses one.
+ * Text without such an escape is returned as it is.
+ */
+function wellFormed(text: string): string {
+  if (!text.includes("\\ud") && !text.includes("\\uD")) return text;
+  return JSON.stringify(JSON.parse(text, (_k, v: unknown) => (typeof v === "string" ? (v as string & { toWellFormed(): string }).toWellFormed() : v)));
+}
+
+/** A number as JSON (null for none). */
+function num(v: number | null | undefined): string {
+  return v === undefined || v === null || !Number.isFinite(v) ? "null" : String(v);
 }
 
 /** Write one segment with a writer of its own. */
