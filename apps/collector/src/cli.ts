@@ -4,17 +4,12 @@
 // @lake/layout/defaults (test/hook.test.ts checks what it loads; bench/hook.bench.ts times it).
 import { readFileSync } from "node:fs";
 import { processIo, runCli, type App, type Io, type LazyCommand } from "@lake/cli";
-import { CollectorError, EXIT_CODES, isCollectorError } from "./internal/errors.js";
+import { CollectorError, describeError } from "./internal/errors.js";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 function lazy(summary: string, load: () => Promise<{ command: Awaited<ReturnType<LazyCommand["load"]>> }>): LazyCommand {
   return { summary, load: async () => (await load()).command };
-}
-
-/** The one-line message and exit code of a CollectorError; @lake/cli's describeError maps the rest. */
-export function describeError(e: unknown): { message: string; code: number } | undefined {
-  return isCollectorError(e) ? { message: e.message, code: EXIT_CODES[e.code] } : undefined;
 }
 
 /** lake-collector's program: its commands (the help adds @lake/cli's exit codes). */

@@ -1,6 +1,6 @@
 // lake-collector's error guard across two real builds: the built app (with every package it uses)
 // is installed into two node_modules folders; an error made by copy A's CollectorError passes copy
-// B's guard, and copy B gives it the exit code of its code, though `instanceof` across copies is false.
+// B's guard and gets copy B's exit code for its code, though `instanceof` across copies is false.
 import { afterAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +27,7 @@ describe("CollectorError across two builds", async () => {
     expect(b.isCollectorError(e, "Io")).toBe(false);
     expect([e.name, e.code, e.message, e.cause]).toEqual(["CollectorError", "Locked", "/r/.lock: held by pid 7", cause]);
     expect(b.EXIT_CODES[e.code]).toBe(EXIT.locked);
+    expect(b.describeError(e)).toEqual({ message: "/r/.lock: held by pid 7", code: EXIT.locked });
     expect(b.isCollectorError(Object.assign(new Error("x"), { name: "CollectorError", code: "Locked" }))).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 // @lake/cli: the command-line framework of lake-collector, lake-maint and lake-reader.
 export { CliError, isCliError, usage } from "./internal/errors.js";
 export type { CliErrorCode, CliErrorData, CliErrorFacts } from "./internal/errors.js";
-export { describeError, errorFile, ioErrno, ioMessage } from "./internal/describe.js";
+export { describeError, describeErrorWith, errorFile, ioErrno, ioMessage } from "./internal/describe.js";
 export { EXIT, EXIT_CODES, formatExitCodes } from "./internal/exit.js";
 export type { ExitCode, ExitName } from "./internal/exit.js";
 export { formatOptions } from "./internal/help.js";

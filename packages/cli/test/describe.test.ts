@@ -7,7 +7,8 @@ import { SegmentError } from "@lake/segments";
 import { StoreError } from "@lake/store";
 import { WalError } from "@lake/wal";
 import { describe, expect, it } from "vitest";
-import { describeError, EXIT, EXIT_CODES, formatExitCodes, usage } from "../src/index.js";
+import { brandGuard, defineError, type ErrorDataMap } from "@lake/errors";
+import { describeError, describeErrorWith, EXIT, EXIT_CODES, formatExitCodes, usage } from "../src/index.js";
 
 describe("the exit-code table", () => {
   it("has one row per code of EXIT, in code order, and the help prints every row", () => {
@@ -67,5 +68,21 @@ describe("describeError", () => {
   it("anything else is internal, said so", () => {
     expect(describeError(new TypeError("x is not a function"))).toEqual({ message: "internal error: x is not a function", code: EXIT.internal });
     expect(describeError("boom")).toEqual({ message: "internal error: boom", code: EXIT.internal });
+  });
+});
+
+describe("describeErrorWith", () => {
+  type AppCode = "Held" | "Gone";
+  class AppError<C extends AppCode = AppCode> extends defineError<AppCode, ErrorDataMap<AppCode>>("@example/app/AppError")<C> {}
+  const isAppError = brandGuard<AppError, ErrorDataMap<AppCode>>(AppError.brand);
+  const describeApp = describeErrorWith(isAppError, { Held: EXIT.locked, Gone: EXIT.notFound });
+
+  it("the app's own error by its code's row, every other error as describeError says", () => {
+    expect(describeApp(new AppError("Held", "lease x held by host-b"))).toEqual({ message: "lease x held by host-b", code: EXIT.locked });
+    expect(describeApp(new AppError("Gone", "s1: no such session"))).toEqual({ message: "s1: no such session", code: EXIT.notFound });
+    // Its own code wins over an errno in its cause; another class's error falls through.
+    const fsErr = Object.assign(new Error("EROFS"), { code: "EROFS", path: "/r/x" });
+    expect(describeApp(new AppError("Held", "lease x held", { cause: fsErr })).code).toBe(EXIT.locked);
+    for (const e of [usage("--since: expected a date"), new StoreError("Locked", "/r/.lock: held"), fsErr, new Error("boom")]) expect(describeApp(e)).toEqual(describeError(e));
   });
 });

@@ -1,2 +1,2 @@
-export { LakeError, isLakeError, brandOf, brandGuard } from "./internal/lake-error.js";
-export type { LakeErrorOptions, ErrorDataMap, BrandGuard } from "./internal/lake-error.js";
+export { LakeError, defineError, isLakeError, brandOf, brandGuard } from "./internal/lake-error.js";
+export type { LakeErrorOptions, LakeErrorClass, ErrorDataMap, BrandGuard } from "./internal/lake-error.js";

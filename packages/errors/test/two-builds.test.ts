@@ -18,15 +18,12 @@ async function copy(label: string): Promise<typeof Errors> {
 describe("@lake/errors across two builds", async () => {
   const a = await copy("errors-a");
   const b = await copy("errors-b");
-  // A package's error class, defined once on each copy's base class.
-  const classOn = (base: typeof Errors.LakeError) =>
-    class ThingError extends base<"NotFound" | "Corrupt", { file?: string }> {
-      constructor(code: "NotFound" | "Corrupt", message: string, options?: Errors.LakeErrorOptions<{ file?: string }>) {
-        super("@example/thing/ThingError", code, message, options);
-      }
-    };
-  const ThingA = classOn(a.LakeError);
-  const ThingB = classOn(b.LakeError);
+  // A package's error class, defined once on each copy's defineError, as every package defines its own.
+  type Code = "NotFound" | "Corrupt";
+  type Data = Errors.ErrorDataMap<Code, { file?: string }>;
+  const classOn = (errors: typeof Errors) => class ThingError<C extends Code = Code> extends errors.defineError<Code, Data>("@example/thing/ThingError")<C> {};
+  const ThingA = classOn(a);
+  const ThingB = classOn(b);
 
   it("the copies are distinct modules: instanceof does not cross them", () => {
     expect(a.LakeError).not.toBe(b.LakeError);
@@ -38,7 +35,7 @@ describe("@lake/errors across two builds", async () => {
 
   it("copy B's guards recognise copy A's error, by brand and by code", () => {
     const e = new ThingA("Corrupt", "t.bin: bad digest", { data: { file: "t.bin" } });
-    const isThingB = b.brandGuard<InstanceType<typeof ThingB>, { NotFound: { file?: string }; Corrupt: { file?: string } }>("@example/thing/ThingError");
+    const isThingB = b.brandGuard<InstanceType<typeof ThingB>, Data>(ThingB.brand);
     expect(b.isLakeError(e)).toBe(true);
     expect(b.brandOf(e)).toBe("@example/thing/ThingError");
     expect(isThingB(e)).toBe(true);
@@ -51,6 +48,8 @@ describe("@lake/errors across two builds", async () => {
     const cause = new Error("EIO");
     const e = new ThingA("NotFound", "t.bin: no such file", { data: { file: "t.bin" }, cause });
     expect(e.name).toBe("ThingError");
+    expect(ThingA.name).toBe("ThingError");
+    expect(ThingA.brand).toBe("@example/thing/ThingError");
     expect(e.code).toBe("NotFound");
     expect(e.data).toEqual({ file: "t.bin" });
     expect(e.cause).toBe(cause);

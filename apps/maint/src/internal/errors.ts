@@ -1,5 +1,5 @@
-import { EXIT, describeError as describeAnyError } from "@lake/cli";
-import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+import { EXIT, describeErrorWith } from "@lake/cli";
+import { brandGuard, defineError, type ErrorDataMap } from "@lake/errors";
 
 export { EXIT };
 
@@ -29,22 +29,16 @@ export interface MaintErrorFacts {
 }
 
 /** Typed `data` of each {@link MaintErrorCode}: every code carries the same facts. */
-export type MaintErrorData = { readonly [C in MaintErrorCode]: MaintErrorFacts };
-
-const BRAND = "lake-maint/MaintError";
+export type MaintErrorData = ErrorDataMap<MaintErrorCode, MaintErrorFacts>;
 
 /**
  * The one error class of lake-maint. `code` picks the exit code, the message is one line naming the
  * key or file and the reason, `cause` keeps the underlying error. Use {@link isMaintError}.
  */
-export class MaintError<C extends MaintErrorCode = MaintErrorCode> extends LakeError<C, MaintErrorFacts> {
-  constructor(code: C, message: string, options?: LakeErrorOptions<MaintErrorFacts>) {
-    super(BRAND, code, message, options);
-  }
-}
+export class MaintError<C extends MaintErrorCode = MaintErrorCode> extends defineError<MaintErrorCode, MaintErrorData>("lake-maint/MaintError")<C> {}
 
 /** True for a {@link MaintError} from any copy of lake-maint (brand-based, not `instanceof`); with `code`, of that code. */
-export const isMaintError = brandGuard<MaintError, MaintErrorData>(BRAND);
+export const isMaintError = brandGuard<MaintError, MaintErrorData>(MaintError.brand);
 
 /** Exit code per error code: a row of @lake/cli's one table. */
 const EXIT_OF: Readonly<Record<MaintErrorCode, number>> = {
@@ -57,15 +51,8 @@ const EXIT_OF: Readonly<Record<MaintErrorCode, number>> = {
   Store: EXIT.store,
 };
 
-/** The exit code of an error code. */
-export function exitCodeOf(code: MaintErrorCode): number {
-  return EXIT_OF[code];
-}
-
 /** One-line message and exit code of any error: a MaintError by its code, the rest by @lake/cli. */
-export function describeError(e: unknown): { message: string; code: number } {
-  return isMaintError(e) ? { message: e.message, code: exitCodeOf(e.code) } : describeAnyError(e);
-}
+export const describeError = describeErrorWith(isMaintError, EXIT_OF);
 
 /** An error message as a reason after `<key>: `: one line, without a leading `<key>: ` of its own. */
 export function reasonOf(message: string, key: string): string {

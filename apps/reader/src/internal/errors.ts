@@ -1,5 +1,5 @@
-import { EXIT, describeError as describeAnyError } from "@lake/cli";
-import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+import { EXIT, describeErrorWith } from "@lake/cli";
+import { brandGuard, defineError, type ErrorDataMap } from "@lake/errors";
 
 export { EXIT };
 /** What went wrong, as a small closed set; each maps to one documented exit code. */
@@ -26,19 +26,13 @@ export interface ReaderErrorFacts {
 }
 
 /** Typed `data` of each {@link ReaderErrorCode}: every code carries the same facts. */
-export type ReaderErrorData = { readonly [C in ReaderErrorCode]: ReaderErrorFacts };
-
-const BRAND = "lake-reader/ReaderError";
+export type ReaderErrorData = ErrorDataMap<ReaderErrorCode, ReaderErrorFacts>;
 
 /** The one error class of lake-reader: a code, a one-line message naming the file and the reason, typed data. */
-export class ReaderError<C extends ReaderErrorCode = ReaderErrorCode> extends LakeError<C, ReaderErrorFacts> {
-  constructor(code: C, message: string, options?: LakeErrorOptions<ReaderErrorFacts>) {
-    super(BRAND, code, message, options);
-  }
-}
+export class ReaderError<C extends ReaderErrorCode = ReaderErrorCode> extends defineError<ReaderErrorCode, ReaderErrorData>("lake-reader/ReaderError")<C> {}
 
 /** True for a ReaderError from any copy of this package; with `code`, of that code. */
-export const isReaderError = brandGuard<ReaderError, ReaderErrorData>(BRAND);
+export const isReaderError = brandGuard<ReaderError, ReaderErrorData>(ReaderError.brand);
 
 /** Exit code per error code: a row of @lake/cli's one table. */
 const EXIT_OF: Readonly<Record<ReaderErrorCode, number>> = {
@@ -52,12 +46,5 @@ const EXIT_OF: Readonly<Record<ReaderErrorCode, number>> = {
   Refused: EXIT.refused,
 };
 
-/** The exit code of an error code. */
-export function exitCodeOf(code: ReaderErrorCode): number {
-  return EXIT_OF[code];
-}
-
 /** One-line message and exit code of any error: a ReaderError by its code, the rest by @lake/cli. */
-export function describeError(e: unknown): { message: string; code: number } {
-  return isReaderError(e) ? { message: e.message, code: exitCodeOf(e.code) } : describeAnyError(e);
-}
+export const describeError = describeErrorWith(isReaderError, EXIT_OF);

@@ -1,4 +1,4 @@
-import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+import { brandGuard, defineError } from "@lake/errors";
 
 /** Error codes of @lake/adapters. */
 export type AdaptersErrorCode = "UnknownRuntime" | "InvalidSource" | "Unreadable" | "InvalidGlob" | "InvalidState";
@@ -15,14 +15,8 @@ export interface AdaptersErrorData {
   readonly InvalidState: { readonly path?: string };
 }
 
-const BRAND = "@lake/adapters/AdaptersError";
-
 /** The one error class of @lake/adapters: `message` is one line naming the file and the reason. */
-export class AdaptersError<C extends AdaptersErrorCode = AdaptersErrorCode> extends LakeError<C, AdaptersErrorData[C]> {
-  constructor(code: C, message: string, options?: LakeErrorOptions<AdaptersErrorData[C]>) {
-    super(BRAND, code, message, options);
-  }
-}
+export class AdaptersError<C extends AdaptersErrorCode = AdaptersErrorCode> extends defineError<AdaptersErrorCode, AdaptersErrorData>("@lake/adapters/AdaptersError")<C> {}
 
 /** True for an AdaptersError from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
-export const isAdaptersError = brandGuard<AdaptersError, AdaptersErrorData>(BRAND);
+export const isAdaptersError = brandGuard<AdaptersError, AdaptersErrorData>(AdaptersError.brand);

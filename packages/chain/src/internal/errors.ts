@@ -1,4 +1,4 @@
-import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+import { brandGuard, defineError } from "@lake/errors";
 
 /**
  * Error codes of @lake/chain.
@@ -34,17 +34,11 @@ export interface ChainErrorData {
   readonly Io: FileData;
 }
 
-const BRAND = "@lake/chain/ChainError";
-
 /** The one error class of @lake/chain: a `code`, typed `data` (often the `file` concerned) and an ES2022 `cause`. */
-export class ChainError<C extends ChainErrorCode = ChainErrorCode> extends LakeError<C, ChainErrorData[C]> {
-  constructor(code: C, message: string, options?: LakeErrorOptions<ChainErrorData[C]>) {
-    super(BRAND, code, message, options);
-  }
-}
+export class ChainError<C extends ChainErrorCode = ChainErrorCode> extends defineError<ChainErrorCode, ChainErrorData>("@lake/chain/ChainError")<C> {}
 
 /** True for a ChainError from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
-export const isChainError = brandGuard<ChainError, ChainErrorData>(BRAND);
+export const isChainError = brandGuard<ChainError, ChainErrorData>(ChainError.brand);
 
 /** The system error code of a Node fs error, or undefined. */
 export function errnoCode(e: unknown): string | undefined {

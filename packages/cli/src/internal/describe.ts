@@ -111,3 +111,14 @@ export function describeError(e: unknown): { message: string; code: number } {
   }
   return { message: `internal error: ${e instanceof Error ? e.message : String(e)}`, code: EXIT.internal };
 }
+
+/**
+ * An app's `describeError`: an error its own class's guard claims gets the exit code of its code
+ * in `exits` (a row of {@link EXIT} per code), every other error {@link describeError}'s.
+ */
+export function describeErrorWith<Code extends string>(
+  isOwn: (e: unknown) => e is Error & { readonly code: Code },
+  exits: Readonly<Record<Code, number>>,
+): (e: unknown) => { message: string; code: number } {
+  return (e) => (isOwn(e) ? { message: e.message, code: exits[e.code] } : describeError(e));
+}

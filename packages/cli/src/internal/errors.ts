@@ -1,4 +1,4 @@
-import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+import { brandGuard, defineError } from "@lake/errors";
 
 /** What went wrong on a command line. */
 export type CliErrorCode =
@@ -16,17 +16,11 @@ export interface CliErrorData {
   readonly Usage: CliErrorFacts;
 }
 
-const BRAND = "@lake/cli/CliError";
-
 /** The one error class of @lake/cli: a usage error with a one-line message naming the option and the reason. */
-export class CliError<C extends CliErrorCode = CliErrorCode> extends LakeError<C, CliErrorData[C]> {
-  constructor(code: C, message: string, options?: LakeErrorOptions<CliErrorData[C]>) {
-    super(BRAND, code, message, options);
-  }
-}
+export class CliError<C extends CliErrorCode = CliErrorCode> extends defineError<CliErrorCode, CliErrorData>("@lake/cli/CliError")<C> {}
 
 /** True for a CliError from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
-export const isCliError = brandGuard<CliError, CliErrorData>(BRAND);
+export const isCliError = brandGuard<CliError, CliErrorData>(CliError.brand);
 
 /** A usage error (exit 2). */
 export function usage(message: string, option?: string): CliError {

@@ -1,4 +1,4 @@
-import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+import { brandGuard, defineError } from "@lake/errors";
 
 /** Error codes of @lake/events. */
 export type EventsErrorCode = "InvalidRecord" | "InvalidUsage" | "InvalidRollup" | "NewerRollup" | "OlderRollup";
@@ -15,14 +15,8 @@ export interface EventsErrorData {
   readonly OlderRollup: { readonly file?: string; readonly version?: number };
 }
 
-const BRAND = "@lake/events/EventsError";
-
 /** The one error class of @lake/events. */
-export class EventsError<C extends EventsErrorCode = EventsErrorCode> extends LakeError<C, EventsErrorData[C]> {
-  constructor(code: C, message: string, options?: LakeErrorOptions<EventsErrorData[C]>) {
-    super(BRAND, code, message, options);
-  }
-}
+export class EventsError<C extends EventsErrorCode = EventsErrorCode> extends defineError<EventsErrorCode, EventsErrorData>("@lake/events/EventsError")<C> {}
 
 /** True for a EventsError from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
-export const isEventsError = brandGuard<EventsError, EventsErrorData>(BRAND);
+export const isEventsError = brandGuard<EventsError, EventsErrorData>(EventsError.brand);

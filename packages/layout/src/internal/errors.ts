@@ -1,4 +1,4 @@
-import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+import { brandGuard, defineError, type ErrorDataMap } from "@lake/errors";
 
 /** The codes a {@link LayoutError} can carry. */
 export type LayoutErrorCode =
@@ -38,20 +38,14 @@ export interface LayoutErrorFacts {
 }
 
 /** Typed `data` of each {@link LayoutErrorCode}: every code carries the same facts. */
-export type LayoutErrorData = { readonly [C in LayoutErrorCode]: LayoutErrorFacts };
-
-const BRAND = "@lake/layout/LayoutError";
+export type LayoutErrorData = ErrorDataMap<LayoutErrorCode, LayoutErrorFacts>;
 
 /**
  * The one error class of @lake/layout. `code` says what went wrong, `data` names the key and the
  * store, `cause` keeps the underlying error. Use {@link isLayoutError} rather than `instanceof`:
  * it works across two copies of the package.
  */
-export class LayoutError<C extends LayoutErrorCode = LayoutErrorCode> extends LakeError<C, LayoutErrorFacts> {
-  constructor(code: C, message: string, options?: LakeErrorOptions<LayoutErrorFacts>) {
-    super(BRAND, code, message, options);
-  }
-}
+export class LayoutError<C extends LayoutErrorCode = LayoutErrorCode> extends defineError<LayoutErrorCode, LayoutErrorData>("@lake/layout/LayoutError")<C> {}
 
 /** True for a {@link LayoutError} from any copy of @lake/layout (brand-based, not `instanceof`); with `code`, of that code. */
-export const isLayoutError = brandGuard<LayoutError, LayoutErrorData>(BRAND);
+export const isLayoutError = brandGuard<LayoutError, LayoutErrorData>(LayoutError.brand);

@@ -1,4 +1,4 @@
-import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+import { brandGuard, defineError, type ErrorDataMap } from "@lake/errors";
 
 /** Every reason `@lake/redact` can fail with. */
 export type RedactErrorCode =
@@ -28,16 +28,10 @@ export interface RedactErrorFacts {
 }
 
 /** Typed `data` of each {@link RedactErrorCode}: every code carries the same facts. */
-export type RedactErrorData = { readonly [C in RedactErrorCode]: RedactErrorFacts };
-
-const BRAND = "@lake/redact/RedactError";
+export type RedactErrorData = ErrorDataMap<RedactErrorCode, RedactErrorFacts>;
 
 /** The one error class of `@lake/redact`: a string-literal `code`, typed `data`, ES2022 `cause`. */
-export class RedactError<C extends RedactErrorCode = RedactErrorCode> extends LakeError<C, RedactErrorFacts> {
-  constructor(code: C, message: string, options?: LakeErrorOptions<RedactErrorFacts>) {
-    super(BRAND, code, message, options);
-  }
-}
+export class RedactError<C extends RedactErrorCode = RedactErrorCode> extends defineError<RedactErrorCode, RedactErrorData>("@lake/redact/RedactError")<C> {}
 
 /** True when `e` is a {@link RedactError} from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
-export const isRedactError = brandGuard<RedactError, RedactErrorData>(BRAND);
+export const isRedactError = brandGuard<RedactError, RedactErrorData>(RedactError.brand);

@@ -1,4 +1,4 @@
-import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+import { brandGuard, defineError } from "@lake/errors";
 
 /** Error codes of @lake/segments. */
 export type SegmentErrorCode = "WriteFailed" | "ReadFailed" | "InvalidRow";
@@ -13,14 +13,8 @@ export interface SegmentErrorData {
   readonly InvalidRow: { readonly column?: string };
 }
 
-const BRAND = "@lake/segments/SegmentError";
-
 /** The one error class of @lake/segments. */
-export class SegmentError<C extends SegmentErrorCode = SegmentErrorCode> extends LakeError<C, SegmentErrorData[C]> {
-  constructor(code: C, message: string, options?: LakeErrorOptions<SegmentErrorData[C]>) {
-    super(BRAND, code, message, options);
-  }
-}
+export class SegmentError<C extends SegmentErrorCode = SegmentErrorCode> extends defineError<SegmentErrorCode, SegmentErrorData>("@lake/segments/SegmentError")<C> {}
 
 /** True for a SegmentError from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
-export const isSegmentError = brandGuard<SegmentError, SegmentErrorData>(BRAND);
+export const isSegmentError = brandGuard<SegmentError, SegmentErrorData>(SegmentError.brand);

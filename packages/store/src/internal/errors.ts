@@ -1,4 +1,4 @@
-import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+import { brandGuard, defineError } from "@lake/errors";
 
 /**
  * Error codes of @lake/store.
@@ -34,17 +34,11 @@ export interface StoreErrorData {
   readonly Io: FileData & { readonly errno?: string | undefined };
 }
 
-const BRAND = "@lake/store/StoreError";
-
 /** The one error class of @lake/store. `message` is one line naming the file and the reason. */
-export class StoreError<C extends StoreErrorCode = StoreErrorCode> extends LakeError<C, StoreErrorData[C]> {
-  constructor(code: C, message: string, options?: LakeErrorOptions<StoreErrorData[C]>) {
-    super(BRAND, code, message, options);
-  }
-}
+export class StoreError<C extends StoreErrorCode = StoreErrorCode> extends defineError<StoreErrorCode, StoreErrorData>("@lake/store/StoreError")<C> {}
 
 /** True for a StoreError from any copy of this package (brand-based, not `instanceof`); with `code`, of that code. */
-export const isStoreError = brandGuard<StoreError, StoreErrorData>(BRAND);
+export const isStoreError = brandGuard<StoreError, StoreErrorData>(StoreError.brand);
 
 /** The errno code of a Node fs error, or undefined. */
 export function errno(e: unknown): string | undefined {

@@ -1,4 +1,4 @@
-import { LakeError, brandGuard, type LakeErrorOptions } from "@lake/errors";
+import { brandGuard, defineError, type ErrorDataMap, type LakeErrorOptions } from "@lake/errors";
 
 /**
  * The one error class of @lake/wal. Every refusal the package makes is a {@link WalError} with a
@@ -48,22 +48,20 @@ export interface WalErrorFacts {
 }
 
 /** Typed `data` of each {@link WalErrorCode}: every code carries the same context. */
-export type WalErrorData = { readonly [C in WalErrorCode]: WalErrorFacts };
-
-const BRAND = "@lake/wal/WalError";
+export type WalErrorData = ErrorDataMap<WalErrorCode, WalErrorFacts>;
 
 /**
  * The error thrown by every @lake/wal function for a refusal. The message is one line naming the
  * file and the reason (`<file>: <reason> at byte <offset>`).
  */
-export class WalError<C extends WalErrorCode = WalErrorCode> extends LakeError<C, WalErrorFacts> {
+export class WalError<C extends WalErrorCode = WalErrorCode> extends defineError<WalErrorCode, WalErrorData>("@lake/wal/WalError")<C> {
   /** The reason alone, without the file and offset prefix. */
   readonly reason: string;
 
   constructor(code: C, reason: string, options: LakeErrorOptions<WalErrorFacts> = {}) {
     const where = options.data?.file === undefined ? "" : `${options.data.file}: `;
     const at = options.data?.offset === undefined ? "" : ` at byte ${options.data.offset}`;
-    super(BRAND, code, `${where}${reason}${at}`, options);
+    super(code, `${where}${reason}${at}`, options);
     this.reason = reason;
   }
 }
@@ -72,7 +70,7 @@ export class WalError<C extends WalErrorCode = WalErrorCode> extends LakeError<C
  * True for a {@link WalError}, including one thrown by another copy of this package (the check
  * is on a global symbol brand, not on `instanceof`); with `code`, of that code.
  */
-export const isWalError = brandGuard<WalError, WalErrorData>(BRAND);
+export const isWalError = brandGuard<WalError, WalErrorData>(WalError.brand);
 
 /** Wrap an unknown failure as an Io WalError naming the file (a WalError passes through). */
 export function ioError(file: string, what: string, cause: unknown): WalError {
