@@ -1,4 +1,6 @@
-// Controls more than one page uses; each writes what it sets into the URL (setQuery).
+// What more than one page uses: the page's frame, and controls that each write what they set into
+// the URL (setQuery).
+import type { ComponentChildren } from "preact";
 import { shortId } from "./format.js";
 import { setQuery } from "./router.js";
 
@@ -25,9 +27,23 @@ export function SessionLink(props: { id: string }) {
   );
 }
 
-/** An API call's error as one line, or nothing. */
-export function ErrorLine(props: { error: string | undefined }) {
-  return props.error ? <div class="error">{props.error}</div> : null;
+/**
+ * A page: `<div class="page {name}">` with its heading and what stands beside the title (`head`),
+ * what sits under the heading (`tools`: filters, a form), the API call's error as one line (or
+ * nothing), then the body.
+ */
+export function Page(props: { name: string; title: string; head?: ComponentChildren; tools?: ComponentChildren; error: string | undefined; children?: ComponentChildren }) {
+  return (
+    <div class={`page ${props.name}`}>
+      <div class="page-head">
+        <h1>{props.title}</h1>
+        {props.head}
+      </div>
+      {props.tools}
+      {props.error ? <div class="error">{props.error}</div> : null}
+      {props.children}
+    </div>
+  );
 }
 
 /** A segmented control. */

@@ -1,7 +1,7 @@
 // Fleet: the live control plane — roster (agents and their heartbeats), leases, intents.
 import { useEffect, useState } from "preact/hooks";
 import { useApi } from "../api.js";
-import { ErrorLine } from "../controls.js";
+import { Page } from "../controls.js";
 import { fmtAge, fmtTime } from "../format.js";
 import type { IntentRecord, LeaseListEntry, RosterEntry } from "../types.js";
 
@@ -16,12 +16,7 @@ export function Fleet() {
   const res = useApi<FleetJson>(`/api/fleet${tick ? `?t=${tick}` : ""}`);
   const d = res.data;
   return (
-    <div class="page fleet">
-      <div class="page-head">
-        <h1>Fleet</h1>
-        <span class="count">refreshes every 15 s</span>
-      </div>
-      <ErrorLine error={res.error} />
+    <Page name="fleet" title="Fleet" head={<span class="count">refreshes every 15 s</span>} error={res.error}>
       <section class="panel flush">
         <h2>
           Roster <span class="count">{d?.roster.length ?? "…"}</span>
@@ -116,6 +111,6 @@ export function Fleet() {
           {d && d.intents.length === 0 && <div class="empty">No intent declared.</div>}
         </section>
       </div>
-    </div>
+    </Page>
   );
 }

@@ -3,7 +3,7 @@
 import { useMemo } from "preact/hooks";
 import { qs, useApi } from "../api.js";
 import { StackedBars, type StackSeries } from "../chart.js";
-import { DateRange, ErrorLine, SessionLink, Toggle } from "../controls.js";
+import { DateRange, Page, SessionLink, Toggle } from "../controls.js";
 import { addDays, fmtClock, fmtCompact, fmtCost, fmtInt, fmtTime, pageZone, zoneDay } from "../format.js";
 import { setQuery } from "../router.js";
 import type { BlocksJson, DailyJson, SessionUsageJson, UsageNumbers } from "../types.js";
@@ -65,9 +65,10 @@ export function Overview(props: { query: URLSearchParams }) {
   const unpriced = daily.data?.pricing.unpriced_models ?? [];
 
   return (
-    <div class="page overview">
-      <div class="page-head">
-        <h1>Usage</h1>
+    <Page
+      name="overview"
+      title="Usage"
+      head={
         <div class="controls">
           <Toggle label="Show" value={metric} options={[["cost", "Cost"], ["tokens", "Tokens"]]} onChange={(v) => setQuery({ metric: v === "cost" ? undefined : v })} />
           <Toggle label="Stack by" value={by} options={[["model", "Model"], ["runtime", "Runtime"]]} onChange={(v) => setQuery({ by: v === "model" ? undefined : v })} />
@@ -76,8 +77,9 @@ export function Overview(props: { query: URLSearchParams }) {
             Days in {daily.data?.timezone ?? timezone}
           </span>
         </div>
-      </div>
-      <ErrorLine error={daily.error} />
+      }
+      error={daily.error}
+    >
       <div class="cards">
         <div class="card" data-testid="card-total">
           <div class="card-label">Total cost</div>
@@ -193,6 +195,6 @@ export function Overview(props: { query: URLSearchParams }) {
           </table>
         </section>
       </div>
-    </div>
+    </Page>
   );
 }

@@ -1,7 +1,7 @@
 // Search: `search TEXT --json` — event hits link into the transcript at the hit, then claims.
 import { useState } from "preact/hooks";
 import { qs, useApi } from "../api.js";
-import { ErrorLine } from "../controls.js";
+import { Page } from "../controls.js";
 import { fmtTime, shortId } from "../format.js";
 import { navigate } from "../router.js";
 import type { ClaimHit, EventHit } from "../types.js";
@@ -24,22 +24,24 @@ export function Search(props: { query: URLSearchParams }) {
   const [text, setText] = useState(q);
   const res = useApi<{ query: string; events: EventHit[]; claims: ClaimHit[] }>(q ? `/api/search${qs({ q, limit: "50" })}` : undefined);
   return (
-    <div class="page search">
-      <div class="page-head">
-        <h1>Search</h1>
-      </div>
-      <form
-        class="search-form"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          navigate(`/search${qs({ q: text.trim() })}`);
-        }}
-      >
-        <input type="search" name="q" placeholder="words that must all appear (events and claims)" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
-        <button type="submit">Search</button>
-      </form>
-      <ErrorLine error={res.error} />
+    <Page
+      name="search"
+      title="Search"
+      tools={
+        <form
+          class="search-form"
+          role="search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            navigate(`/search${qs({ q: text.trim() })}`);
+          }}
+        >
+          <input type="search" name="q" placeholder="words that must all appear (events and claims)" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+          <button type="submit">Search</button>
+        </form>
+      }
+      error={res.error}
+    >
       {res.loading && <div class="loading">Searching…</div>}
       {res.data && (
         <>
@@ -87,6 +89,6 @@ export function Search(props: { query: URLSearchParams }) {
           </section>
         </>
       )}
-    </div>
+    </Page>
   );
 }

@@ -2,7 +2,7 @@
 // project, date and text, sorted by cost or last activity. Every filter is in the URL.
 import { useMemo } from "preact/hooks";
 import { useApi } from "../api.js";
-import { DateRange, ErrorLine, SessionLink } from "../controls.js";
+import { DateRange, Page, SessionLink } from "../controls.js";
 import { fmtCompact, fmtCost, fmtDuration, fmtInt, fmtTime, zoneDay } from "../format.js";
 import { setQuery } from "../router.js";
 import type { SessionRow, SessionUsageJson } from "../types.js";
@@ -52,31 +52,35 @@ export function Sessions(props: { query: URLSearchParams }) {
   );
 
   return (
-    <div class="page sessions">
-      <div class="page-head">
-        <h1>Sessions</h1>
+    <Page
+      name="sessions"
+      title="Sessions"
+      head={
         <span class="count" data-testid="session-count">
           {rows.data ? `${shown.length} of ${all.length}` : "…"}
         </span>
-      </div>
-      <div class="filters">
-        <label class="field grow">
-          Text
-          <input type="search" name="q" placeholder="id, project, branch, model…" value={f.text} onInput={(e) => setQuery({ q: (e.target as HTMLInputElement).value })} />
-        </label>
-        {select("runtime", "Runtime", distinct(all.map((s) => s.runtime)))}
-        {select("agent", "Agent", distinct(all.map((s) => s.agent)))}
-        {select("project", "Project", distinct(all.map(projectOf)))}
-        <DateRange since={f.since} until={f.until} />
-        <label class="field">
-          Sort
-          <select name="sort" value={sort} onChange={(e) => setQuery({ sort: (e.target as HTMLSelectElement).value === "cost" ? "cost" : undefined })}>
-            <option value="last">last activity</option>
-            <option value="cost">cost</option>
-          </select>
-        </label>
-      </div>
-      <ErrorLine error={rows.error} />
+      }
+      tools={
+        <div class="filters">
+          <label class="field grow">
+            Text
+            <input type="search" name="q" placeholder="id, project, branch, model…" value={f.text} onInput={(e) => setQuery({ q: (e.target as HTMLInputElement).value })} />
+          </label>
+          {select("runtime", "Runtime", distinct(all.map((s) => s.runtime)))}
+          {select("agent", "Agent", distinct(all.map((s) => s.agent)))}
+          {select("project", "Project", distinct(all.map(projectOf)))}
+          <DateRange since={f.since} until={f.until} />
+          <label class="field">
+            Sort
+            <select name="sort" value={sort} onChange={(e) => setQuery({ sort: (e.target as HTMLSelectElement).value === "cost" ? "cost" : undefined })}>
+              <option value="last">last activity</option>
+              <option value="cost">cost</option>
+            </select>
+          </label>
+        </div>
+      }
+      error={rows.error}
+    >
       <section class="panel flush">
         <table class="grid" data-testid="sessions">
           <thead>
@@ -126,6 +130,6 @@ export function Sessions(props: { query: URLSearchParams }) {
         </table>
         {rows.data && shown.length === 0 && <div class="empty">No session matches.</div>}
       </section>
-    </div>
+    </Page>
   );
 }
