@@ -6,8 +6,9 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { isAbsolute, join, resolve as resolvePath, sep } from "node:path";
-import { listDiscoverers, type Discoverer, type DiscoveredSource, type DiscoveryProblem } from "@lake/adapters/discover";
+import { listDiscoverers, type Discoverer, type DiscoveredSource, type DiscoverOptions, type DiscoveryProblem } from "@lake/adapters/discover";
 import type { Redactor } from "@lake/redact";
+import type { SessionOptions } from "@lake/store";
 import { emptyPassState, isStoreError, listForgotten, lostToCheck, LostSessionTracker, readPassState, sessionUnchanged, writePassState, type PassState } from "@lake/store/pass";
 import { spoolDir } from "./spool.js";
 import { finishPending } from "./pending.js";
@@ -23,24 +24,22 @@ export interface SourceRoots {
   readonly only: boolean;
 }
 
-/** Options of one collect pass. */
-export interface CollectOptions {
+/**
+ * Options of one collect pass. `include`, `exclude` and `home` go to each runtime's discovery;
+ * `waitMs` (a session still locked by another collector after that long is reported and skipped) and
+ * `maxDeltaBytes` to each session the pass opens.
+ */
+export interface CollectOptions extends Pick<DiscoverOptions, "include" | "exclude" | "home">, Pick<SessionOptions, "waitMs" | "maxDeltaBytes"> {
   readonly root: string;
   readonly sources: SourceRoots;
-  readonly include?: readonly string[];
-  readonly exclude?: readonly string[];
-  /** How long to wait for a session locked by another collector (ms; default 0: report and skip). */
-  readonly waitMs?: number;
   /** Publish rounds after landing (default true). */
   readonly parse?: boolean;
-  readonly maxDeltaBytes?: number;
   /** Where conflicts and problems are named, one line each (default stderr). */
   readonly logger?: (line: string) => void;
   /** Progress: called after each session with the totals so far. */
   readonly onProgress?: (p: { sessions: number; totalSessions: number; bytes: number; totalBytes: number }) => void;
   readonly tracker?: LostSessionTracker;
   readonly env?: NodeJS.ProcessEnv;
-  readonly home?: string;
   /** Asked at each safe point (after a source's cursors are saved, after a session): true stops the pass there. */
   readonly shouldStop?: () => boolean;
   /**
