@@ -1,7 +1,8 @@
 // The records encoder (@lake/store/records): a window cut into pieces at line ends and encoded piece
 // by piece gives what encoding it whole gives (lines, facts, line numbers, the last record id), for
 // any mix of records, empty lines, lines that are not JSON and torn lines; and a pass whose source
-// encodes its windows that way (a caller's worker pool) lands the same bytes as one that does not.
+// encodes its windows that way (a caller's worker pool; the next window read and sent while one
+// lands) lands the same bytes as one that does not.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -9,6 +10,7 @@ import fc from "fast-check";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { encodeWindow, joinEncoded, windowPieces, type EncodedWindow } from "../src/records.js";
 import { openSession, readIndex, type ConvertContext, type SourceRef } from "../src/index.js";
+import { lineCount } from "../src/internal/window.js";
 import { convert, jline, src } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
@@ -46,6 +48,8 @@ describe("encoding a window in pieces", () => {
         const c = ctx("/src/a.jsonl");
         const whole = await encodeWindow(text, at, c, convert, mask);
         expect(flat(await inPieces(text, at, target, c))).toEqual(flat(whole));
+        // What a pass reading ahead counts without splitting.
+        expect(lineCount(text)).toBe(whole.sourceLines);
       }),
       { numRuns: 300 },
     );
@@ -81,8 +85,12 @@ describe("a pass whose source encodes its windows", () => {
     let asked = 0;
     let declined = 0;
     const encode: SourceRef["encode"] = async (text, at, c) => {
-      // Every other window is declined: the pass converts it itself.
-      if (asked++ % 2 === 1) {
+      // Every third window is declined (the pass converts it itself), another one fails (likewise).
+      if (asked === 4) {
+        asked++;
+        throw new Error("a worker died");
+      }
+      if (asked++ % 3 === 1) {
         declined++;
         return undefined;
       }

@@ -1,12 +1,12 @@
-import { closeSync, constants as fsConstants, fstatSync, openSync } from "node:fs";
+import { closeSync, constants as fsConstants, fstatSync, openSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { StoreError, errno } from "./errors.js";
 import { isoMicros, nowNs, type Area } from "./names.js";
 import { CURSOR_SCHEMA, type AppendCursor } from "./cursor.js";
 import { DEFAULT_MAX_DELTA_BYTES, DEFAULT_MAX_WINDOWS, TAIL_WINDOW, type Convert, type Mutable, type SourceOutcome, type SourceRef, type SourceStatus } from "./contracts.js";
-import { inspectSource, mtimeSec, nextTail, readWindow, sha256, sourceReason, splitLines, tailBytes } from "./window.js";
+import { inspectSource, lineCount, mtimeSec, nextTail, readWindow, sha256, sourceReason, splitLines, tailBytes } from "./window.js";
 import type { Pass } from "./pass.js";
-import type { EncodedRecords } from "./records.js";
+import type { EncodedRecords, EncodedWindow } from "./records.js";
 
 /**
  * Take an append source through the eight steps: gone → source_gone; shorter than offset →
@@ -81,9 +81,24 @@ export async function appendSteps(pass: Pass, { area, dirRel, cursorRel, src }: 
     }
     if (src.carry) await src.carry.restore(c.offset > 0 ? c.adapter_state : undefined, c.offset);
     let status: SourceStatus = "unchanged";
+    // A source whose windows are encoded elsewhere has its next window read and sent while the one
+    // before it lands (at most one window ahead); a window read ahead is used only where the pass
+    // would have read it, else read again.
+    const offload = src.encode && !src.framing ? src.encode : undefined;
+    const encodeCtx = { sessionId: s.sessionId, source: src };
+    const encodeAt = (win: Buffer, offset: number, ord: number): Promise<EncodedWindow | undefined> =>
+      offload!(win.subarray(0, win.length - 1), { offset, ord }, encodeCtx).catch(() => undefined);
+    let ahead: { win: Buffer; st: Stats; offset: number; ord: number; enc: Promise<EncodedWindow | undefined> } | undefined;
     for (let w = 0; ; w++) {
-      if (w > 0) st = fstatSync(fd);
-      const win = st.size > c.offset ? readWindow(fd, c.offset, st.size, budget, src.path, src.framing) : null;
+      let win: Buffer | null;
+      let enc: Promise<EncodedWindow | undefined> | undefined;
+      if (ahead && ahead.offset === c.offset && ahead.ord === c.ord) {
+        ({ win, st, enc } = ahead);
+      } else {
+        if (w > 0) st = fstatSync(fd);
+        win = st.size > c.offset ? readWindow(fd, c.offset, st.size, budget, src.path, src.framing) : null;
+      }
+      ahead = undefined;
       if (!win) {
         if (w === 0 && st.size > c.offset) status = "waiting";
         break;
@@ -95,7 +110,20 @@ export async function appendSteps(pass: Pass, { area, dirRel, cursorRel, src }: 
       }
       // Steps 5–6: split into complete lines and convert (elsewhere, when the source says it can).
       const text = win.subarray(0, win.length - 1);
-      const pre = src.encode && !src.framing ? await src.encode(text, { offset: c.offset, ord: c.ord }, { sessionId: s.sessionId, source: src }) : undefined;
+      if (offload) {
+        enc ??= encodeAt(win, c.offset, c.ord);
+        if (w + 1 < maxWindows) {
+          const next = { offset: c.offset + win.length, ord: c.ord + lineCount(text) };
+          try {
+            const st2 = fstatSync(fd);
+            const win2 = st2.size > next.offset ? readWindow(fd, next.offset, st2.size, budget, src.path) : null;
+            if (win2) ahead = { win: win2, st: st2, ...next, enc: encodeAt(win2, next.offset, next.ord) };
+          } catch {
+            // Read again in its turn, where its failure belongs.
+          }
+        }
+      }
+      const pre = enc ? await enc : undefined;
       let rows: EncodedRecords;
       let count: number;
       if (pre) {

@@ -152,6 +152,14 @@ export function readWindow(fd: number, offset: number, size: number, budget: num
   return null;
 }
 
+/** The source lines {@link splitLines} counts in a window (without its last newline), without splitting it. */
+export function lineCount(buf: Buffer): number {
+  if (buf.length === 0) return 0;
+  let n = buf[buf.length - 1] === 10 ? 0 : 1;
+  for (let i = buf.indexOf(10); i >= 0; i = buf.indexOf(10, i + 1)) n++;
+  return n;
+}
+
 /** Cut a window (without its last newline) into lines, each JSON or not; a torn line a complete one followed is two. */
 export function splitLines(buf: Buffer, offset: number, ord: number): { lines: SourceLine[]; invalid: boolean[]; refuse?: string; sourceLines?: number } {
   const lines: SourceLine[] = [];
