@@ -132,10 +132,11 @@ export function createRedactor(options: RedactorOptions): Redactor {
   const secretKeyNames = options.secretKeyNames ?? (ids.has(GENERIC_RULE_ID));
   const qset = new Set(quarantineRules);
 
-  const maskString = (s: string, path: readonly (string | number)[], inKey: boolean, acc: Acc): string => {
-    path = [...path];
+  const maskString = (s: string, where: readonly (string | number)[], inKey: boolean, acc: Acc): string => {
     const spans = engine.scan(s);
     if (spans.length === 0) return s;
+    // The findings keep the path as it is now (the walk's path array changes as it goes on).
+    const path = [...where];
     let out = "";
     let at = 0;
     for (const sp of spans) {
@@ -151,7 +152,7 @@ export function createRedactor(options: RedactorOptions): Redactor {
     if (depth > maxDepth) {
       throw new RedactError("TooDeep", `value nests deeper than maxDepth ${maxDepth} at ${formatPath(path)}`, { data: { path: [...path] } });
     }
-    if (typeof v === "string") return maskString(v, [...path], false, acc);
+    if (typeof v === "string") return maskString(v, path, false, acc);
     if (v === null || typeof v === "boolean") return v;
     if (typeof v === "number") {
       if (!Number.isFinite(v)) throw new RedactError("InvalidValue", `not a JSON value at ${formatPath(path)}: non-finite number`, { data: { path: [...path] } });
@@ -187,7 +188,7 @@ export function createRedactor(options: RedactorOptions): Redactor {
         path.push(nk);
         if (secretKeyNames && typeof child === "string") {
           const before = acc.findings.length;
-          const masked = maskString(child, [...path], false, acc);
+          const masked = maskString(child, path, false, acc);
           if (acc.findings.length === before && wholeValueIsSecret(k, child)) {
             const hash = shortHash(key, child);
             acc.findings.push({ rule: GENERIC_RULE_ID, hash, path: [...path], inKey: false, start: 0, end: child.length });

@@ -127,8 +127,24 @@ function nameWords(name: string): string[] {
     .filter(Boolean);
 }
 
+/** Answers of {@link isSecretName} for names seen (a record's field names repeat on every record). */
+const secretNames = new Map<string, boolean>();
+const SECRET_NAMES_MAX = 4096;
+
 /** True when a field or variable name says its value is a secret. */
 export function isSecretName(name: string): boolean {
+  let v = secretNames.get(name);
+  if (v === undefined) {
+    v = secretName(name);
+    if (name.length <= 128) {
+      if (secretNames.size >= SECRET_NAMES_MAX) secretNames.clear();
+      secretNames.set(name, v);
+    }
+  }
+  return v;
+}
+
+function secretName(name: string): boolean {
   const words = nameWords(name);
   if (words.length === 0 || words.length > 8) return false;
   const last = words.at(-1)!;
