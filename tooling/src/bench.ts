@@ -91,3 +91,16 @@ export function scale(): number {
   const s = Number(process.env.LAKE_BENCH_SCALE ?? "1");
   return Number.isFinite(s) && s > 0 ? s : 1;
 }
+
+/**
+ * A `node --import` argument that has a child print its peak RSS on stderr as it exits
+ * (`maxrss_kb=N`: process.resourceUsage().maxRSS, its worker threads included); read it back with
+ * {@link maxRss}.
+ */
+export const MAXRSS_IMPORT = "data:text/javascript," + encodeURIComponent('process.on("exit", () => process.stderr.write(`\\nmaxrss_kb=${process.resourceUsage().maxRSS}\\n`));');
+
+/** The peak RSS in bytes a child started with {@link MAXRSS_IMPORT} printed on `stderr`, or undefined. */
+export function maxRss(stderr: string): number | undefined {
+  const m = /maxrss_kb=(\d+)/.exec(stderr);
+  return m ? Number(m[1]) * 1024 : undefined;
+}

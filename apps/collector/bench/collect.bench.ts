@@ -2,24 +2,28 @@
 // with the convert pool (the default) and on the main thread alone (--jobs 1), against reading,
 // parsing and hashing the same bytes in-process, in turns (LAKE_BENCH_RUNS rounds, default 3; each
 // collect on a fresh root); an incremental pass after 1 % new data against a pass with nothing new
-// (hook latency: bench/hook.bench.ts).
+// (hook latency: bench/hook.bench.ts). Each collect's peak RSS is printed too.
 // Every subject runs the built bin as a child process (`pnpm turbo run build --filter=lake-collector...`).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { line, measure, measureRounds, report, scale } from "@lake/tooling/bench";
+import { MAXRSS_IMPORT, line, maxRss, measure, measureRounds, report, scale } from "@lake/tooling/bench";
 import { generateClaudeCorpus } from "@lake/tooling/corpus";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { BIN, walk } from "../test/helpers.js";
 
 
 
-function collector(args: string[], input?: string): { stdout: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", input: input ?? "", maxBuffer: 64 * 1024 * 1024 });
+/** Run the built collector; its stdout and its peak RSS (bytes, worker threads included). */
+function collector(args: string[], input?: string): { stdout: string; rss: number } {
+  const r = spawnSync(process.execPath, ["--import", MAXRSS_IMPORT, BIN, ...args], { encoding: "utf8", input: input ?? "", maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`lake-collector ${args[0]} exited ${r.status}: ${r.stderr}`);
-  return { stdout: r.stdout };
+  return { stdout: r.stdout, rss: maxRss(r.stderr) ?? 0 };
 }
+
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
+const middle = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 /** The baseline: read every file, JSON.parse every line, SHA-256 every file. */
 function readParseHash(list: readonly string[]): number {
@@ -59,8 +63,11 @@ try {
     root = join(dir, `root-${fresh++}`);
   };
   let summary: { records: number; landed_files: number; rounds: number; convert_workers: number } = { records: 0, landed_files: 0, rounds: 0, convert_workers: 0 };
+  const rss: Record<string, number[]> = {};
   const firstCollect = (jobs: string[]) => () => {
-    summary = JSON.parse(collector(["collect", "--root", root, ...sources, ...jobs, "--json"]).stdout);
+    const r = collector(["collect", "--root", root, ...sources, ...jobs, "--json"]);
+    summary = JSON.parse(r.stdout);
+    (rss[jobs.join(" ")] ??= []).push(r.rss);
   };
   const runs = Number(process.env.LAKE_BENCH_RUNS ?? "3");
   const samples = await measureRounds(
@@ -75,7 +82,22 @@ try {
   report("first collect", baseline!, [one!, pooled!], [
     `${summary.records} records in ${summary.landed_files} landed files, ${summary.rounds} rounds published; ${summary.convert_workers} convert workers`,
     `convert pool vs --jobs 1: ${(one!.medianMs / pooled!.medianMs).toFixed(2)}x; goal: the pool at >= 0.8x of the baseline`,
+    `peak RSS (median): --jobs 1 ${mb(middle(rss["--jobs 1"] ?? []))}, convert pool ${mb(middle(rss[""] ?? []))}`,
   ]);
+
+  // Memory on one large session file (700 MB × LAKE_BENCH_SCALE), pooled and on one thread.
+  {
+    const big = await generateClaudeCorpus({ dir: join(dir, "big"), bytes: Math.round(7e8 * scale()), sessionBytes: Math.round(7e8 * scale()), seed: 3 });
+    const bigSources = ["--sources-only", "--source", `claude-code=${join(dir, "big", "projects")}`];
+    const peak = (jobs: string[]) => {
+      const r = join(dir, `big-root-${jobs.length}`);
+      const out = collector(["collect", "--root", r, ...bigSources, ...jobs, "--json"]);
+      rmSync(r, { recursive: true, force: true });
+      return out.rss;
+    };
+    line("one session file", `${(big.bytes / 1e6).toFixed(0)} MB: peak RSS --jobs 1 ${mb(peak(["--jobs", "1"]))}, convert pool ${mb(peak([]))} (goal: <= 256 MB at 700 MB)`);
+    rmSync(join(dir, "big"), { recursive: true, force: true });
+  }
 
   // Incremental: 1 % new bytes appended to every tenth session (lines of a second corpus, re-keyed to the session).
   const extra = await generateClaudeCorpus({ dir: join(dir, "extra"), bytes: Math.round(corpus.bytes / 100), sessionBytes: 256 * 1024, seed: 2 });
