@@ -52,7 +52,8 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
   // @lake/segments (DuckDB) is loaded when the first segment is written: a push that only seals,
   // or only records watermarks, does not pay for it.
   let writer: Awaited<ReturnType<typeof import("@lake/segments").SegmentWriter.open>> | undefined;
-  const segmentWriter = async () => (writer ??= await (await import("@lake/segments")).SegmentWriter.open());
+  // Its files are scratch copies, uploaded (the store's copy is made durable) and removed: not fsynced.
+  const segmentWriter = async () => (writer ??= await (await import("@lake/segments")).SegmentWriter.open({ fsync: false }));
   const runtimes = new Set<string>();
   // push.state holds every session: rewriting it after each one would make a push of a few
   // sessions cost the whole file once per session. It is saved at most every SAVE_EVERY_MS, at the
@@ -68,8 +69,36 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
     savedAt = Date.now();
     unsaved = false;
   };
+  // A session's landed files are read (and checked) while DuckDB writes the previous session's
+  // segment in its own thread: the next session to look at is read ahead once, when a segment
+  // write starts. Reading is all it does — what it finds is acted on in session order, when the
+  // loop gets there (a problem is named then, a refused or interrupted session is never acted on).
+  const ids = look ?? local.sessions();
+  const ahead = new Map<string, Promise<Prepared>>();
+  const prepare = async (sessionId: string): Promise<Prepared> => {
+    // Damaged local data (an index or landed file that does not read or check) stops this session
+    // only: it is named, nothing of it is sent, and the push goes on with the next.
+    try {
+      // Read before the index, so the recorded watermark never claims more than was read.
+      const watermark = local.indexedSeq(sessionId);
+      const files = await local.landedFiles(sessionId);
+      // Landed files are immutable: a name push.state lists has been sent.
+      const ss = recv.sessions[sessionId];
+      const fresh = files.filter((f) => ss?.files[f.rel] === undefined);
+      const read = fresh.length > 0 ? await local.readRows(sessionId, fresh, options.agent) : undefined;
+      return { watermark, files, fresh, read };
+    } catch (e) {
+      return { problem: e instanceof Error ? e.message : String(e) };
+    }
+  };
+  let position = 0;
+  const readAhead = (): void => {
+    const next = ids[position + 1];
+    if (next !== undefined && !ahead.has(next) && !tombstones.has(next)) ahead.set(next, prepare(next));
+  };
   try {
-    for (const sessionId of look ?? local.sessions()) {
+    for (; position < ids.length; position++) {
+      const sessionId = ids[position]!;
       if (options.shouldStop?.()) {
         summary.interrupted = true;
         break;
@@ -78,33 +107,17 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         summary.refused.push(sessionId);
         continue;
       }
-      // Damaged local data (an index or landed file that does not read or check) stops this session
-      // only: it is named, nothing of it is sent, and the push goes on with the next.
-      let files: LandedFileRef[];
-      // Read before the index, so the recorded watermark never claims more than was read.
-      let watermark: number | undefined;
-      try {
-        watermark = local.indexedSeq(sessionId);
-        files = await local.landedFiles(sessionId);
-      } catch (e) {
-        summary.problems.push({ session: sessionId, reason: e instanceof Error ? e.message : String(e) });
+      const prepared = await (ahead.get(sessionId) ?? prepare(sessionId));
+      ahead.delete(sessionId);
+      if ("problem" in prepared) {
+        summary.problems.push({ session: sessionId, reason: prepared.problem });
         continue;
       }
+      const { watermark, files, fresh, read } = prepared;
       const ss = recv.sessions[sessionId];
-      // Landed files are immutable: a name push.state lists has been sent.
-      const fresh = files.filter((f) => ss?.files[f.rel] === undefined);
       if (fresh.length === 0 && (ss === undefined || ss.sealed || !sealDue(local, sessionId, files, options.sealIdleSeconds, now))) {
         if (ss !== undefined) unsaved = recordWatermark(ss, watermark, files) || unsaved;
         continue;
-      }
-      let read: { rows: FleetRow[]; lines: RecordLine[]; digests: Map<string, string> } | undefined;
-      if (fresh.length > 0) {
-        try {
-          read = await local.readRows(sessionId, fresh, options.agent);
-        } catch (e) {
-          summary.problems.push({ session: sessionId, reason: e instanceof Error ? e.message : String(e) });
-          continue;
-        }
       }
       const st: SessionPushState = ss ?? { part: 1, dt: "", next_seg: {}, segments: {}, rows: {}, files: {}, sealed: false };
       recv.sessions[sessionId] = st;
@@ -148,7 +161,9 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
             const key = segmentKey(p, seg);
             const path = join(tmp, `seg-${sessionId}-${runtime}-${seg}.parquet`);
             rmSync(path, { force: true });
-            const info = await (await segmentWriter()).writeLines(path, pendingLines, "bronze");
+            const writing = (await segmentWriter()).writeLines(path, pendingLines, "bronze");
+            readAhead();
+            const info = await writing;
             step("push:segment-written");
             const r = await store.upload(key, { path }, { ifAbsent: true });
             step("push:uploaded");
@@ -221,12 +236,19 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
     save(true);
     throw e;
   } finally {
+    // A read ahead that was not used is waited for (it reads only; its result is dropped).
+    await Promise.all(ahead.values());
     writer?.close();
     rmSync(tmp, { recursive: true, force: true });
   }
   return summary;
 }
 
+
+/** A session as read before it is sent: its watermark, landed files, those not sent yet and their rows; or why it cannot be read. */
+type Prepared =
+  | { watermark: number | undefined; files: LandedFileRef[]; fresh: LandedFileRef[]; read: { rows: FleetRow[]; lines: RecordLine[]; digests: Map<string, string> } | undefined }
+  | { problem: string };
 
 /** How often a push saves push.state while it sends (ms); always at the end. */
 const SAVE_EVERY_MS = 1000;

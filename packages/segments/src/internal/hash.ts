@@ -72,10 +72,10 @@ function hashWithPlaceholder(fd: number, size: number, at: number): string {
 
 /**
  * Record the content hash in a Parquet file written with the placeholder ({@link CONTENT_HASH_COPY_OPTION}):
- * in place, then fsync. Returns the hash. Throws (a plain Error naming the file) when the file has no
- * placeholder.
+ * in place, then fsync (unless `fsync: false`: a scratch copy that is copied elsewhere and removed).
+ * Returns the hash. Throws (a plain Error naming the file) when the file has no placeholder.
  */
-export function sealContentHash(path: string): string {
+export function sealContentHash(path: string, options: { fsync?: boolean } = {}): string {
   const fd = openSync(path, "r+");
   try {
     const size = fstatSync(fd).size;
@@ -84,7 +84,7 @@ export function sealContentHash(path: string): string {
     if (readAt(fd, 64, at).toString("latin1") !== CONTENT_HASH_PLACEHOLDER) throw new Error(`${path}: ${CONTENT_HASH_KEY} is already set`);
     const hash = hashWithPlaceholder(fd, size, at);
     writeSync(fd, Buffer.from(hash, "latin1"), 0, 64, at);
-    fsyncFile(fd);
+    if (options.fsync !== false) fsyncFile(fd);
     return hash;
   } finally {
     closeSync(fd);

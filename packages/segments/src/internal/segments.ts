@@ -50,7 +50,7 @@ export interface ParquetFileInfo {
  * zstd)`) and record its content hash in its footer (`lake.sha256`). Every Parquet file of the fleet
  * — a bronze segment (SegmentWriter), a compacted part (lake-maint compact) — is written here.
  */
-export async function copyParquet(conn: DuckDBConnection, select: string, path: string, options: { zstdLevel?: number | undefined } = {}): Promise<ParquetFileInfo> {
+export async function copyParquet(conn: DuckDBConnection, select: string, path: string, options: { zstdLevel?: number | undefined; fsync?: boolean | undefined } = {}): Promise<ParquetFileInfo> {
   const level = options.zstdLevel === undefined ? "" : `, COMPRESSION_LEVEL ${options.zstdLevel}`;
   try {
     await conn.run(`COPY (${select}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd${level}, ${CONTENT_HASH_COPY_OPTION})`);
@@ -59,7 +59,7 @@ export async function copyParquet(conn: DuckDBConnection, select: string, path: 
   }
   let contentHash: string;
   try {
-    contentHash = sealContentHash(path);
+    contentHash = sealContentHash(path, { fsync: options.fsync !== false });
   } catch (err) {
     throw new SegmentError("WriteFailed", `${path}: cannot record the content hash: ${(err as Error).message}`, { cause: err, data: { path } });
   }
@@ -119,6 +119,8 @@ export interface SegmentWriterOptions {
   readonly threads?: number;
   /** DuckDB memory_limit (default DuckDB's); what does not fit spills to its temp directory. */
   readonly memoryLimit?: string;
+  /** fsync each file written (default true); false for scratch copies the caller copies elsewhere (push uploads, then removes them). */
+  readonly fsync?: boolean;
 }
 
 /** Record fields that are not read from the record's own object (`ts` comes as ms, usage keys from `usage`). */
@@ -206,6 +208,7 @@ export class SegmentWriter {
   #db: DuckDBInstance | undefined;
   #conn: DuckDBConnection | undefined;
   #sql = new Map<SegmentLayout, { columns: string; select: string }>();
+  #fsync = true;
 
   private constructor() {}
 
@@ -214,6 +217,7 @@ export class SegmentWriter {
     const w = new SegmentWriter();
     const config: Record<string, string> = { threads: String(options.threads ?? 1) };
     if (options.memoryLimit !== undefined) config.memory_limit = options.memoryLimit;
+    w.#fsync = options.fsync !== false;
     w.#db = await duckdb().DuckDBInstance.create(":memory:", config);
     w.#conn = await w.#db.connect();
     return w;
@@ -273,7 +277,7 @@ export class SegmentWriter {
       // A UTF-16 unit is at most 3 bytes of UTF-8; DuckDB's default object limit is 16 MiB.
       const maxObject = Math.min(Math.max(16 << 20, 3 * longest + 1024), 0xffff_ffff);
       const source = `read_json(${sqlString(rowsFile)}, format = 'newline_delimited', auto_detect = false, columns = ${sql.columns}, maximum_object_size = ${maxObject})`;
-      const info = await copyParquet(conn, `SELECT ${sql.select} FROM ${source}`, path);
+      const info = await copyParquet(conn, `SELECT ${sql.select} FROM ${source}`, path, { fsync: this.#fsync });
       return { ...info, rows: count };
     } catch (err) {
       if (err instanceof SegmentError && err.code === "WriteFailed") throw err; // copyParquet named the file
