@@ -3,22 +3,29 @@ import { brandGuard, defineError, type ErrorDataMap } from "@lake/errors";
 
 export { EXIT };
 
+/**
+ * The codes a {@link MaintError} can carry, each with its exit code (a row of @lake/cli's one table):
+ * the one list of codes.
+ */
+const EXIT_OF = {
+  /** Bad command line: unknown command or option, missing or malformed value. */
+  Usage: EXIT.usage,
+  /** The store, a key or a file the command needs does not exist (e.g. no fleet.json). */
+  NotFound: EXIT.notFound,
+  /** The command refused to replace something already there (a second `init`) or lost a race. */
+  Refused: EXIT.refused,
+  /** A lease the command needs is held by someone else; nothing was written under it. */
+  Held: EXIT.locked,
+  /** The lease this run held was taken over or expired: the run stopped before its next write. */
+  LeaseLost: EXIT.refused,
+  /** A stored object is not what the layout says it must be (bad JSON, bad shape, unreadable Parquet). */
+  Corrupt: EXIT.corrupt,
+  /** The fleet store failed: a write whose outcome is unknown or refused, a download that failed. */
+  Store: EXIT.store,
+} as const;
+
 /** The codes a {@link MaintError} can carry; each maps to one documented exit code. */
-export type MaintErrorCode =
-  /** Bad command line: unknown command or option, missing or malformed value. Exit 2. */
-  | "Usage"
-  /** The store, a key or a file the command needs does not exist (e.g. no fleet.json). Exit 8. */
-  | "NotFound"
-  /** The command refused to replace something already there (a second `init`) or lost a race. Exit 9. */
-  | "Refused"
-  /** A lease the command needs is held by someone else; nothing was written under it. Exit 4. */
-  | "Held"
-  /** The lease this run held was taken over or expired: the run stopped before its next write. Exit 9. */
-  | "LeaseLost"
-  /** A stored object is not what the layout says it must be (bad JSON, bad shape, unreadable Parquet). Exit 6. */
-  | "Corrupt"
-  /** The fleet store failed: a write whose outcome is unknown or refused, a download that failed. Exit 5. */
-  | "Store";
+export type MaintErrorCode = keyof typeof EXIT_OF;
 
 /** Typed data of a {@link MaintError}. */
 export interface MaintErrorFacts {
@@ -39,17 +46,6 @@ export class MaintError<C extends MaintErrorCode = MaintErrorCode> extends defin
 
 /** True for a {@link MaintError} from any copy of lake-maint (brand-based, not `instanceof`); with `code`, of that code. */
 export const isMaintError = brandGuard<MaintError, MaintErrorData>(MaintError.brand);
-
-/** Exit code per error code: a row of @lake/cli's one table. */
-const EXIT_OF: Readonly<Record<MaintErrorCode, number>> = {
-  Usage: EXIT.usage,
-  NotFound: EXIT.notFound,
-  Refused: EXIT.refused,
-  LeaseLost: EXIT.refused,
-  Held: EXIT.locked,
-  Corrupt: EXIT.corrupt,
-  Store: EXIT.store,
-};
 
 /** One-line message and exit code of any error: a MaintError by its code, the rest by @lake/cli. */
 export const describeError = describeErrorWith(isMaintError, EXIT_OF);
