@@ -46,6 +46,24 @@ export function Page(props: { name: string; title: string; head?: ComponentChild
   );
 }
 
+/** A column of a {@link Grid}: its heading, or `{ num }` for a right-aligned (numeric) one. */
+export type Column = string | { readonly num: string };
+
+/**
+ * A table in the `grid` style: `<table class="grid" data-testid={testid}>` with its heading row from
+ * `columns`; the children are its `<tbody>` (and a `<tfoot>`, if any).
+ */
+export function Grid(props: { testid: string; columns: readonly Column[]; children?: ComponentChildren }) {
+  return (
+    <table class="grid" data-testid={props.testid}>
+      <thead>
+        <tr>{props.columns.map((c) => (typeof c === "string" ? <th>{c}</th> : <th class="num">{c.num}</th>))}</tr>
+      </thead>
+      {props.children}
+    </table>
+  );
+}
+
 /** A segmented control. */
 export function Toggle<T extends string>(props: { label: string; value: T; options: readonly (readonly [T, string])[]; onChange: (v: T) => void }) {
   return (

@@ -1,7 +1,7 @@
 // Fleet: the live control plane — roster (agents and their heartbeats), leases, intents.
 import { useEffect, useState } from "preact/hooks";
 import { useApi } from "../api.js";
-import { Page } from "../controls.js";
+import { Grid, Page } from "../controls.js";
 import { fmtAge, fmtTime } from "../format.js";
 import type { IntentRecord, LeaseListEntry, RosterEntry } from "../types.js";
 
@@ -21,18 +21,7 @@ export function Fleet() {
         <h2>
           Roster <span class="count">{d?.roster.length ?? "…"}</span>
         </h2>
-        <table class="grid" data-testid="roster">
-          <thead>
-            <tr>
-              <th>Agent</th>
-              <th>Runtime</th>
-              <th>Repo</th>
-              <th>Branch</th>
-              <th>Current tool</th>
-              <th>Heartbeat</th>
-              <th>Up since</th>
-            </tr>
-          </thead>
+        <Grid testid="roster" columns={["Agent", "Runtime", "Repo", "Branch", "Current tool", "Heartbeat", "Up since"]}>
           <tbody>
             {d?.roster.map((a) => (
               <tr>
@@ -46,7 +35,7 @@ export function Fleet() {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Grid>
         {d && d.roster.length === 0 && <div class="empty">No agent has a live heartbeat.</div>}
       </section>
       <div class="two">
@@ -54,16 +43,7 @@ export function Fleet() {
           <h2>
             Leases <span class="count">{d?.leases.length ?? "…"}</span>
           </h2>
-          <table class="grid" data-testid="leases">
-            <thead>
-              <tr>
-                <th>Repo</th>
-                <th>Resource</th>
-                <th>Owner</th>
-                <th class="num">Epoch</th>
-                <th>Expires</th>
-              </tr>
-            </thead>
+          <Grid testid="leases" columns={["Repo", "Resource", "Owner", { num: "Epoch" }, "Expires"]}>
             <tbody>
               {d?.leases.map((l) => (
                 <tr>
@@ -75,22 +55,14 @@ export function Fleet() {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Grid>
           {d && d.leases.length === 0 && <div class="empty">No lease is held.</div>}
         </section>
         <section class="panel flush">
           <h2>
             Intents <span class="count">{d?.intents.length ?? "…"}</span>
           </h2>
-          <table class="grid" data-testid="intents">
-            <thead>
-              <tr>
-                <th>Agent</th>
-                <th>Resources</th>
-                <th>Note</th>
-                <th>Declared</th>
-              </tr>
-            </thead>
+          <Grid testid="intents" columns={["Agent", "Resources", "Note", "Declared"]}>
             <tbody>
               {d?.intents.map((i) => (
                 <tr>
@@ -107,7 +79,7 @@ export function Fleet() {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Grid>
           {d && d.intents.length === 0 && <div class="empty">No intent declared.</div>}
         </section>
       </div>

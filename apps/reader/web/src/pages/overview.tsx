@@ -3,7 +3,7 @@
 import { useMemo } from "preact/hooks";
 import { qs, useApi } from "../api.js";
 import { StackedBars, type StackSeries } from "../chart.js";
-import { DateRange, Page, SessionLink, Toggle } from "../controls.js";
+import { DateRange, Grid, Page, SessionLink, Toggle } from "../controls.js";
 import { addDays, fmtClock, fmtCompact, fmtCost, fmtInt, fmtTime, pageZone, zoneDay } from "../format.js";
 import { setQuery } from "../router.js";
 import type { BlocksJson, DailyJson, SessionUsageJson, UsageNumbers } from "../types.js";
@@ -129,15 +129,7 @@ export function Overview(props: { query: URLSearchParams }) {
       <div class="two">
         <section class="panel">
           <h2>Top sessions</h2>
-          <table class="grid" data-testid="top-sessions">
-            <thead>
-              <tr>
-                <th>Session</th>
-                <th>Models</th>
-                <th class="num">Tokens</th>
-                <th class="num">Cost</th>
-              </tr>
-            </thead>
+          <Grid testid="top-sessions" columns={["Session", "Models", { num: "Tokens" }, { num: "Cost" }]}>
             <tbody>
               {top.map((s) => (
                 <tr>
@@ -150,22 +142,11 @@ export function Overview(props: { query: URLSearchParams }) {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Grid>
         </section>
         <section class="panel">
           <h2>Per day</h2>
-          <table class="grid" data-testid="daily">
-            <thead>
-              <tr>
-                <th>Date</th>
-                <th class="num">Input</th>
-                <th class="num">Cached</th>
-                <th class="num">Cache write</th>
-                <th class="num">Output</th>
-                <th class="num">Total</th>
-                <th class="num">Cost</th>
-              </tr>
-            </thead>
+          <Grid testid="daily" columns={["Date", { num: "Input" }, { num: "Cached" }, { num: "Cache write" }, { num: "Output" }, { num: "Total" }, { num: "Cost" }]}>
             <tbody>
               {[...rows].reverse().map((r) => (
                 <tr data-date={r.date}>
@@ -192,7 +173,7 @@ export function Overview(props: { query: URLSearchParams }) {
                 </tr>
               </tfoot>
             )}
-          </table>
+          </Grid>
         </section>
       </div>
     </Page>

@@ -2,7 +2,7 @@
 // project, date and text, sorted by cost or last activity. Every filter is in the URL.
 import { useMemo } from "preact/hooks";
 import { useApi } from "../api.js";
-import { DateRange, Page, SessionLink } from "../controls.js";
+import { DateRange, Grid, Page, SessionLink } from "../controls.js";
 import { fmtCompact, fmtCost, fmtDuration, fmtInt, fmtTime, zoneDay } from "../format.js";
 import { setQuery } from "../router.js";
 import type { SessionRow, SessionUsageJson } from "../types.js";
@@ -82,22 +82,7 @@ export function Sessions(props: { query: URLSearchParams }) {
       error={rows.error}
     >
       <section class="panel flush">
-        <table class="grid" data-testid="sessions">
-          <thead>
-            <tr>
-              <th>Session</th>
-              <th>Runtime</th>
-              <th>Agent</th>
-              <th>Project</th>
-              <th>Last activity</th>
-              <th class="num">Duration</th>
-              <th class="num">Turns</th>
-              <th class="num">Tools</th>
-              <th>Models</th>
-              <th class="num">Tokens</th>
-              <th class="num">Cost</th>
-            </tr>
-          </thead>
+        <Grid testid="sessions" columns={["Session", "Runtime", "Agent", "Project", "Last activity", { num: "Duration" }, { num: "Turns" }, { num: "Tools" }, "Models", { num: "Tokens" }, { num: "Cost" }]}>
           <tbody>
             {shown.map((s) => {
               const u = cost.get(s.session_id);
@@ -127,7 +112,7 @@ export function Sessions(props: { query: URLSearchParams }) {
               );
             })}
           </tbody>
-        </table>
+        </Grid>
         {rows.data && shown.length === 0 && <div class="empty">No session matches.</div>}
       </section>
     </Page>
