@@ -40,6 +40,6 @@ export type { DerivedItem, CleanOptions } from "./internal/clean.js";
 export { restoreSession } from "./internal/restore.js";
 export type { RestoredFile, RestoreResult } from "./internal/restore.js";
 export {
-  PASS_STATE_SCHEMA, PASS_STATE_FILE, emptyPassState, encodePassState, decodePassState, readPassState, writePassState, sessionUnchanged,
+  PASS_STATE_SCHEMA, PASS_STATE_FILE, emptyPassState, encodePassState, decodePassState, readPassState, writePassState, sessionUnchanged, checkSession, confirmSource,
 } from "./internal/pass-state.js";
 export type { PassState, SessionMark, PassStateSource, FoundSource } from "./internal/pass-state.js";

@@ -5,7 +5,7 @@
  * collect and push) starts without loading the session store, the indexer's writer or the records.
  */
 export {
-  PASS_STATE_SCHEMA, PASS_STATE_FILE, emptyPassState, encodePassState, decodePassState, readPassState, writePassState, sessionUnchanged,
+  PASS_STATE_SCHEMA, PASS_STATE_FILE, emptyPassState, encodePassState, decodePassState, readPassState, writePassState, sessionUnchanged, checkSession, confirmSource,
 } from "./internal/pass-state.js";
 export type { PassState, SessionMark, PassStateSource, FoundSource } from "./internal/pass-state.js";
 export { indexedSeq } from "./internal/indexer.js";

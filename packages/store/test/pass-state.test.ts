@@ -2,10 +2,10 @@
 // every cursor still says so (append at the file's end, snapshot with the same size and mtime,
 // nothing landed past the mark, index and chain still there).
 import { afterAll, describe, expect, it } from "vitest";
-import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { decodePassState, encodePassState, isStoreError, openSession, readPassState, sessionUnchanged, writePassState, type FoundSource, type SessionMark } from "../src/index.js";
+import { checkSession, confirmSource, decodePassState, encodePassState, isStoreError, openSession, readPassState, sessionUnchanged, writePassState, type FoundSource, type SessionMark } from "../src/index.js";
 import { capture, convert, jline, src } from "./helpers.js";
 import { indexedSeq, lostToCheck, LostSessionTracker } from "../src/pass.js";
 
@@ -23,6 +23,10 @@ describe("pass.state", () => {
       source: "claude-code:-home-marco-projects-spotter/258c7280-ae70-4798-800f-63464d01a85d/subagents/agent-a881341.meta.json",
       cursor: "streams/a881341/meta.cursor", mode: "snapshot", size: 61, mtimeMs: 1770764274764.5,
     });
+    expect(s.sessions.get("258c7280-ae70-4798-800f-63464d01a85d")!.sources[0]).toEqual({
+      source: "claude-code:-home-marco-projects-spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+      cursor: "streams/main/transcript.cursor", mode: "append", cursorStat: "3286244:459:1796180582827296573:1796180582831296573", sourceIno: 3286808, sourceSize: 39279,
+    });
     expect(encodePassState(s)).toBe(text);
     for (const [bad, why] of [
       ["{", /x\.state: not JSON/],
@@ -30,6 +34,8 @@ describe("pass.state", () => {
       ['{"format":"lake.pass-state","schema":2,"sessions":{},"lost_checked":[]}', /schema 2 is not supported/],
       ['{"format":"lake.pass-state","schema":1,"sessions":{"a":{"seq":-1,"chain":true,"sources":[]}},"lost_checked":[]}', /session a: expected/],
       ['{"format":"lake.pass-state","schema":1,"sessions":{"a":{"seq":1,"chain":true,"sources":[{"source":"s","cursor":"c","mode":"x"}]}},"lost_checked":[]}', /session a: a source without/],
+      ['{"format":"lake.pass-state","schema":1,"sessions":{"a":{"seq":1,"chain":true,"sources":[{"source":"s","cursor":"c","mode":"append","cursor_stat":"1:2:3:4","source_ino":5}]}},"lost_checked":[]}', /session a: bad cursor_stat/],
+      ['{"format":"lake.pass-state","schema":1,"sessions":{"a":{"seq":1,"chain":true,"sources":[{"source":"s","cursor":"c","mode":"append","cursor_stat":"1:2","source_ino":5,"source_size":6}]}},"lost_checked":[]}', /session a: bad cursor_stat/],
     ] as const) {
       try {
         decodePassState(bad, "x.state");
@@ -99,6 +105,69 @@ describe("pass.state", () => {
     expect(sessionUnchanged(root, "s1", mk4, found())).toBe(true);
     rmSync(join(root, "s1", "index"), { recursive: true });
     expect(sessionUnchanged(root, "s1", mk4, found())).toBe(false);
+  });
+
+  it("a mark that took its cursors' stats is checked by stats alone, and a cursor replaced since is read again", async () => {
+    const base = tempDir("pass-state-stat");
+    const root = join(base, "root");
+    mkdirSync(join(base, "src"), { recursive: true });
+    const file = join(base, "src", "s.jsonl");
+    writeFileSync(file, jline("u1") + jline("u2"));
+    const srcA = src(file, { source: "t:s.jsonl" });
+    const log = capture();
+    const s = await openSession(root, "s1", { logger: log.logger });
+    let mark: SessionMark;
+    try {
+      const p = s.beginPass();
+      const a = await p.collectAppend(srcA, convert);
+      const r = p.finish();
+      const plain = { source: "t:s.jsonl", cursor: a.cursor!, mode: "append" as const };
+      // Under the lock, after finish: the mark takes the cursor file's identity and what it says of the source.
+      const confirmed = confirmSource(root, "s1", plain, r.seq);
+      expect(confirmed).toMatchObject({ ...plain, sourceIno: statSync(file).ino, sourceSize: statSync(file).size });
+      expect(confirmed.cursorStat).toMatch(/^\d+:\d+:\d+:\d+$/);
+      // A seq below the cursor's last landed file, or a mark of another source: not confirmed.
+      expect(confirmSource(root, "s1", plain, 0)).toEqual(plain);
+      expect(confirmSource(root, "s1", { ...plain, source: "t:other" }, r.seq)).toEqual({ ...plain, source: "t:other" });
+      mark = { seq: r.seq, chain: false, sources: [confirmed] };
+    } finally {
+      s.close();
+    }
+    const cursorFile = join(root, "s1", mark.sources[0]!.cursor);
+    const found = (): FoundSource[] => [{ source: "t:s.jsonl", path: file, mode: "append", size: statSync(file).size, mtimeMs: statSync(file).mtimeMs }];
+    // The stats and sizes survive the file.
+    writePassState(root, { sessions: new Map([["s1", mark]]), lostChecked: new Set() });
+    expect(readPassState(root).sessions.get("s1")).toEqual(mark);
+    // Unchanged by stats alone: the mark already holds this cursor's stat, so nothing comes back to keep.
+    const text = readFileSync(cursorFile, "utf8");
+    const st = statSync(cursorFile);
+    expect(checkSession(root, "s1", mark, found())).toEqual({ unchanged: true });
+    // The source grows: the mark's size no longer matches.
+    appendFileSync(file, jline("u3"));
+    expect(checkSession(root, "s1", mark, found())).toEqual({ unchanged: false });
+    // The cursor moved behind the mark's back to the new end (rewritten by rename: another inode):
+    // it is read, believed, and the mark that comes back holds its new stat.
+    const grown = text.replace(/^offset( +)\d+$/m, (_l, sp: string) => `offset${sp}${statSync(file).size}`);
+    expect(grown).not.toBe(text);
+    writeFileSync(cursorFile + ".new", grown);
+    renameSync(cursorFile + ".new", cursorFile);
+    expect(statSync(cursorFile).ino).not.toBe(st.ino);
+    const again = checkSession(root, "s1", mark, found());
+    expect(again.unchanged).toBe(true);
+    expect(again.mark!.sources[0]).toMatchObject({ sourceSize: statSync(file).size });
+    expect(again.mark!.sources[0]!.cursorStat).not.toBe(mark.sources[0]!.cursorStat);
+    expect(checkSession(root, "s1", again.mark, found())).toEqual({ unchanged: true });
+    // A cursor put in conflict (rewritten): read, and not unchanged whatever its stat was.
+    writeFileSync(cursorFile + ".new", grown.replace(/^state( +)active$/m, (_l, sp: string) => `state${sp}conflict`));
+    renameSync(cursorFile + ".new", cursorFile);
+    expect(checkSession(root, "s1", again.mark, found())).toEqual({ unchanged: false });
+    // A mark without stats (an older pass.state) reads the cursor and comes back with them.
+    writeFileSync(cursorFile + ".new", grown);
+    renameSync(cursorFile + ".new", cursorFile);
+    const old: SessionMark = { ...mark, sources: [{ source: "t:s.jsonl", cursor: mark.sources[0]!.cursor, mode: "append" }] };
+    const upgraded = checkSession(root, "s1", old, found());
+    expect(upgraded.unchanged).toBe(true);
+    expect(upgraded.mark!.sources[0]!.cursorStat).toMatch(/^\d+:/);
   });
 
   it("indexedSeq is index.state's indexed_seq (the watermark): it moves when files are indexed, and is undefined without an index", async () => {

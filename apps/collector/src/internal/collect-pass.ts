@@ -12,7 +12,7 @@ import type { BrocaState } from "@lake/adapters";
 import { lineAdapter, readLines, type Adapter, type AdapterState, type SourceLine as AdapterLine } from "@lake/adapters/discover";
 import type { Redactor } from "@lake/redact";
 import { maskRecord, maskUnknownText, passRedactor } from "./collect-mask.js";
-import { checkLostSessions, openSession, type Convert, type PassStateSource, type SourceOutcome, type SourceRef as StoreSource } from "@lake/store";
+import { checkLostSessions, confirmSource, openSession, type Convert, type PassStateSource, type SourceOutcome, type SourceRef as StoreSource } from "@lake/store";
 import { parse as parseChain } from "@lake/chain";
 import { crashTesting, step } from "./crash.js";
 import type { WalSource, WalLineValue } from "./wal-source.js";
@@ -247,6 +247,8 @@ export async function passSession(ctx: PassContext, sessionId: string, sources: 
       for (const d of r.index?.damaged ?? []) problem(d.file, d.reason);
       if (r.index?.damaged?.length || (!r.index && r.seq > 0)) settled = false;
       seq = r.seq;
+      // Still under the lock: each mark takes its cursor as the pass left it, so the next pass checks it by a stat.
+      if (settled) for (let i = 0; i < marks.length; i++) marks[i] = confirmSource(root, sessionId, marks[i]!, seq);
     } catch (e) {
       settled = false;
       contain(ctx, e, s.dir);

@@ -9,7 +9,7 @@ import { isAbsolute, join, resolve as resolvePath, sep } from "node:path";
 import { listDiscoverers, type Discoverer, type DiscoveredSource, type DiscoverOptions, type DiscoveryProblem } from "@lake/adapters/discover";
 import type { Redactor } from "@lake/redact";
 import type { SessionOptions } from "@lake/store";
-import { emptyPassState, isStoreError, listForgotten, lostToCheck, LostSessionTracker, readPassState, sessionUnchanged, writePassState, type PassState } from "@lake/store/pass";
+import { emptyPassState, isStoreError, listForgotten, lostToCheck, LostSessionTracker, readPassState, checkSession, writePassState, type PassState } from "@lake/store/pass";
 import { spoolDir } from "./spool.js";
 import { finishPending } from "./pending.js";
 import { errorFile, ioErrno } from "@lake/cli";
@@ -423,8 +423,14 @@ async function eachSession(ctx: PassContext, bySession: Map<string, Planned[]>, 
   for (const [sessionId, sources] of [...bySession].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (stopped || ctx.stop()) break;
     const foundSources = sources.map((p) => ({ source: cursorSource(p.src.runtime, p.src.rel), path: p.src.path, mode: p.src.mode, size: p.src.size, mtimeMs: p.src.mtimeMs }));
-    // Unchanged since its last complete pass (by its cursors): no lock, no index, no chain.
-    if (sessionUnchanged(root, sessionId, passState.sessions.get(sessionId), foundSources)) {
+    // Unchanged since its last complete pass (by its cursors): no lock, no index, no chain. A mark
+    // whose cursors had to be read gains their stats (pass.state is written once for it).
+    const check = checkSession(root, sessionId, passState.sessions.get(sessionId), foundSources);
+    if (check.mark) {
+      passState.sessions.set(sessionId, check.mark);
+      ctx.changed();
+    }
+    if (check.unchanged) {
       summary.sessions++;
       summary.unchanged_sessions++;
       options.onSession?.(sessionId, { pending: 0, conflicts: 0 });

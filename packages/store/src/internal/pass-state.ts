@@ -23,6 +23,14 @@ export interface PassStateSource {
   /** For a snapshot: size and mtime (ms) discovery saw before the pass read it. */
   readonly size?: number;
   readonly mtimeMs?: number;
+  /**
+   * The cursor file as the pass left it, `<ino>:<size>:<mtime ns>:<ctime ns>` ({@link confirmSource}),
+   * with the source's inode and size that cursor says (append: its offset; snapshot: its size). While
+   * a stat of the cursor file still shows it, the cursor is not read again.
+   */
+  readonly cursorStat?: string;
+  readonly sourceIno?: number;
+  readonly sourceSize?: number;
 }
 
 /** What the last complete pass of one session confirmed. */
@@ -57,6 +65,7 @@ export function encodePassState(s: PassState): string {
       chain: m.chain,
       sources: [...m.sources].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0)).map((x) => ({
         source: x.source, cursor: x.cursor, mode: x.mode, ...(x.size !== undefined ? { size: x.size } : {}), ...(x.mtimeMs !== undefined ? { mtime_ms: x.mtimeMs } : {}),
+        ...(x.cursorStat !== undefined && x.sourceIno !== undefined && x.sourceSize !== undefined ? { cursor_stat: x.cursorStat, source_ino: x.sourceIno, source_size: x.sourceSize } : {}),
       })),
     };
   }
@@ -69,6 +78,39 @@ function corrupt(file: string, why: string): StoreError {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
+const STAT = /^\d+:\d+:\d+:\d+$/;
+
+/** A file's identity for a cache check: `<ino>:<size>:<mtime ns>:<ctime ns>`, or undefined when it cannot be stat'ed. */
+function fileStat(path: string): string | undefined {
+  try {
+    const st = statSync(path, { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A source's mark confirmed against its cursor as the pass left it (call it under the session's
+ * lock, after `finish`): with the cursor file's identity and the source inode and size the cursor
+ * says, when the cursor is active, names the source in its mode and lands nothing past `seq`; else
+ * the mark without them (the next check reads the cursor). Cursors are replaced by rename, so a
+ * cursor saved since has another inode, or at least another ctime.
+ */
+export function confirmSource(root: string, sessionId: string, mark: PassStateSource, seq: number): PassStateSource {
+  const plain: PassStateSource = { source: mark.source, cursor: mark.cursor, mode: mark.mode, ...(mark.size !== undefined ? { size: mark.size } : {}), ...(mark.mtimeMs !== undefined ? { mtimeMs: mark.mtimeMs } : {}) };
+  const path = join(root, sessionId, mark.cursor);
+  const before = fileStat(path);
+  let cur;
+  try {
+    cur = readCursorFile(path);
+  } catch {
+    return plain;
+  }
+  if (!cur || before === undefined || fileStat(path) !== before) return plain;
+  if (cur.state !== "active" || cur.source !== mark.source || cur.kind !== mark.mode || cur.last_seq > seq) return plain;
+  return { ...plain, cursorStat: before, sourceIno: cur.ino, sourceSize: cur.kind === "append" ? cur.offset : cur.size };
+}
 
 /** Decode pass.state; throws `Corrupt` naming `file`. */
 export function decodePassState(text: string, file: string): PassState {
@@ -92,7 +134,12 @@ export function decodePassState(text: string, file: string): PassState {
     for (const x of m.sources) {
       if (!isObj(x) || typeof x.source !== "string" || typeof x.cursor !== "string" || (x.mode !== "append" && x.mode !== "snapshot")) throw corrupt(file, `session ${id}: a source without source, cursor or mode`);
       if ((x.size !== undefined && !isCount(x.size)) || (x.mtime_ms !== undefined && typeof x.mtime_ms !== "number")) throw corrupt(file, `session ${id}: bad size or mtime_ms`);
-      sources.push({ source: x.source, cursor: x.cursor, mode: x.mode, ...(x.size !== undefined ? { size: x.size } : {}), ...(typeof x.mtime_ms === "number" ? { mtimeMs: x.mtime_ms } : {}) });
+      const seen = x.cursor_stat !== undefined || x.source_ino !== undefined || x.source_size !== undefined;
+      if (seen && (typeof x.cursor_stat !== "string" || !STAT.test(x.cursor_stat) || !isCount(x.source_ino) || !isCount(x.source_size))) throw corrupt(file, `session ${id}: bad cursor_stat, source_ino or source_size`);
+      sources.push({
+        source: x.source, cursor: x.cursor, mode: x.mode, ...(x.size !== undefined ? { size: x.size } : {}), ...(typeof x.mtime_ms === "number" ? { mtimeMs: x.mtime_ms } : {}),
+        ...(seen ? { cursorStat: x.cursor_stat as string, sourceIno: x.source_ino as number, sourceSize: x.source_size as number } : {}),
+      });
     }
     out.sessions.set(id, { seq: m.seq, chain: m.chain, sources });
   }
@@ -140,35 +187,62 @@ function exists(p: string): boolean {
  * (so its pruning check is done), and each source's cursor — read without the lock, cursors are
  * replaced atomically — is active, holds no landed file past the mark, and is at the file's end
  * (an append source: size equals offset and the inode is the cursor's; a snapshot: size, inode
- * and mtime as when last taken). Reads one cursor per source and stats; opens nothing else.
+ * and mtime as when last taken). A cursor whose file a stat shows unchanged since the mark confirmed
+ * it ({@link confirmSource}) is not read: the check is then stats alone. Opens nothing else.
  */
 export function sessionUnchanged(root: string, sessionId: string, mark: SessionMark | undefined, found: readonly FoundSource[]): boolean {
-  if (!mark || mark.sources.length !== found.length || found.length === 0) return false;
+  return checkSession(root, sessionId, mark, found).unchanged;
+}
+
+/**
+ * {@link sessionUnchanged}, and, when it is unchanged and some cursor had to be read (its mark had
+ * no stat of it, or an old one), `mark`: the mark with those cursors' stats, taken around the read
+ * (a cursor replaced during the read is not taken), for the caller to keep so the next check is stats
+ * alone.
+ */
+export function checkSession(root: string, sessionId: string, mark: SessionMark | undefined, found: readonly FoundSource[]): { unchanged: boolean; mark?: SessionMark } {
+  const no = { unchanged: false };
+  if (!mark || mark.sources.length !== found.length || found.length === 0) return no;
   const bySource = new Map(mark.sources.map((m) => [m.source, m]));
   const dir = join(root, sessionId);
+  let confirmed: Map<string, PassStateSource> | undefined;
   for (const f of found) {
     const m = bySource.get(f.source);
-    if (!m || m.mode !== f.mode) return false;
-    let cur;
-    try {
-      cur = readCursorFile(join(dir, m.cursor));
-    } catch {
-      return false;
+    if (!m || m.mode !== f.mode) return no;
+    // The source's inode and size its cursor says: from the mark while the cursor file is the one
+    // the mark confirmed (one stat), else from the cursor read now.
+    const cursorPath = join(dir, m.cursor);
+    const seen = fileStat(cursorPath);
+    let ino: number;
+    let size: number;
+    if (seen !== undefined && m.cursorStat === seen && m.sourceIno !== undefined && m.sourceSize !== undefined) {
+      ino = m.sourceIno;
+      size = m.sourceSize;
+    } else {
+      let cur;
+      try {
+        cur = readCursorFile(cursorPath);
+      } catch {
+        return no;
+      }
+      if (!cur || cur.state !== "active" || cur.source !== f.source || cur.kind !== f.mode || cur.last_seq > mark.seq) return no;
+      ino = cur.ino;
+      size = cur.kind === "append" ? cur.offset : cur.size;
+      if (seen !== undefined && fileStat(cursorPath) === seen) (confirmed ??= new Map()).set(m.source, { ...m, cursorStat: seen, sourceIno: ino, sourceSize: size });
     }
-    if (!cur || cur.state !== "active" || cur.source !== f.source || cur.kind !== f.mode || cur.last_seq > mark.seq) return false;
     let st;
     try {
       st = statSync(f.path);
     } catch {
-      return false;
+      return no;
     }
-    if (!st.isFile() || st.ino !== cur.ino) return false;
-    if (cur.kind === "append") {
-      if (st.size !== cur.offset) return false;
-    } else if (st.size !== cur.size || m.size !== st.size || m.mtimeMs !== st.mtimeMs) return false;
+    if (!st.isFile() || st.ino !== ino || st.size !== size) return no;
+    if (f.mode === "snapshot" && (m.size !== st.size || m.mtimeMs !== st.mtimeMs)) return no;
   }
   // Derived state a person may delete (the next collect rebuilds it).
-  if (mark.seq > 0 && !exists(join(dir, "index", "index.state"))) return false;
-  if (mark.chain && mark.seq > 0 && !exists(join(root, CONVERSATIONS_DIR, sessionId))) return false;
-  return true;
+  if (mark.seq > 0 && !exists(join(dir, "index", "index.state"))) return no;
+  if (mark.chain && mark.seq > 0 && !exists(join(root, CONVERSATIONS_DIR, sessionId))) return no;
+  if (!confirmed) return { unchanged: true };
+  const c = confirmed;
+  return { unchanged: true, mark: { ...mark, sources: mark.sources.map((m) => c.get(m.source) ?? m) } };
 }
