@@ -21,7 +21,7 @@ import {
   type CompactedUsage,
   type ObjectStore,
 } from "@lake/layout";
-import { copyParquet, parquetSource, sqlString, writeUsageRollup } from "@lake/segments";
+import { averageRowBytes, copyParquet, parquetSource, rowGroupRowsFor, sqlString, writeUsageRollup } from "@lake/segments";
 import { scratch, testHook, withLease, type MaintContext } from "./context.js";
 import { MaintError, isMaintError, reasonOf } from "./errors.js";
 import { decoded, downloadSegments, lateSegments, readSealed, scanSessions, sealedMismatch, type SessionDir } from "./scan.js";
@@ -301,6 +301,8 @@ export async function buildGeneration(
     const total = Number((await read(`SELECT count(*)::BIGINT AS n FROM keep`))[0]!.n);
     const parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[] = [];
     const nParts = Math.max(1, Math.ceil(total / partRows));
+    // A row group is written from memory, whole: sized from the rows' size to fit under memory_limit.
+    const rowGroupRows = rowGroupRowsFor(await averageRowBytes(conn, files.map((f) => f.path)), mem * 1024 * 1024);
     const cases = (col: "runtime" | "agent", a: number, b: number) => `CASE CAST(file_index AS INTEGER) ${files.slice(a, b + 1).map((f, i) => `WHEN ${i} THEN ${sqlString(f[col])}`).join(" ")} END`;
     for (let p = 0; p < nParts; p++) {
       const path = join(dir, `part-${String(p).padStart(6, "0")}.parquet`);
@@ -321,7 +323,7 @@ export async function buildGeneration(
         select = `SELECT ${COLS} FROM (${src}) x WHERE ${range}${kept} ORDER BY _ord, rn`;
       }
       // copyParquet records the part's content hash in its footer, as push's segments do.
-      const info = await copyParquet(conn, select, path, { zstdLevel });
+      const info = await copyParquet(conn, select, path, { zstdLevel, rowGroupRows });
       parts.push({ key: compactedPartKey({ dt, fleet }, gen, p), path, rows: hi - lo, bytes: info.bytes, sha256: info.sha256 });
     }
     built = { total, parts };

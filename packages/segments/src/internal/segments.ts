@@ -35,6 +35,33 @@ export interface SegmentInfo {
   readonly contentHash: string;
 }
 
+/** DuckDB's default rows per Parquet row group, the most {@link rowGroupRowsFor} gives. */
+export const MAX_ROW_GROUP_ROWS = 122_880;
+/** The fewest rows per row group DuckDB writes (its vector size), the least {@link rowGroupRowsFor} gives. */
+export const MIN_ROW_GROUP_ROWS = 2_048;
+
+/**
+ * Rows per row group for a COPY under `memoryLimitBytes`: DuckDB holds a whole row group in memory
+ * while it writes it and cannot spill that, so a group of rows of `rowBytes` each (their
+ * uncompressed Parquet size, from the footers of the files they come from) is kept to an eighth of
+ * the limit, between MIN_ROW_GROUP_ROWS and MAX_ROW_GROUP_ROWS (DuckDB's default, for small rows).
+ */
+export function rowGroupRowsFor(rowBytes: number, memoryLimitBytes: number): number {
+  if (!(rowBytes > 0)) return MAX_ROW_GROUP_ROWS;
+  return Math.max(MIN_ROW_GROUP_ROWS, Math.min(MAX_ROW_GROUP_ROWS, Math.floor(memoryLimitBytes / 8 / rowBytes)));
+}
+
+/** The average uncompressed size of a row of `paths` (Parquet files), from their footers; 0 for no rows. */
+export async function averageRowBytes(conn: DuckDBConnection, paths: readonly string[]): Promise<number> {
+  if (paths.length === 0) return 0;
+  const list = `[${paths.map(sqlString).join(", ")}]`;
+  const r = await conn.runAndReadAll(
+    `SELECT (SELECT sum(total_uncompressed_size) FROM parquet_metadata(${list}))::DOUBLE AS bytes, (SELECT sum(num_rows) FROM parquet_file_metadata(${list}))::DOUBLE AS rows`,
+  );
+  const [bytes, rows] = [Number(r.getRows()[0]![0] ?? 0), Number(r.getRows()[0]![1] ?? 0)];
+  return rows > 0 ? bytes / rows : 0;
+}
+
 /** What {@link copyParquet} wrote. */
 export interface ParquetFileInfo {
   readonly path: string;
@@ -50,10 +77,16 @@ export interface ParquetFileInfo {
  * zstd)`) and record its content hash in its footer (`lake.sha256`). Every Parquet file of the fleet
  * — a bronze segment (SegmentWriter), a compacted part (lake-maint compact) — is written here.
  */
-export async function copyParquet(conn: DuckDBConnection, select: string, path: string, options: { zstdLevel?: number | undefined; fsync?: boolean | undefined } = {}): Promise<ParquetFileInfo> {
+export async function copyParquet(
+  conn: DuckDBConnection,
+  select: string,
+  path: string,
+  options: { zstdLevel?: number | undefined; fsync?: boolean | undefined; rowGroupRows?: number | undefined } = {},
+): Promise<ParquetFileInfo> {
   const level = options.zstdLevel === undefined ? "" : `, COMPRESSION_LEVEL ${options.zstdLevel}`;
+  const group = options.rowGroupRows === undefined ? "" : `, ROW_GROUP_SIZE ${options.rowGroupRows}`;
   try {
-    await conn.run(`COPY (${select}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd${level}, ${CONTENT_HASH_COPY_OPTION})`);
+    await conn.run(`COPY (${select}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd${level}${group}, ${CONTENT_HASH_COPY_OPTION})`);
   } catch (err) {
     throw new SegmentError("WriteFailed", `${path}: cannot write Parquet: ${(err as Error).message}`, { cause: err, data: { path } });
   }
