@@ -72,7 +72,7 @@ describe("the convert pool", () => {
     const one = rootWithKey(join(dir, "one"));
     const r1 = await runCli(["collect", "--root", one, ...t.flags, ...BUDGET, "--jobs", "1", "--json"], { HOME: join(dir, "home") });
     expect(r1.code, r1.stderr).toBe(EXIT.ok);
-    const s1 = JSON.parse(r1.stdout) as { convert_workers: number; records: number; landed_files: number };
+    const s1 = JSON.parse(r1.stdout) as { convert_workers: number; convert_failed: number; records: number; landed_files: number };
     expect(s1.convert_workers).toBe(0);
 
     const pooled = rootWithKey(join(dir, "pooled"), join(one, "redact.key"));
@@ -80,6 +80,8 @@ describe("the convert pool", () => {
     expect(r2.code, r2.stderr).toBe(r1.code);
     const s2 = JSON.parse(r2.stdout) as typeof s1;
     expect(s2.convert_workers).toBeGreaterThanOrEqual(1);
+    // Every piece was converted by a worker: none fell back to the main thread.
+    expect(s2.convert_failed).toBe(0);
     expect({ ...s2, convert_workers: 0, root: "" }).toEqual({ ...s1, root: "" });
     // The same problems named (two sessions may run at once: in another order).
     const lines = (text: string, root: string) => text.replaceAll(root, "ROOT").split("\n").sort();

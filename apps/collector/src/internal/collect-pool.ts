@@ -49,6 +49,8 @@ export class ConvertPool {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private readonly waiters: Array<() => void> = [];
+  /** Pieces a worker answered `failed` or lost (each converted again on the main thread). */
+  failed = 0;
 
   private constructor(size: number, root: string) {
     for (let i = 0; i < size; i++) {
@@ -61,9 +63,10 @@ export class ConvertPool {
           this.wake();
           return;
         }
-        slot.used = true;
         const o = slot.outstanding.get(m.id);
         if (!o) return;
+        if ("failed" in m) this.failed++;
+        else slot.used = true;
         slot.outstanding.delete(m.id);
         slot.load -= o.size;
         if (slot.outstanding.size === 0) worker.unref();
@@ -75,7 +78,10 @@ export class ConvertPool {
         slot.ready = false;
         this.wake();
         // Whatever it held is converted on the main thread.
-        for (const [id, o] of slot.outstanding) o.done({ id, failed: true });
+        for (const [id, o] of slot.outstanding) {
+          this.failed++;
+          o.done({ id, failed: true });
+        }
         slot.outstanding.clear();
       };
       worker.on("error", lost);

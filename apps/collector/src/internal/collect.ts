@@ -123,6 +123,8 @@ export interface CollectSummary {
   unchanged_sessions: number;
   /** Convert worker threads that converted lines (0: every record was made on the main thread). */
   convert_workers: number;
+  /** Pieces a convert worker failed or lost (each window converted again on the main thread; 0 in a healthy pass). */
+  convert_failed: number;
 }
 
 /** A discovered source with the adapter that reads it and the cursor's name for it. */
@@ -351,7 +353,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   for (const p of found) problem(p.path, p.reason);
   const summary: CollectSummary = {
     root, sessions: 0, sources: planned.length, landed_files: 0, records: 0, bytes_read: 0, pending: 0, conflicts: 0, new_conflicts: [], gone: 0, locked: [], rounds: 0, problems, failed: false, interrupted: false,
-    unchanged_sessions: 0, convert_workers: 0,
+    unchanged_sessions: 0, convert_workers: 0, convert_failed: 0,
   };
   const totalBytes = planned.reduce((a, p) => a + p.src.size, 0);
   let doneBytes = 0;
@@ -384,6 +386,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     await eachSession(ctx, bySession, load);
   } finally {
     summary.convert_workers = ctx.pool?.used ?? 0;
+    summary.convert_failed = ctx.pool?.failed ?? 0;
     await ctx.pool?.close();
   }
   if (summary.interrupted || targeted) {
