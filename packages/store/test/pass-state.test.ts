@@ -28,6 +28,15 @@ describe("pass.state", () => {
       cursor: "streams/main/transcript.cursor", mode: "append", cursorStat: "3286244:459:1796180582827296573:1796180582831296573", sourceIno: 3286808, sourceSize: 39279,
     });
     expect(encodePassState(s)).toBe(text);
+    // A pass.state from before cursor_stat: its marks decode (and encode back) without one, so the
+    // next pass reads their cursors once and records their stats.
+    const plain = v("pass-v1-plain.state");
+    const p = decodePassState(plain, "pass.state");
+    expect(p.sessions.get("258c7280-ae70-4798-800f-63464d01a85d")!.sources[0]).toEqual({
+      source: "claude-code:-home-marco-projects-spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+      cursor: "streams/main/transcript.cursor", mode: "append",
+    });
+    expect(encodePassState(p)).toBe(plain);
     for (const [bad, why] of [
       ["{", /x\.state: not JSON/],
       ['{"format":"other","schema":1}', /not a pass state/],

@@ -65,6 +65,8 @@ export async function averageRowBytes(conn: DuckDBConnection, paths: readonly st
 /** What {@link copyParquet} wrote. */
 export interface ParquetFileInfo {
   readonly path: string;
+  /** The rows COPY wrote. */
+  readonly rows: number;
   readonly bytes: number;
   /** SHA-256 hex of the file's bytes (as written, content hash included). */
   readonly sha256: string;
@@ -85,8 +87,9 @@ export async function copyParquet(
 ): Promise<ParquetFileInfo> {
   const level = options.zstdLevel === undefined ? "" : `, COMPRESSION_LEVEL ${options.zstdLevel}`;
   const group = options.rowGroupRows === undefined ? "" : `, ROW_GROUP_SIZE ${options.rowGroupRows}`;
+  let rows: number;
   try {
-    await conn.run(`COPY (${select}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd${level}${group}, ${CONTENT_HASH_COPY_OPTION})`);
+    rows = Number((await conn.run(`COPY (${select}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd${level}${group}, ${CONTENT_HASH_COPY_OPTION})`)).rowsChanged);
   } catch (err) {
     throw new SegmentError("WriteFailed", `${path}: cannot write Parquet: ${(err as Error).message}`, { cause: err, data: { path } });
   }
@@ -96,7 +99,7 @@ export async function copyParquet(
   } catch (err) {
     throw new SegmentError("WriteFailed", `${path}: cannot record the content hash: ${(err as Error).message}`, { cause: err, data: { path } });
   }
-  return { path, bytes: statSync(path).size, sha256: await sha256File(path), contentHash };
+  return { path, rows, bytes: statSync(path).size, sha256: await sha256File(path), contentHash };
 }
 
 /** Quote a string as a SQL literal. */
@@ -296,12 +299,12 @@ export class SegmentWriter {
           size += text.length;
           count++;
           if (size >= ROWS_CHUNK) {
-            writeSync(fd, parts.join(""));
+            writeAll(fd, parts.join(""));
             parts = [];
             size = 0;
           }
         }
-        if (parts.length > 0) writeSync(fd, parts.join(""));
+        if (parts.length > 0) writeAll(fd, parts.join(""));
       } finally {
         closeSync(fd);
       }
@@ -311,7 +314,8 @@ export class SegmentWriter {
       const maxObject = Math.min(Math.max(16 << 20, 3 * longest + 1024), 0xffff_ffff);
       const source = `read_json(${sqlString(rowsFile)}, format = 'newline_delimited', auto_detect = false, columns = ${sql.columns}, maximum_object_size = ${maxObject})`;
       const info = await copyParquet(conn, `SELECT ${sql.select} FROM ${source}`, path, { fsync: this.#fsync });
-      return { ...info, rows: count };
+      if (info.rows !== count) throw new SegmentError("WriteFailed", `${path}: wrote ${info.rows} rows of ${count}`, { data: { path } });
+      return info;
     } catch (err) {
       if (err instanceof SegmentError && err.code === "WriteFailed") throw err; // copyParquet named the file
       throw new SegmentError("WriteFailed", `${path}: cannot write segment: ${(err as Error).message}`, { cause: err, data: { path } });
@@ -327,6 +331,12 @@ export class SegmentWriter {
     this.#conn = undefined;
     this.#db = undefined;
   }
+}
+
+/** Write all of `text` at `fd`'s position: a write may take fewer bytes than it is given. */
+function writeAll(fd: number, text: string): void {
+  const buf = Buffer.from(text, "utf8");
+  for (let at = 0; at < buf.length; ) at += writeSync(fd, buf, at, buf.length - at);
 }
 
 /**
