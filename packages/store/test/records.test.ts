@@ -3,13 +3,13 @@
 // any mix of records, empty lines, lines that are not JSON and torn lines; and a pass whose source
 // encodes its windows that way (a caller's worker pool; the next window read and sent while one
 // lands) lands the same bytes as one that does not.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { encodeWindow, joinEncoded, windowPieces, type EncodedWindow } from "../src/records.js";
-import { openSession, readIndex, type ConvertContext, type SourceRef } from "../src/index.js";
+import { isStoreError, openSession, readIndex, type ConvertContext, type SourceRef } from "../src/index.js";
 import { lineCount } from "../src/internal/window.js";
 import { convert, jline, src } from "./helpers.js";
 
@@ -107,5 +107,50 @@ describe("a pass whose source encodes its windows", () => {
     const entries = (r: string) => readIndex(r, "s1").entries;
     expect(entries(join(dir, "b"))).toEqual(entries(join(dir, "a")));
     expect(entries(join(dir, "a")).some((e) => e.kind === "unknown")).toBe(true);
+  });
+
+  /** The landed files under a root (none when a pass refused its source). */
+  const landedFiles = (root: string) => readdirSync(root, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".sd"));
+
+  it("refuses an encoded window whose records, facts and body lines disagree, and lands nothing", async () => {
+    const dir = tempDir("store-records-bad");
+    const path = join(dir, "a.jsonl");
+    writeFileSync(path, jline("u1") + jline("u2") + jline("u3"));
+    const bad: Array<(w: EncodedWindow) => EncodedWindow> = [
+      (w) => ({ ...w, records: w.records + 1 }),
+      (w) => ({ ...w, facts: w.facts.slice(1) }),
+      (w) => ({ ...w, body: [Buffer.concat(w.body).subarray(0, -1)] }),
+      (w) => ({ ...w, body: [...w.body, Buffer.from("extra\n")] }),
+    ];
+    for (const [i, spoil] of bad.entries()) {
+      const root = join(dir, `r${i}`);
+      const encode: SourceRef["encode"] = async (text, at, c) => spoil(await encodeWindow(text, at, c, convert, mask));
+      const err = await collect(root, path, encode).then(() => undefined, (e: unknown) => e);
+      expect(isStoreError(err, "InvalidArgument"), String(err)).toBe(true);
+      expect((err as Error).message).toMatch(/^session s1: source [^ ]*a\.jsonl: encoded records do not match/);
+      expect(landedFiles(root)).toEqual([]);
+    }
+    // The same window, encoded as it is, lands.
+    const ok = await collect(join(dir, "ok"), path, async (text, at, c) => encodeWindow(text, at, c, convert, mask));
+    expect(ok.status).toBe("landed");
+    expect(landedFiles(join(dir, "ok")).length).toBe(1);
+  });
+
+  it("refuses a source with both encode and carry (the carried state would not advance)", async () => {
+    const dir = tempDir("store-records-carry");
+    const path = join(dir, "a.jsonl");
+    writeFileSync(path, jline("u1"));
+    const root = join(dir, "root");
+    const s = await openSession(root, "s1", { maskUnknown: mask });
+    try {
+      const p = s.beginPass();
+      const source = src(path, { encode: async () => undefined, carry: { restore: () => undefined, save: () => "{}" } });
+      const err = await p.collectAppend(source, convert).then(() => undefined, (e: unknown) => e);
+      expect(isStoreError(err, "InvalidArgument"), String(err)).toBe(true);
+      expect((err as Error).message).toMatch(/encode and carry/);
+    } finally {
+      s.close();
+    }
+    expect(landedFiles(root)).toEqual([]);
   });
 });

@@ -48,7 +48,9 @@ export interface SourceRef {
    * window's text (complete lines, without the last one's newline), where its first line is, and
    * the context convert would get, the window's records as {@link encodeWindow} makes them (or
    * joined from pieces of the window, see `windowPieces`), landed as they are; or undefined, and
-   * the pass converts the window itself. Not used with `framing`.
+   * the pass converts the window itself. Not used with `framing`; refused with `carry` (InvalidArgument).
+   * Its records are checked before landing: `facts.length === records` and exactly `records`
+   * newline-terminated body lines, else InvalidArgument.
    */
   readonly encode?: (text: Buffer, at: { readonly offset: number; readonly ord: number }, ctx: ConvertContext) => Promise<EncodedWindow | undefined>;
   /**

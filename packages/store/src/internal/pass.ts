@@ -132,9 +132,20 @@ export class Pass {
   /** @internal land a window's records as the session's next file. */
   land(src: SourceRef, area: Area, dirRel: string, cursor: "append" | "snapshot", range: { first_offset: number; end_offset: number; first_line: number; last_line: number }, out: EncodedRecords, contentSha?: string): { seq: number; rel: string; records: number; bytes: number } {
     const s = this.session;
+    const records = out.records;
+    // Records may come from outside the store (a caller's encoder): the body must hold exactly
+    // `records` newline-terminated lines, one fact each, before a sequence number is taken.
+    let lines = 0;
+    let last = 0x0a;
+    for (const b of out.body) {
+      for (let i = b.indexOf(0x0a); i !== -1; i = b.indexOf(0x0a, i + 1)) lines++;
+      if (b.length > 0) last = b[b.length - 1]!;
+    }
+    if (out.facts.length !== records || lines !== records || last !== 0x0a) {
+      throw new StoreError("InvalidArgument", `session ${s.sessionId}: source ${src.source}: encoded records do not match (records ${records}, facts ${out.facts.length}, ${lines} body lines${last !== 0x0a ? ", body not newline-terminated" : ""})`, { data: { file: src.path, records } });
+    }
     const seq = s.issueSeq();
     const name = landedName(src.kind, this.stamp, seq);
-    const records = out.records;
     const built = buildLandedBody(
       {
         session: s.sessionId, area, stream: src.stream, kind: src.kind, cursor, source: src.source, seq, collected_at: this.stamp, ...range,
@@ -165,6 +176,7 @@ export class Pass {
    */
   async collectAppend(source: SourceRef, convert: Convert): Promise<SourceOutcome> {
     this.session.assertOpen();
+    if (source.encode && source.carry) throw new StoreError("InvalidArgument", `session ${this.session.sessionId}: source ${source.source}: encode and carry together (windows encoded elsewhere would not advance the carried state)`, { data: { file: source.path, argument: "encode" } });
     const placed = this.place(source);
     return { ...(await appendSteps(this, placed, convert)), cursor: placed.cursorRel };
   }
