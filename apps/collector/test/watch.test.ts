@@ -61,7 +61,9 @@ describe("watch", { timeout: 240_000 }, () => {
     const dir = tempDir("watch1");
     const tree = vendorTree(join(dir, "vendor"));
     const root = join(dir, "root");
-    const w = startWatch(["--root", root, ...tree.flags, "--interval", "1", "--max-passes", "2", "--json"], { HOME: join(dir, "home") });
+    // "running" stands between the two passes for --interval seconds: long enough that a poll every
+    // 10 ms sees it on a loaded machine (at 1 s, a busy CI machine once missed it).
+    const w = startWatch(["--root", root, ...tree.flags, "--interval", "3", "--max-passes", "2", "--json"], { HOME: join(dir, "home") });
     const seen: string[] = [];
     let done = false;
     void w.exit.then(() => (done = true));
