@@ -37,10 +37,16 @@ interface Framed {
   readonly brocaRecords: typeof import("@lake/adapters").brocaRecords;
 }
 
-/** The WAL reader and broca's records, loaded by the first session with a framed source. */
+/** The WAL reader and broca's records, loaded by the first session with a framed source (a failed load is tried again by the next). */
 let framedModules: Promise<Framed> | undefined;
 function loadFramed(): Promise<Framed> {
-  return (framedModules ??= Promise.all([import("./wal-source.js"), import("@lake/adapters")]).then(([w, a]) => ({ WalSource: w.WalSource, brocaRecords: a.brocaRecords })));
+  return (framedModules ??= Promise.all([import("./wal-source.js"), import("@lake/adapters")]).then(
+    ([w, a]) => ({ WalSource: w.WalSource, brocaRecords: a.brocaRecords }),
+    (e: unknown) => {
+      framedModules = undefined;
+      throw e;
+    },
+  ));
 }
 
 /** The pass's redactor: the watcher's, else made once (its keyword matcher is built here). */
