@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readWalFile, type WalDecodeResult } from "@lake/wal";
+import { loadedModules, MODULES_IMPORT } from "@lake/tooling/modules";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { BIN, runCli } from "./helpers.js";
 
@@ -158,15 +159,12 @@ describe("hook", { timeout: 120_000 }, () => {
 
   it("loads no record schema (zod): only node built-ins, the collector's own modules, @lake/wal's frame code, the store lock and the defaults", async () => {
     const dir = tempDir("hook-imports");
-    // A module resolve hook (node:module register) that names every module the process loads.
-    writeFileSync(join(dir, "hooks.mjs"), "export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write(`resolved ${r.url}\\n`); return r; }\n");
-    writeFileSync(join(dir, "register.mjs"), 'import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n');
     const root = join(dir, "root");
     for (const n of [1, 2]) {
       // The first event creates the spool file, the second appends to it (reading it first).
-      const r = await runCli(["hook", "--root", root], { NODE_OPTIONS: `--import ${join(dir, "register.mjs")}`, XDG_CONFIG_HOME: join(dir, "no-config") }, JSON.stringify(event(n)));
+      const r = await runCli(["hook", "--root", root], { NODE_OPTIONS: `--import ${MODULES_IMPORT}`, XDG_CONFIG_HOME: join(dir, "no-config") }, JSON.stringify(event(n)));
       expect(r.code, r.stderr).toBe(0);
-      const loaded = r.stderr.split("\n").filter((l) => l.startsWith("resolved ")).map((l) => l.slice(9));
+      const loaded = loadedModules(r.stderr).modules;
       expect(loaded.some((u) => u.endsWith("/packages/wal/dist/internal/writer.js"))).toBe(true);
       expect(loaded.filter((u) => /\/zod\/|\/internal\/records\.js$|\/wal\/dist\/index\.js$/.test(u))).toEqual([]);
       // Every lake module it loads is one the README names: the collector's, @lake/cli's (not its --store

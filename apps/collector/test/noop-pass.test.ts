@@ -8,9 +8,10 @@
 // timed.
 import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadedModules, MODULES_IMPORT } from "@lake/tooling/modules";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { readIndex } from "@lake/store";
 import { BIN, claudeSessions, runCli } from "./helpers.js";
@@ -26,23 +27,35 @@ interface Open {
 }
 
 /**
- * Run the built collector with the open-counting preload and a module resolve hook (node:module
- * register); the paths it opened under `under`, and the URL of every module it loaded.
+ * Run the built collector with the open-counting preload and @lake/tooling/modules' import; the
+ * paths it opened under `under`, and every module it loaded (ES modules and CommonJS requires).
  */
 function countedCollect(args: readonly string[], env: NodeJS.ProcessEnv, out: string, under: string): { code: number | null; stdout: string; stderr: string; opens: Open[]; modules: string[] } {
-  const dir = dirname(out);
-  writeFileSync(join(dir, "resolve-hooks.mjs"), "export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write(`resolved ${r.url}\\n`); return r; }\n");
-  writeFileSync(join(dir, "resolve-register.mjs"), 'import { register } from "node:module";\nregister("./resolve-hooks.mjs", import.meta.url);\n');
-  const r = spawnSync(process.execPath, ["--import", join(dir, "resolve-register.mjs"), "--import", PRELOAD, BIN, ...args], { env: { ...process.env, ...env, LAKE_TEST_OPENS_OUT: out }, encoding: "utf8" });
+  const r = spawnSync(process.execPath, ["--import", MODULES_IMPORT, "--import", PRELOAD, BIN, ...args], { env: { ...process.env, ...env, LAKE_TEST_OPENS_OUT: out }, encoding: "utf8" });
   const opens = (JSON.parse(readFileSync(out, "utf8")) as Open[]).filter((o) => o.path.startsWith(under + "/"));
-  const lines = r.stderr.split("\n");
-  const modules = [...new Set(lines.filter((l) => l.startsWith("resolved ")).map((l) => l.slice(9)))];
-  return { code: r.status, stdout: r.stdout, stderr: lines.filter((l) => !l.startsWith("resolved ")).join("\n"), opens, modules };
+  const { modules, stderr } = loadedModules(r.stderr);
+  return { code: r.status, stdout: r.stdout, stderr, opens, modules };
 }
 
 /** Modules of the record schemas (zod, @lake/wal's root and its records) and of DuckDB among `modules`. */
 const schemaModules = (modules: readonly string[]) => modules.filter((u) => /\/zod\/|\/wal\/dist\/index\.js$|\/wal\/dist\/internal\/records\.js$/.test(u));
 const duckdbModules = (modules: readonly string[]) => modules.filter((u) => u.includes("/@duckdb/"));
+
+describe("the module check", () => {
+  it("sees @lake/segments load @duckdb/node-api through createRequire, and no DuckDB where it is not loaded", () => {
+    // The built @lake/segments DuckDB loader, imported in a child; duckdb() called or not.
+    const loader = fileURLToPath(new URL("../../../packages/segments/dist/internal/duckdb.js", import.meta.url));
+    const run = (call: boolean) => {
+      const r = spawnSync(process.execPath, ["--import", MODULES_IMPORT, "--input-type=module", "-e", `const m = await import(${JSON.stringify(loader)}); ${call ? "m.duckdb();" : ""}`], { encoding: "utf8" });
+      expect(r.status, r.stderr).toBe(0);
+      return loadedModules(r.stderr).modules;
+    };
+    const loaded = run(true);
+    expect(loaded.some((u) => u.endsWith("/segments/dist/internal/duckdb.js"))).toBe(true);
+    expect(duckdbModules(loaded).some((u) => u.endsWith("/@duckdb/node-api/lib/index.js"))).toBe(true);
+    expect(duckdbModules(run(false))).toEqual([]);
+  });
+});
 
 describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
   it("collect opens nothing of a session (its cursors stat'ed) and push nothing beyond the index watermarks; after appending to 10 sessions, only those are opened further", async () => {
@@ -116,6 +129,8 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
     // read, and only their segments are written to the store.
     const incPush = countedCollect(pushArgs, env, join(dir, "opens-inc-push.json"), dir);
     expect(incPush.code, incPush.stderr).toBe(0);
+    // It writes segments, so it loads DuckDB (the no-op push's check above can fail).
+    expect(duckdbModules(incPush.modules).some((u) => u.endsWith("/@duckdb/node-api/lib/index.js"))).toBe(true);
     expect(JSON.parse(incPush.stdout)).toMatchObject({ sessions: grown.length, segments: grown.length, rows: grown.length });
     const read = new Set<string>();
     for (const o of incPush.opens) {

@@ -3,6 +3,7 @@ import { cpSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { loadedModules, MODULES_IMPORT } from "@lake/tooling/modules";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { AdaptersError, claudeCodeAdapter, codexAdapter, geminiAdapter, getAdapter, globToRegExp, hookAdapter, isAdaptersError, parseFile, readSession } from "../src/index.js";
 import { FIXTURES } from "./helpers.js";
@@ -96,14 +97,11 @@ describe("@lake/adapters/discover", () => {
     expect(lineAdapter("nope")).toBeUndefined();
     expect(listDiscoverers().map((d) => d.runtime)).toEqual(["claude-code", "codex", "gemini", "hook", "broca"]);
     expect(discoverReadLines).toBe(readLines);
-    // The built subpath in a child process, with a resolve hook naming every module it loads.
-    const dir = tempDir("discover-imports");
-    writeFileSync(join(dir, "hooks.mjs"), "export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write(`resolved ${r.url}\\n`); return r; }\n");
-    writeFileSync(join(dir, "register.mjs"), 'import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n');
+    // The built subpath in a child process that names every module it loads.
     const entry = fileURLToPath(new URL("../dist/discover.js", import.meta.url));
-    const r = spawnSync(process.execPath, ["--import", join(dir, "register.mjs"), "--input-type=module", "-e", `const m = await import(${JSON.stringify(entry)}); if (m.lineAdapter("claude-code").runtime !== "claude-code") process.exit(9);`], { encoding: "utf8" });
+    const r = spawnSync(process.execPath, ["--import", MODULES_IMPORT, "--input-type=module", "-e", `const m = await import(${JSON.stringify(entry)}); if (m.lineAdapter("claude-code").runtime !== "claude-code") process.exit(9);`], { encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
-    const loaded = r.stderr.split("\n").filter((l) => l.startsWith("resolved ")).map((l) => l.slice(9));
+    const loaded = loadedModules(r.stderr).modules;
     expect(loaded.some((u) => u.endsWith("/adapters/dist/internal/claude.js"))).toBe(true);
     expect(loaded.filter((u) => /\/zod\/|\/wal\/dist\/index\.js$|\/wal\/dist\/internal\/(records|codec)\.js$|\/adapters\/dist\/internal\/broca\.js$/.test(u))).toEqual([]);
   });
