@@ -12,16 +12,6 @@ import { buildView, needsView, viewText } from "./view.js";
 /** Rule id used for a whole string masked because its object key names a secret. */
 export const GENERIC_RULE_ID = "generic-secret";
 
-interface CompiledRule {
-  readonly rule: Rule;
-  readonly index: number;
-  readonly re: RegExp;
-  readonly named: boolean;
-  /** Named groups holding the secret (`s`, `s2`, …), in pattern order. */
-  readonly secretGroups: readonly string[];
-  readonly stopwords: readonly string[];
-}
-
 /** One secret found in a string: input coordinates (UTF-16 code units, end exclusive). */
 export interface Span {
   readonly rule: string;
@@ -37,6 +27,38 @@ const MASK_RE = /\[REDACTED:[a-z0-9][a-z0-9-]{0,63}:[0-9a-f]{8}\]/g;
 const RULE_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const ESCAPE_HINT = /\\u[0-9a-fA-F]{4}|\\\/|\\\r?\n/;
 
+/** One rule, checked and compiled: `index` is its priority (its place in the table). */
+function compileRule(rule: Rule, index: number, seen: Set<string>) {
+  if (typeof rule?.id !== "string" || !RULE_ID.test(rule.id)) {
+    throw new RedactError("InvalidRule", `rule ${index}: id must match ${RULE_ID.source}`, { data: { rule: String(rule?.id) } });
+  }
+  if (seen.has(rule.id)) throw new RedactError("InvalidRule", `rule ${rule.id}: duplicate id`, { data: { rule: rule.id } });
+  seen.add(rule.id);
+  if (!(rule.pattern instanceof RegExp)) throw new RedactError("InvalidRule", `rule ${rule.id}: pattern is not a RegExp`, { data: { rule: rule.id } });
+  if (!Array.isArray(rule.keywords) || rule.keywords.length === 0 || rule.keywords.some((k) => typeof k !== "string" || k.length === 0 || !/^[\x00-\x7f]+$/.test(k))) {
+    throw new RedactError("InvalidRule", `rule ${rule.id}: keywords must be a non-empty list of non-empty ASCII strings`, { data: { rule: rule.id } });
+  }
+  const flags = [...new Set(rule.pattern.flags.replace(/[^imsu]/g, "") + "gd")].join("");
+  let re: RegExp;
+  try {
+    re = new RegExp(rule.pattern.source, flags);
+  } catch (e) {
+    throw new RedactError("InvalidRule", `rule ${rule.id}: pattern does not compile`, { data: { rule: rule.id }, cause: e });
+  }
+  if (re.test("")) throw new RedactError("InvalidRule", `rule ${rule.id}: pattern matches the empty string`, { data: { rule: rule.id } });
+  return {
+    rule,
+    index,
+    re,
+    /** Named groups holding the secret (`s`, `s2`, …), in pattern order. */
+    secretGroups: [...rule.pattern.source.matchAll(/\(\?<(s\d*)>/g)].map((x) => x[1]!),
+    stopwords: (rule.stopwords ?? []).map((w) => w.toLowerCase()),
+  } as const;
+}
+
+/** A compiled rule: what {@link compileRule} makes of a {@link Rule}. */
+type CompiledRule = ReturnType<typeof compileRule>;
+
 /** A compiled rule table. */
 export class Engine {
   readonly rules: readonly CompiledRule[];
@@ -45,33 +67,7 @@ export class Engine {
 
   constructor(rules: readonly Rule[]) {
     const seen = new Set<string>();
-    this.rules = rules.map((rule, index) => {
-      if (typeof rule?.id !== "string" || !RULE_ID.test(rule.id)) {
-        throw new RedactError("InvalidRule", `rule ${index}: id must match ${RULE_ID.source}`, { data: { rule: String(rule?.id) } });
-      }
-      if (seen.has(rule.id)) throw new RedactError("InvalidRule", `rule ${rule.id}: duplicate id`, { data: { rule: rule.id } });
-      seen.add(rule.id);
-      if (!(rule.pattern instanceof RegExp)) throw new RedactError("InvalidRule", `rule ${rule.id}: pattern is not a RegExp`, { data: { rule: rule.id } });
-      if (!Array.isArray(rule.keywords) || rule.keywords.length === 0 || rule.keywords.some((k) => typeof k !== "string" || k.length === 0 || !/^[\x00-\x7f]+$/.test(k))) {
-        throw new RedactError("InvalidRule", `rule ${rule.id}: keywords must be a non-empty list of non-empty ASCII strings`, { data: { rule: rule.id } });
-      }
-      const flags = [...new Set(rule.pattern.flags.replace(/[^imsu]/g, "") + "gd")].join("");
-      let re: RegExp;
-      try {
-        re = new RegExp(rule.pattern.source, flags);
-      } catch (e) {
-        throw new RedactError("InvalidRule", `rule ${rule.id}: pattern does not compile`, { data: { rule: rule.id }, cause: e });
-      }
-      if (re.test("")) throw new RedactError("InvalidRule", `rule ${rule.id}: pattern matches the empty string`, { data: { rule: rule.id } });
-      return {
-        rule,
-        index,
-        re,
-        named: /\(\?<s\d*>/.test(rule.pattern.source),
-        secretGroups: [...rule.pattern.source.matchAll(/\(\?<(s\d*)>/g)].map((x) => x[1]!),
-        stopwords: (rule.stopwords ?? []).map((w) => w.toLowerCase()),
-      };
-    });
+    this.rules = rules.map((rule, index) => compileRule(rule, index, seen));
     this.matcher = new KeywordMatcher(this.rules.map((r) => r.rule.keywords));
     this.hits = new Uint8Array(this.rules.length);
   }
@@ -101,7 +97,7 @@ export class Engine {
           continue;
         }
         let gi = 0;
-        if (cr.named && m.groups) {
+        if (cr.secretGroups.length > 0 && m.groups) {
           const name = cr.secretGroups.find((g) => m!.groups![g] !== undefined);
           const pos = name !== undefined ? m.indices?.groups?.[name] : undefined;
           if (pos) {
