@@ -71,12 +71,8 @@ export interface RedactorOptions {
   readonly secretKeyNames?: boolean;
 }
 
-/** The masking engine for one key and rule table. */
-export interface Redactor {
-  /** The rule table in use, in priority order. */
-  readonly rules: readonly Rule[];
-  /** Ids of the rules that quarantine a record. */
-  readonly quarantineRules: readonly string[];
+/** The masking engine for one key and rule table: `rules` and `quarantineRules` are the ones in use (the defaults filled in). */
+export interface Redactor extends Required<Pick<RedactorOptions, "rules" | "quarantineRules">> {
   /** Mask every secret in one string. */
   redactString(s: string): RedactResult<string>;
   /**
