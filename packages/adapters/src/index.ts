@@ -4,17 +4,7 @@
  */
 export { AdaptersError, isAdaptersError } from "./internal/errors.js";
 export type { AdaptersErrorCode, AdaptersErrorData } from "./internal/errors.js";
-export type {
-  Adapter,
-  AdapterState,
-  DiscoveredSource,
-  Discovery,
-  DiscoveryProblem,
-  DiscoverOptions,
-  SourceLine,
-  SourceMode,
-  SourceRef,
-} from "./internal/types.js";
+export type { Adapter, AdapterState, DiscoveredSource, Discovery, DiscoveryProblem, DiscoverOptions, SourceLine, SourceMode, SourceRef } from "./internal/types.js";
 export { readLines } from "./internal/lines.js";
 export type { ReadLinesOptions } from "./internal/lines.js";
 export { globToRegExp, sourceFilter } from "./internal/discover.js";
