@@ -1,7 +1,7 @@
 // <root>/pass.state: what the last complete pass of each session confirmed, so a pass over
 // unchanged sources reads only their cursors. A cache: absent or unreadable means "check
 // everything", and every entry is checked against the cursors before it is believed.
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { StoreError, errno, ioError } from "./errors.js";
 import { readCursorFile } from "./cursor.js";
@@ -173,15 +173,6 @@ export interface FoundSource {
   readonly mtimeMs: number;
 }
 
-function exists(p: string): boolean {
-  try {
-    statSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Whether a session needs no pass: discovery found exactly the sources its last complete pass took
  * (so its pruning check is done), and each source's cursor — read without the lock, cursors are
@@ -240,8 +231,8 @@ export function checkSession(root: string, sessionId: string, mark: SessionMark 
     if (f.mode === "snapshot" && (m.size !== st.size || m.mtimeMs !== st.mtimeMs)) return no;
   }
   // Derived state a person may delete (the next collect rebuilds it).
-  if (mark.seq > 0 && !exists(join(dir, "index", "index.state"))) return no;
-  if (mark.chain && mark.seq > 0 && !exists(join(root, CONVERSATIONS_DIR, sessionId))) return no;
+  if (mark.seq > 0 && !existsSync(join(dir, "index", "index.state"))) return no;
+  if (mark.chain && mark.seq > 0 && !existsSync(join(root, CONVERSATIONS_DIR, sessionId))) return no;
   if (!confirmed) return { unchanged: true };
   const c = confirmed;
   return { unchanged: true, mark: { ...mark, sources: mark.sources.map((m) => c.get(m.source) ?? m) } };
