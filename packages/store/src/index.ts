@@ -16,7 +16,8 @@ export { TAIL_WINDOW, DEFAULT_MAX_DELTA_BYTES, DEFAULT_MAX_WINDOWS } from "./int
 export type {
   SourceRef, SourceLine, Framing, CarriedState, ConvertContext, Convert, MaskUnknown, Logger, SessionOptions, SourceStatus, SourceOutcome, PassSummary, ResolveMode,
 } from "./internal/contracts.js";
-export { readIndex, indexedSeq, encodeBlock, encodeIndexHeader, decodeIndex, INDEX_SCHEMA, ENTRY_STRING_FIELDS } from "./internal/indexer.js";
+export { readIndex, encodeBlock, encodeIndexHeader, decodeIndex, INDEX_SCHEMA, ENTRY_STRING_FIELDS } from "./internal/indexer.js";
+export { indexedSeq, indexStamp } from "./internal/index-state.js";
 export type { SessionIndex, IndexedFile, IndexEntry, IndexUpdate, IndexBlock } from "./internal/indexer.js";
 export { verify, formatProblem } from "./internal/verify.js";
 export type { VerifyResult, VerifyProblem, VerifyCode } from "./internal/verify.js";
@@ -40,6 +41,6 @@ export type { DerivedItem, CleanOptions } from "./internal/clean.js";
 export { restoreSession } from "./internal/restore.js";
 export type { RestoredFile, RestoreResult } from "./internal/restore.js";
 export {
-  PASS_STATE_SCHEMA, PASS_STATE_FILE, emptyPassState, encodePassState, decodePassState, readPassState, writePassState, sessionUnchanged, checkSession, confirmSource,
+  PASS_STATE_SCHEMA, PASS_STATE_FILE, emptyPassState, encodePassState, decodePassState, readPassState, writePassState, sessionUnchanged, checkSession, confirmSource, listConversations,
 } from "./internal/pass-state.js";
-export type { PassState, SessionMark, PassStateSource, FoundSource } from "./internal/pass-state.js";
+export type { PassState, SessionMark, PassStateSource, FoundSource, PassListing } from "./internal/pass-state.js";

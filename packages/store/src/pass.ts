@@ -5,10 +5,10 @@
  * collect and push) starts without loading the session store, the indexer's writer or the records.
  */
 export {
-  PASS_STATE_SCHEMA, PASS_STATE_FILE, emptyPassState, encodePassState, decodePassState, readPassState, writePassState, sessionUnchanged, checkSession, confirmSource,
+  PASS_STATE_SCHEMA, PASS_STATE_FILE, emptyPassState, encodePassState, decodePassState, readPassState, writePassState, sessionUnchanged, checkSession, confirmSource, listConversations,
 } from "./internal/pass-state.js";
-export type { PassState, SessionMark, PassStateSource, FoundSource } from "./internal/pass-state.js";
-export { indexedSeq } from "./internal/indexer.js";
+export type { PassState, SessionMark, PassStateSource, FoundSource, PassListing } from "./internal/pass-state.js";
+export { indexedSeq, indexStamp } from "./internal/index-state.js";
 export { decodeCursor } from "./internal/cursor.js";
 export type { Cursor, CursorState } from "./internal/cursor.js";
 export { FORGET_DIR, REMOVED_DIR, isForgotten, listForgotten, readForgetRecord } from "./internal/removal.js";

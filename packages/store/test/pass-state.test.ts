@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { checkSession, confirmSource, decodePassState, encodePassState, isStoreError, openSession, readPassState, sessionUnchanged, writePassState, type FoundSource, type SessionMark } from "../src/index.js";
 import { capture, convert, jline, src } from "./helpers.js";
-import { indexedSeq, lostToCheck, LostSessionTracker } from "../src/pass.js";
+import { indexedSeq, indexStamp, lostToCheck, LostSessionTracker } from "../src/pass.js";
 
 afterAll(cleanupTempDirs);
 
@@ -94,6 +94,14 @@ describe("pass.state", () => {
     expect(sessionUnchanged(root, "s1", undefined, found())).toBe(false);
     expect(sessionUnchanged(root, "s1", mk, found().slice(0, 1))).toBe(false);
     expect(sessionUnchanged(root, "s1", { ...mk, chain: true }, found())).toBe(false);
+    // The pass's one listing of _conversations/ is believed instead of a check per session.
+    expect(sessionUnchanged(root, "s1", { ...mk, chain: true }, found(), { conversations: new Set(["s1"]) })).toBe(true);
+    expect(sessionUnchanged(root, "s1", { ...mk, chain: true }, found(), { conversations: new Set() })).toBe(false);
+    // With discovery's inode the source is not stat'ed again: its size, mtime and inode are believed.
+    const withIno = () => found().map((f) => ({ ...f, ino: statSync(f.path).ino }));
+    expect(sessionUnchanged(root, "s1", mk, withIno())).toBe(true);
+    expect(sessionUnchanged(root, "s1", mk, withIno().map((f, i) => (i === 0 ? { ...f, ino: f.ino + 1 } : f)))).toBe(false);
+    expect(sessionUnchanged(root, "s1", mk, withIno().map((f, i) => (i === 0 ? { ...f, size: f.size + 1 } : f)))).toBe(false);
     // The append source grows: not unchanged; after a pass and a new mark, unchanged again.
     appendFileSync(file, jline("u3"));
     expect(sessionUnchanged(root, "s1", mk, found())).toBe(false);
@@ -179,7 +187,7 @@ describe("pass.state", () => {
     expect(upgraded.mark!.sources[0]!.cursorStat).toMatch(/^\d+:/);
   });
 
-  it("indexedSeq is index.state's indexed_seq (the watermark): it moves when files are indexed, and is undefined without an index", async () => {
+  it("indexedSeq is index.state's indexed_seq (the watermark) and indexStamp its stat: both move when files are indexed, and are undefined without an index", async () => {
     const base = tempDir("watermark");
     const root = join(base, "root");
     mkdirSync(join(base, "src"), { recursive: true });
@@ -198,15 +206,20 @@ describe("pass.state", () => {
     };
     expect((await pass()).seq).toBe(1);
     expect(indexedSeq(root, "s1")).toBe(1);
-    // Nothing new: the watermark stays.
+    const stamp = indexStamp(root, "s1");
+    expect(stamp).toMatch(/^\d+:\d+:\d+:\d+$/);
+    // Nothing new: the watermark stays, and so does index.state (its stamp).
     await pass();
     expect(indexedSeq(root, "s1")).toBe(1);
+    expect(indexStamp(root, "s1")).toBe(stamp);
     appendFileSync(file, jline("u2"));
     expect((await pass()).seq).toBe(2);
     expect(indexedSeq(root, "s1")).toBe(2);
+    expect(indexStamp(root, "s1")).not.toBe(stamp);
     // No index (deleted, as clean does): undefined, until a pass rebuilds it to the same watermark.
     rmSync(join(root, "s1", "index"), { recursive: true });
     expect(indexedSeq(root, "s1")).toBeUndefined();
+    expect(indexStamp(root, "s1")).toBeUndefined();
     await pass();
     expect(indexedSeq(root, "s1")).toBe(2);
     // An index.state without this schema gives no watermark (the reader then reads the index, which derives it).

@@ -9,7 +9,7 @@ import { isAbsolute, join, resolve as resolvePath, sep } from "node:path";
 import { listDiscoverers, type Discoverer, type DiscoveredSource, type DiscoverOptions, type DiscoveryProblem } from "@lake/adapters/discover";
 import type { Redactor } from "@lake/redact";
 import type { SessionOptions } from "@lake/store";
-import { emptyPassState, isStoreError, listForgotten, lostToCheck, LostSessionTracker, readPassState, checkSession, writePassState, type PassState } from "@lake/store/pass";
+import { emptyPassState, isStoreError, listForgotten, lostToCheck, LostSessionTracker, readPassState, checkSession, listConversations, writePassState, type PassState } from "@lake/store/pass";
 import { spoolDir } from "./spool.js";
 import { finishPending } from "./pending.js";
 import { errorFile, ioErrno } from "@lake/cli";
@@ -201,7 +201,7 @@ async function discoverAll(root: string, options: CollectOptions): Promise<Disco
             continue;
           }
           const session = n.slice(0, -4);
-          const src: DiscoveredSource = { runtime: "hook", path, rel: n, root: dir, session_id: session, stream: "main", kind: "hooks", mode: "append", size: st.size, mtimeMs: st.mtimeMs };
+          const src: DiscoveredSource = { runtime: "hook", path, rel: n, root: dir, session_id: session, stream: "main", kind: "hooks", mode: "append", size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
           planned.push(plan(a, src, true));
         }
       }
@@ -232,7 +232,7 @@ async function discoverAll(root: string, options: CollectOptions): Promise<Disco
 function restat(p: Planned): Planned {
   try {
     const st = statSync(p.src.path);
-    return { ...p, src: { ...p.src, size: st.size, mtimeMs: st.mtimeMs } };
+    return { ...p, src: { ...p.src, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } };
   } catch {
     return p;
   }
@@ -423,12 +423,14 @@ async function eachSession(ctx: PassContext, bySession: Map<string, Planned[]>, 
   const running = new Set<Promise<void>>();
   let stopped = false;
   let failure: { e: unknown } | undefined;
+  // Which sessions have a round chain: one listing for the pass, not one check per session.
+  const listing = { conversations: listConversations(root) };
   for (const [sessionId, sources] of [...bySession].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (stopped || ctx.stop()) break;
-    const foundSources = sources.map((p) => ({ source: cursorSource(p.src.runtime, p.src.rel), path: p.src.path, mode: p.src.mode, size: p.src.size, mtimeMs: p.src.mtimeMs }));
-    // Unchanged since its last complete pass (by its cursors): no lock, no index, no chain. A mark
-    // whose cursors had to be read gains their stats (pass.state is written once for it).
-    const check = checkSession(root, sessionId, passState.sessions.get(sessionId), foundSources);
+    const foundSources = sources.map((p) => ({ source: cursorSource(p.src.runtime, p.src.rel), path: p.src.path, mode: p.src.mode, size: p.src.size, mtimeMs: p.src.mtimeMs, ...(p.src.ino !== undefined ? { ino: p.src.ino } : {}) }));
+    // Unchanged since its last complete pass (by its cursors and discovery's stat): no lock, no
+    // index, no chain. A mark whose cursors had to be read gains their stats (pass.state is written once for it).
+    const check = checkSession(root, sessionId, passState.sessions.get(sessionId), foundSources, listing);
     if (check.mark) {
       passState.sessions.set(sessionId, check.mark);
       ctx.changed();

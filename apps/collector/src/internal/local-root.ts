@@ -4,7 +4,7 @@
 // the landed files and the record schema are loaded only when a session is read.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { decodeCursor, indexedSeq, isForgotten, listSessions, readPassState, type PassState } from "@lake/store/pass";
+import { decodeCursor, indexedSeq, indexStamp, listForgotten, listSessions, readPassState, type PassState } from "@lake/store/pass";
 import type { FleetRow, RecordLine } from "@lake/segments";
 import { CollectorError } from "./errors.js";
 
@@ -23,6 +23,8 @@ export interface LocalRoot {
   sessions(): string[];
   /** The session index's watermark (`@lake/store` indexedSeq): reads index.state only. */
   indexedSeq(sessionId: string): number | undefined;
+  /** index.state's stamp (`@lake/store` indexStamp): one stat; unchanged while the watermark is. */
+  indexStamp(sessionId: string): string | undefined;
   landedFiles(sessionId: string): Promise<LandedFileRef[]>;
   /**
    * The records of `files` as fleet rows (re-landed duplicates left out), each also as its landed
@@ -60,9 +62,15 @@ export function localRoot(root: string): LocalRoot {
   let passState: PassState | undefined | null;
   return {
     root,
-    // A forgotten session is never sent again (its removal may be under way).
-    sessions: () => listSessions(root).filter((id) => !isForgotten(root, id)),
+    // A forgotten session is never sent again (its removal may be under way): one listing of the
+    // forget records, not one stat per session.
+    sessions: () => {
+      const forgotten = new Set(listForgotten(root));
+      const ids = listSessions(root);
+      return forgotten.size === 0 ? ids : ids.filter((id) => !forgotten.has(id));
+    },
     indexedSeq: (sessionId) => indexedSeq(root, sessionId),
+    indexStamp: (sessionId) => indexStamp(root, sessionId),
     async landedFiles(sessionId) {
       const idx = await indexOf(sessionId);
       const { parseLandedName } = (await loadHeavy()).store;

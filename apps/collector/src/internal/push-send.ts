@@ -79,14 +79,16 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
     // Damaged local data (an index or landed file that does not read or check) stops this session
     // only: it is named, nothing of it is sent, and the push goes on with the next.
     try {
-      // Read before the index, so the recorded watermark never claims more than was read.
+      // Read before the index, so the recorded watermark never claims more than was read; the
+      // stamp before the watermark, so it never names a newer index.state than the one read.
+      const stamp = local.indexStamp(sessionId);
       const watermark = local.indexedSeq(sessionId);
       const files = await local.landedFiles(sessionId);
       // Landed files are immutable: a name push.state lists has been sent.
       const ss = recv.sessions[sessionId];
       const fresh = files.filter((f) => ss?.files[f.rel] === undefined);
       const read = fresh.length > 0 ? await local.readRows(sessionId, fresh, options.agent) : undefined;
-      return { watermark, files, fresh, read };
+      return { watermark, stamp, files, fresh, read };
     } catch (e) {
       return { problem: e instanceof Error ? e.message : String(e) };
     }
@@ -113,10 +115,10 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         summary.problems.push({ session: sessionId, reason: prepared.problem });
         continue;
       }
-      const { watermark, files, fresh, read } = prepared;
+      const { watermark, stamp, files, fresh, read } = prepared;
       const ss = recv.sessions[sessionId];
       if (fresh.length === 0 && (ss === undefined || ss.sealed || !sealDue(local, sessionId, files, options.sealIdleSeconds, now))) {
-        if (ss !== undefined) unsaved = recordWatermark(ss, watermark, files) || unsaved;
+        if (ss !== undefined) unsaved = recordWatermark(ss, watermark, stamp, files) || unsaved;
         continue;
       }
       const st: SessionPushState = ss ?? { part: 1, dt: "", next_seg: {}, segments: {}, rows: {}, files: {}, sealed: false };
@@ -202,7 +204,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
           }
         }
         for (const f of fresh) st.files[f.rel] = digests.get(f.rel) ?? "";
-        recordWatermark(st, watermark, files);
+        recordWatermark(st, watermark, stamp, files);
         unsaved = true;
         save(false);
         summary.sessions++;
@@ -222,7 +224,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         }
         st.sealed = true;
         summary.sealed++;
-        recordWatermark(st, watermark, files);
+        recordWatermark(st, watermark, stamp, files);
         unsaved = true;
         save(false);
       }
@@ -247,7 +249,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
 
 /** A session as read before it is sent: its watermark, landed files, those not sent yet and their rows; or why it cannot be read. */
 type Prepared =
-  | { watermark: number | undefined; files: LandedFileRef[]; fresh: LandedFileRef[]; read: { rows: FleetRow[]; lines: RecordLine[]; digests: Map<string, string> } | undefined }
+  | { watermark: number | undefined; stamp: string | undefined; files: LandedFileRef[]; fresh: LandedFileRef[]; read: { rows: FleetRow[]; lines: RecordLine[]; digests: Map<string, string> } | undefined }
   | { problem: string };
 
 /** How often a push saves push.state while it sends (ms); always at the end. */
@@ -257,11 +259,13 @@ const SAVE_EVERY_MS = 1000;
  * Record that every landed file of the index read at `watermark` is in `ss.files` (true when that
  * changed what push.state holds). Only then: a file of the index not sent leaves the watermark as it was.
  */
-function recordWatermark(ss: SessionPushState, watermark: number | undefined, files: readonly LandedFileRef[]): boolean {
+function recordWatermark(ss: SessionPushState, watermark: number | undefined, stamp: string | undefined, files: readonly LandedFileRef[]): boolean {
   if (watermark === undefined || files.some((f) => ss.files[f.rel] === undefined)) return false;
   const newest = files.length > 0 ? Math.max(...files.map((f) => f.collectedAtMs)) : undefined;
-  if (ss.indexed_seq === watermark && ss.newest_ms === newest) return false;
+  if (ss.indexed_seq === watermark && ss.newest_ms === newest && ss.index_stamp === stamp) return false;
   ss.indexed_seq = watermark;
+  if (stamp === undefined) delete ss.index_stamp;
+  else ss.index_stamp = stamp;
   if (newest === undefined) delete ss.newest_ms;
   else ss.newest_ms = newest;
   return true;

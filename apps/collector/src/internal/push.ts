@@ -11,7 +11,8 @@
 // session whose index watermark (index.state's indexed_seq) is the one push.state recorded when it
 // last read that index has nothing new, and needs no look unless its seal may be due. Only when some
 // session needs one does push load the sender (push-send.ts: @lake/layout, the records, DuckDB) and
-// talk to the store, so a push with nothing to do reads push.state and one small file per session.
+// talk to the store, so a push with nothing to do reads push.state and stats one small file per
+// session (index.state, whose stamp push.state keeps beside the watermark).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { writeAtomic } from "@lake/durable";
@@ -60,6 +61,11 @@ export interface SessionPushState {
    * says so, nothing new was indexed and the index is not read again.
    */
   indexed_seq?: number;
+  /**
+   * index.state's stamp (`<ino>:<size>:<mtime ns>:<ctime ns>`) taken before `indexed_seq` was read:
+   * while a stat still shows it, index.state is the file that watermark came from and is not read.
+   */
+  index_stamp?: string;
   /** The newest pass stamp (ms since the epoch) of the files sent: when `--seal-idle` makes the seal due. */
   newest_ms?: number;
 }
@@ -160,10 +166,13 @@ export function sessionsToLook(local: LocalRoot, recv: ReceiverState | undefined
   for (const id of local.sessions()) {
     const ss = recv.sessions[id];
     let seq: number | undefined;
-    try {
-      seq = local.indexedSeq(id);
-    } catch {
-      seq = undefined; // a damaged index.state: the full look names it
+    if (ss?.index_stamp !== undefined && ss.indexed_seq !== undefined && local.indexStamp(id) === ss.index_stamp) seq = ss.indexed_seq;
+    else {
+      try {
+        seq = local.indexedSeq(id);
+      } catch {
+        seq = undefined; // a damaged index.state: the full look names it
+      }
     }
     if (ss?.indexed_seq !== undefined && seq === ss.indexed_seq) {
       // Everything its index lists was sent: a look only when its seal is due, judged as push-send's

@@ -65,6 +65,7 @@ export interface WalkEntry {
   readonly rel: string;
   readonly size: number;
   readonly mtimeMs: number;
+  readonly ino: number;
 }
 
 /**
@@ -74,7 +75,9 @@ export interface WalkEntry {
  */
 export async function walk(root: string, keep: (rel: string) => boolean, problems: DiscoveryProblem[], maxDepth = 8): Promise<WalkEntry[]> {
   const out: WalkEntry[] = [];
-  const visit = async (dir: string, depth: number): Promise<void> => {
+  // `rel` is built from the names walked (what relPath(root, path) gives for a path under root,
+  // without path.relative's resolving of both paths for every file).
+  const visit = async (dir: string, relDir: string, depth: number): Promise<void> => {
     let names;
     try {
       names = readdirSync(dir, { withFileTypes: true });
@@ -87,10 +90,10 @@ export async function walk(root: string, keep: (rel: string) => boolean, problem
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const d of names) {
       const p = join(dir, d.name);
+      const rel = relDir === "" ? d.name : `${relDir}/${d.name}`;
       if (d.isDirectory()) {
-        if (depth < maxDepth) await visit(p, depth + 1);
+        if (depth < maxDepth) await visit(p, rel, depth + 1);
       } else {
-        const rel = relPath(root, p);
         if (!keep(rel)) continue;
         if (!d.isFile() && !d.isSymbolicLink()) {
           // Never opened: a FIFO would block the reader, a socket or device is no transcript.
@@ -99,7 +102,7 @@ export async function walk(root: string, keep: (rel: string) => boolean, problem
         }
         try {
           const s = statSync(p);
-          if (s.isFile()) out.push({ path: p, rel, size: s.size, mtimeMs: s.mtimeMs });
+          if (s.isFile()) out.push({ path: p, rel, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino });
           else if (!s.isDirectory()) problems.push({ path: p, reason: `not a regular file (${entryType(s)}): never opened`, scope: "file" });
         } catch (e) {
           const code = (e as NodeJS.ErrnoException).code;
@@ -109,7 +112,7 @@ export async function walk(root: string, keep: (rel: string) => boolean, problem
       }
     }
   };
-  await visit(root, 0);
+  await visit(root, "", 0);
   return out;
 }
 
@@ -156,7 +159,7 @@ export async function discoverWith(
     for (const e of await walk(root, keep, problems)) {
       const ref = await describe(e.path, root);
       if (!ref || !filter(ref.rel, ref.session_id)) continue;
-      sources.push({ ...ref, root, size: e.size, mtimeMs: e.mtimeMs });
+      sources.push({ ...ref, root, size: e.size, mtimeMs: e.mtimeMs, ino: e.ino });
     }
   }
   return { runtime, roots: [...roots], sources, problems };

@@ -25,6 +25,8 @@ export interface DiscoveredSource extends SourceRef {
   readonly root: string;
   readonly size: number;
   readonly mtimeMs: number;
+  /** The file's inode as discovery's stat saw it (absent when discovery did not stat the file). */
+  readonly ino?: number;
 }
 
 /** A directory or file discovery could not read: it is reported, never fatal. */

@@ -1,4 +1,5 @@
 // The store's durable writes, on @lake/durable; failures become StoreError naming the file.
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { fsyncDir as durableFsyncDir, installNoReplace, writeAtomic, type DirSync, type StepHook } from "@lake/durable";
 import { StoreError, ioError } from "./errors.js";
@@ -46,5 +47,19 @@ export function replaceAtomic(path: string, _dir: string, data: string | Uint8Ar
     writeAtomic(path, data, { label, sync, ...(step ? { step } : {}), ...(dirSync ? { dirSync } : {}) });
   } catch (e) {
     throw ioError(path, "write", e);
+  }
+}
+
+/**
+ * A file's identity for a cache check, `<ino>:<size>:<mtime ns>:<ctime ns>`, or undefined when it
+ * cannot be stat'ed. A file the store replaces by rename gets another inode, or at least another
+ * ctime, each time: an unchanged stamp means an unchanged file.
+ */
+export function fileStamp(path: string): string | undefined {
+  try {
+    const st = statSync(path, { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return undefined;
   }
 }

@@ -5,8 +5,9 @@ import { DirSync, fsyncFile } from "@lake/durable";
 import { crc32 } from "node:zlib";
 import { StoreError, errno, ioError } from "./errors.js";
 import { replaceAtomic, type StepHook } from "./fsx.js";
-import { decodeKv, encodeKv, kvInt } from "./kv.js";
-import { checkId, isoMicros, nowNs, type Area } from "./names.js";
+import { INDEX_SCHEMA, readState, readStateText, stateText, type IndexState } from "./index-state.js";
+export { INDEX_SCHEMA } from "./index-state.js";
+import { checkId, type Area } from "./names.js";
 import { parseLanded } from "./landed.js";
 import { scanSession, type LandedRef } from "./scan.js";
 import { ENTRY_STRING_FIELDS, factsEntry, recordFacts } from "./records.js";
@@ -14,7 +15,6 @@ import { ENTRY_STRING_FIELDS, factsEntry, recordFacts } from "./records.js";
 export { ENTRY_STRING_FIELDS };
 
 /** Index schema. A different schema on disk is discarded and rebuilt, never migrated. */
-export const INDEX_SCHEMA = 1;
 const FILE_MAGIC = Buffer.from("LKIX");
 const BLOCK_MAGIC = Buffer.from("LKBK");
 const NONE = 0xffffffff;
@@ -96,17 +96,6 @@ export interface IndexUpdate {
   readonly rebuilt: boolean;
   /** Landed files read back by this update that could not be decoded: indexed with no records. */
   readonly damaged?: ReadonlyArray<{ readonly file: string; readonly reason: string }>;
-}
-
-/** index.state. */
-interface IndexState {
-  schema: number;
-  indexed_seq: number;
-  files: number;
-  entries: number;
-  blocks: number;
-  strings: number;
-  bytes: number;
 }
 
 /** One block's content before encoding. */
@@ -290,42 +279,6 @@ export function decodeIndex(buf: Buffer, file: string, length = buf.length): { f
     p = end;
   }
   return { files, entries, blocks, strings: nstrings };
-}
-
-function readState(path: string): IndexState | undefined {
-  return readStateText(path)?.state;
-}
-
-/** index.state with its exact text (the text names one write: it carries updated_at), or undefined when absent or unreadable. */
-function readStateText(path: string): { state: IndexState; text: string } | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    if (errno(e) === "ENOENT") return undefined;
-    throw ioError(path, "read index state", e);
-  }
-  const state = parseState(text, path);
-  return state ? { state, text } : undefined;
-}
-
-function parseState(text: string, path: string): IndexState | undefined {
-  try {
-    const m = decodeKv(text, path);
-    return {
-      schema: kvInt(m, "schema", path)!, indexed_seq: kvInt(m, "indexed_seq", path)!, files: kvInt(m, "files", path, true) ?? 0, entries: kvInt(m, "entries", path)!,
-      blocks: kvInt(m, "blocks", path)!, strings: kvInt(m, "strings", path)!, bytes: kvInt(m, "bytes", path)!,
-    };
-  } catch {
-    return undefined; // unreadable state: the index is rebuilt
-  }
-}
-
-function stateText(s: IndexState): string {
-  return encodeKv([
-    ["schema", s.schema], ["indexed_seq", s.indexed_seq], ["files", s.files], ["entries", s.entries], ["blocks", s.blocks], ["strings", s.strings],
-    ["bytes", s.bytes], ["updated_at", isoMicros(nowNs())],
-  ]);
 }
 
 const DEDUPE_SEP = "\u0000";
@@ -572,18 +525,6 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
   keepIndex(session.dir, { text, state, files, entries, seen });
   if (session.pendingIndex) for (const seq of session.pendingIndex.keys()) if (seq <= state.indexed_seq) session.pendingIndex.delete(seq);
   return { indexedSeq: state.indexed_seq, files: block.files.length, entries: block.entries.length, rebuilt: rebuild, ...(block.damaged ? { damaged: block.damaged } : {}) };
-}
-
-/**
- * The index's watermark: `indexed_seq` of `<root>/<id>/index/index.state`, or undefined when there is
- * none of this schema (absent, or another schema; `readIndex` then derives the index in memory). Reads
- * index.state only: a consumer that recorded the watermark of the index it last read (push) knows
- * nothing new was indexed since while it is unchanged. Throws `Corrupt` or `Io`.
- */
-export function indexedSeq(root: string, sessionId: string): number | undefined {
-  checkId("session id", sessionId);
-  const state = readState(join(root, sessionId, "index", "index.state"));
-  return state && state.schema === INDEX_SCHEMA ? state.indexed_seq : undefined;
 }
 
 /**

@@ -1,11 +1,11 @@
 // <root>/pass.state: what the last complete pass of each session confirmed, so a pass over
 // unchanged sources reads only their cursors. A cache: absent or unreadable means "check
 // everything", and every entry is checked against the cursors before it is believed.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { StoreError, errno, ioError } from "./errors.js";
 import { readCursorFile } from "./cursor.js";
-import { replaceAtomic } from "./fsx.js";
+import { fileStamp, replaceAtomic } from "./fsx.js";
 import { CONVERSATIONS_DIR } from "./removal.js";
 
 /** pass.state schema version. */
@@ -80,11 +80,11 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
 const STAT = /^\d+:\d+:\d+:\d+$/;
 
-/** A file's identity for a cache check: `<ino>:<size>:<mtime ns>:<ctime ns>`, or undefined when it cannot be stat'ed. */
-function fileStat(path: string): string | undefined {
+/** A source file's inode, size and mtime, or undefined when it is not a file that can be stat'ed. */
+function sourceStat(path: string): { ino: number; size: number; mtimeMs: number } | undefined {
   try {
-    const st = statSync(path, { bigint: true });
-    return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    const st = statSync(path);
+    return st.isFile() ? st : undefined;
   } catch {
     return undefined;
   }
@@ -100,14 +100,14 @@ function fileStat(path: string): string | undefined {
 export function confirmSource(root: string, sessionId: string, mark: PassStateSource, seq: number): PassStateSource {
   const plain: PassStateSource = { source: mark.source, cursor: mark.cursor, mode: mark.mode, ...(mark.size !== undefined ? { size: mark.size } : {}), ...(mark.mtimeMs !== undefined ? { mtimeMs: mark.mtimeMs } : {}) };
   const path = join(root, sessionId, mark.cursor);
-  const before = fileStat(path);
+  const before = fileStamp(path);
   let cur;
   try {
     cur = readCursorFile(path);
   } catch {
     return plain;
   }
-  if (!cur || before === undefined || fileStat(path) !== before) return plain;
+  if (!cur || before === undefined || fileStamp(path) !== before) return plain;
   if (cur.state !== "active" || cur.source !== mark.source || cur.kind !== mark.mode || cur.last_seq > seq) return plain;
   return { ...plain, cursorStat: before, sourceIno: cur.ino, sourceSize: cur.kind === "append" ? cur.offset : cur.size };
 }
@@ -171,6 +171,27 @@ export interface FoundSource {
   readonly mode: "append" | "snapshot";
   readonly size: number;
   readonly mtimeMs: number;
+  /**
+   * The file's inode from discovery's stat: with it, `size` and `mtimeMs` are taken as that stat's
+   * and the check stats the source no second time. Absent: the check stats it.
+   */
+  readonly ino?: number;
+}
+
+/** What a pass knows of the whole root, listed once instead of once per session. */
+export interface PassListing {
+  /** Session ids with a round chain directory ({@link listConversations}). */
+  readonly conversations?: ReadonlySet<string>;
+}
+
+/** The session ids that have a directory under `_conversations/` (their round chains); empty when there is none. */
+export function listConversations(root: string): Set<string> {
+  try {
+    return new Set(readdirSync(join(root, CONVERSATIONS_DIR)));
+  } catch (e) {
+    if (errno(e) === "ENOENT") return new Set();
+    throw ioError(join(root, CONVERSATIONS_DIR), "list round chains", e);
+  }
 }
 
 /**
@@ -181,8 +202,8 @@ export interface FoundSource {
  * and mtime as when last taken). A cursor whose file a stat shows unchanged since the mark confirmed
  * it ({@link confirmSource}) is not read: the check is then stats alone. Opens nothing else.
  */
-export function sessionUnchanged(root: string, sessionId: string, mark: SessionMark | undefined, found: readonly FoundSource[]): boolean {
-  return checkSession(root, sessionId, mark, found).unchanged;
+export function sessionUnchanged(root: string, sessionId: string, mark: SessionMark | undefined, found: readonly FoundSource[], listing: PassListing = {}): boolean {
+  return checkSession(root, sessionId, mark, found, listing).unchanged;
 }
 
 /**
@@ -191,7 +212,7 @@ export function sessionUnchanged(root: string, sessionId: string, mark: SessionM
  * (a cursor replaced during the read is not taken), for the caller to keep so the next check is stats
  * alone.
  */
-export function checkSession(root: string, sessionId: string, mark: SessionMark | undefined, found: readonly FoundSource[]): { unchanged: boolean; mark?: SessionMark } {
+export function checkSession(root: string, sessionId: string, mark: SessionMark | undefined, found: readonly FoundSource[], listing: PassListing = {}): { unchanged: boolean; mark?: SessionMark } {
   const no = { unchanged: false };
   if (!mark || mark.sources.length !== found.length || found.length === 0) return no;
   const bySource = new Map(mark.sources.map((m) => [m.source, m]));
@@ -203,7 +224,7 @@ export function checkSession(root: string, sessionId: string, mark: SessionMark 
     // The source's inode and size its cursor says: from the mark while the cursor file is the one
     // the mark confirmed (one stat), else from the cursor read now.
     const cursorPath = join(dir, m.cursor);
-    const seen = fileStat(cursorPath);
+    const seen = fileStamp(cursorPath);
     let ino: number;
     let size: number;
     if (seen !== undefined && m.cursorStat === seen && m.sourceIno !== undefined && m.sourceSize !== undefined) {
@@ -219,20 +240,15 @@ export function checkSession(root: string, sessionId: string, mark: SessionMark 
       if (!cur || cur.state !== "active" || cur.source !== f.source || cur.kind !== f.mode || cur.last_seq > mark.seq) return no;
       ino = cur.ino;
       size = cur.kind === "append" ? cur.offset : cur.size;
-      if (seen !== undefined && fileStat(cursorPath) === seen) (confirmed ??= new Map()).set(m.source, { ...m, cursorStat: seen, sourceIno: ino, sourceSize: size });
+      if (seen !== undefined && fileStamp(cursorPath) === seen) (confirmed ??= new Map()).set(m.source, { ...m, cursorStat: seen, sourceIno: ino, sourceSize: size });
     }
-    let st;
-    try {
-      st = statSync(f.path);
-    } catch {
-      return no;
-    }
-    if (!st.isFile() || st.ino !== ino || st.size !== size) return no;
+    const st = f.ino !== undefined ? { ino: f.ino, size: f.size, mtimeMs: f.mtimeMs } : sourceStat(f.path);
+    if (st === undefined || st.ino !== ino || st.size !== size) return no;
     if (f.mode === "snapshot" && (m.size !== st.size || m.mtimeMs !== st.mtimeMs)) return no;
   }
   // Derived state a person may delete (the next collect rebuilds it).
   if (mark.seq > 0 && !existsSync(join(dir, "index", "index.state"))) return no;
-  if (mark.chain && mark.seq > 0 && !existsSync(join(root, CONVERSATIONS_DIR, sessionId))) return no;
+  if (mark.chain && mark.seq > 0 && !(listing.conversations?.has(sessionId) ?? existsSync(join(root, CONVERSATIONS_DIR, sessionId)))) return no;
   if (!confirmed) return { unchanged: true };
   const c = confirmed;
   return { unchanged: true, mark: { ...mark, sources: mark.sources.map((m) => c.get(m.source) ?? m) } };
