@@ -115,6 +115,17 @@ describe("redactValue", () => {
     expect((r.value as { env: { HOME: string } }).env.HOME).toBe("/home/dev");
   });
 
+  it("masks the same record alike on every call: keys seen clean before, a secret key each time", () => {
+    const r = createRedactor({ key });
+    const rec = { text: "hello", [gh]: "x" } as JsonValue;
+    const first = r.redactRecord(rec);
+    for (let i = 0; i < 3; i++) expect(r.redactRecord(rec)).toEqual(first);
+    expect(first.status === "ok" && first.findings.map((f) => [f.rule, f.inKey])).toEqual([["github-token", true]]);
+    // A key seen without a secret still has its value scanned.
+    expect(r.redactRecord({ text: `token ${gh}` })).toMatchObject({ status: "ok", rules: ["github-token"] });
+    expect(r.redactRecord({ text: "nothing here" })).toEqual({ status: "ok", value: { text: "nothing here" }, rules: [], hashes: [], findings: [] });
+  });
+
   it("rejects non-JSON values with InvalidValue and deep nesting with TooDeep", () => {
     for (const bad of [{ a: 1n }, { a: () => 1 }, { d: new Date(0) }, [Symbol("x")], { n: Number.NaN }]) {
       try {

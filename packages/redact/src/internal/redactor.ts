@@ -92,6 +92,10 @@ export interface Redactor extends Required<Pick<RedactorOptions, "rules" | "quar
   hash(secret: string): string;
 }
 
+/** Longest object key remembered as holding no secret, and how many are remembered at most. */
+const CLEAN_KEY_MAX_LENGTH = 128;
+const CLEAN_KEYS_MAX = 4096;
+
 interface Acc {
   findings: Finding[];
 }
@@ -144,6 +148,15 @@ export function createRedactor(options: RedactorOptions): Redactor {
     return out + s.slice(at);
   };
 
+  // Object keys that hold no secret: a record's field names repeat on every record, and scanning
+  // a string is a function of the string alone.
+  const cleanKeys = new Set<string>();
+  const rememberCleanKey = (k: string): void => {
+    if (k.length > CLEAN_KEY_MAX_LENGTH) return;
+    if (cleanKeys.size >= CLEAN_KEYS_MAX) cleanKeys.clear();
+    cleanKeys.add(k);
+  };
+
   const walk = (v: unknown, path: (string | number)[], depth: number, acc: Acc): JsonValue => {
     if (depth > maxDepth) {
       throw new RedactError("TooDeep", `value nests deeper than maxDepth ${maxDepth} at ${formatPath(path)}`, { data: { path: [...path] } });
@@ -169,9 +182,10 @@ export function createRedactor(options: RedactorOptions): Redactor {
         const child = (v as Record<string, unknown>)[k];
         if (child === undefined) continue; // JSON.stringify drops it too
         let nk = k;
-        if (redactKeys) {
+        if (redactKeys && !cleanKeys.has(k)) {
           const first = acc.findings.length;
           nk = maskString(k, path, true, acc);
+          if (acc.findings.length === first) rememberCleanKey(k);
           if (nk !== k) {
             // Two masked keys can collide only if they were different secrets with a hash clash; keep both.
             let n = 2;
@@ -203,12 +217,16 @@ export function createRedactor(options: RedactorOptions): Redactor {
     throw new RedactError("InvalidValue", `not a JSON value at ${formatPath(path)}: ${what}`, { data: { path: [...path] } });
   };
 
-  const result = <T>(value: T, acc: Acc): RedactResult<T> => ({
-    value,
-    rules: [...new Set(acc.findings.map((f) => f.rule))].sort(),
-    hashes: [...new Set(acc.findings.map((f) => f.hash))],
-    findings: acc.findings,
-  });
+  // A value with no finding (most records): no rule or hash lists to build.
+  const result = <T>(value: T, acc: Acc): RedactResult<T> =>
+    acc.findings.length === 0
+      ? { value, rules: [], hashes: [], findings: acc.findings }
+      : {
+          value,
+          rules: [...new Set(acc.findings.map((f) => f.rule))].sort(),
+          hashes: [...new Set(acc.findings.map((f) => f.hash))],
+          findings: acc.findings,
+        };
 
   const quarantineRecord = (record: unknown, rulesFired: readonly string[]): QuarantineRecord => ({
     status: "quarantined",
@@ -238,8 +256,10 @@ export function createRedactor(options: RedactorOptions): Redactor {
         if (isRedactError(e) && e.code === "TooDeep") return quarantineRecord(record, ["limit:depth", ...acc.findings.map((f) => f.rule)]);
         throw e;
       }
-      const fired = acc.findings.map((f) => f.rule);
-      if (fired.some((r) => qset.has(r))) return quarantineRecord(record, fired);
+      if (acc.findings.length > 0) {
+        const fired = acc.findings.map((f) => f.rule);
+        if (fired.some((r) => qset.has(r))) return quarantineRecord(record, fired);
+      }
       return { status: "ok", ...result(value, acc) };
     },
     quarantineRecord,
