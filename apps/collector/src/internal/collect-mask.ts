@@ -27,9 +27,7 @@ const ID_FIELDS = new Set([
 
 /** Mask one adapter record and make it canonical; a record a quarantine rule fires on is withheld whole. */
 export function maskRecord(redactor: Redactor, raw: RawRecord): CanonicalRecord {
-  const content: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) if (typeof v === "string" && !ID_FIELDS.has(k)) content[k] = v;
-  const r = redactor.redactRecord(content);
+  const r = redactor.redactRecord(contentFields(raw));
   if (r.status === "quarantined") {
     const kept: RawRecord = {
       runtime: raw.runtime, session_id: raw.session_id, stream: raw.stream, kind: raw.kind, source_path: raw.source_path, adapter: raw.adapter, adapter_version: raw.adapter_version,
@@ -41,5 +39,19 @@ export function maskRecord(redactor: Redactor, raw: RawRecord): CanonicalRecord 
     }
     return canonicalize(kept, r.rules_fired);
   }
+  // Nothing found: every masked field is the record's own, so the record is canonicalized as it is
+  // (no merged copy of it first).
+  if (r.findings.length === 0) return canonicalize(raw, r.rules);
   return canonicalize({ ...raw, ...(r.value as Record<string, string>) }, r.rules);
+}
+
+/** The fields of a record the redactor sees: its string fields but the identifying ones. */
+function contentFields(raw: RawRecord): Record<string, string> {
+  const content: Record<string, string> = {};
+  // An adapter record is a plain object: for…in walks its own fields, without Object.entries' pairs.
+  for (const k in raw) {
+    const v = (raw as unknown as Record<string, unknown>)[k];
+    if (typeof v === "string" && !ID_FIELDS.has(k)) content[k] = v;
+  }
+  return content;
 }
