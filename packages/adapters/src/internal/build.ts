@@ -71,23 +71,19 @@ export function jsonText(v: unknown): string | undefined {
 
 /** `attrs` JSON text from an object, dropping undefined values; undefined when nothing is left. */
 export function attrsText(a: Obj): string | undefined {
-  const out: Obj = {};
-  let any = false;
-  for (const [k, v] of Object.entries(a)) {
-    if (v === undefined) continue;
-    out[k] = v;
-    any = true;
-  }
-  return any ? JSON.stringify(out) : undefined;
+  // JSON.stringify drops undefined members itself: the object is written as it is when any is left.
+  for (const k in a) if (a[k] !== undefined) return JSON.stringify(a);
+  return undefined;
 }
 
 /** Usage with absent keys left out; undefined when no key is reported. */
 export function usageOf(u: Partial<Record<keyof Usage, number | undefined>>): Usage | undefined {
   const out: Usage = {};
   let any = false;
-  for (const [k, v] of Object.entries(u) as [keyof Usage, number | undefined][]) {
+  for (const k in u) {
+    const v = u[k as keyof Usage];
     if (v === undefined) continue;
-    out[k] = v;
+    out[k as keyof Usage] = v;
     any = true;
   }
   return any ? out : undefined;
@@ -116,7 +112,11 @@ export class LineRecords {
       stream: this.source.stream,
     };
     if (this.baseId !== undefined) rec.record_id = n === 0 ? this.baseId : `${this.baseId}#${n}`;
-    for (const [k, v] of Object.entries(fields)) if (v !== undefined) rec[k] = v;
+    // for…in over the caller's object literal: its own fields in order, without Object.entries' pairs.
+    for (const k in fields) {
+      const v = (fields as Record<string, unknown>)[k];
+      if (v !== undefined) rec[k] = v;
+    }
     rec.source_path = this.source.rel;
     if (this.line) {
       rec.source_offset = this.line.offset;
