@@ -5,7 +5,7 @@ export type { Area } from "./internal/names.js";
 export { encodeCursor, decodeCursor, CURSOR_SCHEMA } from "./internal/cursor.js";
 export type { Cursor, AppendCursor, SnapshotCursor, CursorState } from "./internal/cursor.js";
 export { LANDED_FORMAT, LANDED_SCHEMA, parseLanded, readLandedPath } from "./internal/landed.js";
-export type { LandedHeader, LandedFile } from "./internal/landed.js";
+export type { LandedHeader, LandedFile, ParseLandedOptions } from "./internal/landed.js";
 export { acquireLock, lockHolder } from "./internal/lock.js";
 export type { LockHandle, LockHolder } from "./internal/lock.js";
 export { openSession, SessionStore } from "./internal/session.js";

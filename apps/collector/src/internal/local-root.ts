@@ -86,9 +86,10 @@ export function localRoot(root: string): LocalRoot {
       const digests = new Map<string, string>();
       const indexed = new Map(idx.files.map((x) => [x.rel, x.sha256]));
       for (const f of files) {
-        const lf = store.readLanded(root, sessionId, f.rel);
-        // The index recorded the file's SHA-256 when it landed: a file that changed since is damaged.
+        // The index recorded the file's SHA-256 when it landed: a file that changed since is damaged
+        // (one that still hashes to it is not hashed twice: parseLanded).
         const want = indexed.get(f.rel);
+        const lf = store.readLanded(root, sessionId, f.rel, want !== undefined ? { sha256: want } : {});
         if (want !== undefined && lf.sha256 !== want) throw new CollectorError("Input", `${join(root, sessionId, f.rel)}: SHA-256 ${lf.sha256} differs from the index's ${want} (damaged landed file)`);
         digests.set(f.rel, lf.sha256);
         lf.rows.forEach((text, row) => {

@@ -158,11 +158,21 @@ export function decodeHeader(v: unknown, file: string): LandedHeader {
   return out;
 }
 
+/** Options of {@link parseLanded}. */
+export interface ParseLandedOptions {
+  /**
+   * The whole file's SHA-256 as recorded when it landed (the session index's `sha256`). When the
+   * bytes hash to it, they are the bytes the store wrote, whose body digest was right by
+   * construction, so the body is not hashed a second time. Any other digest: every check runs.
+   */
+  readonly sha256?: string;
+}
+
 /**
  * Parse a landed file's bytes: header, body digest, record count, one JSON object per line.
  * Throws StoreError `Corrupt` naming the file and the first problem.
  */
-export function parseLanded(buf: Buffer, file: string): LandedFile {
+export function parseLanded(buf: Buffer, file: string, options: ParseLandedOptions = {}): LandedFile {
   const nl = buf.indexOf(10);
   if (nl < 0) throw new StoreError("Corrupt", `${file}: no header line`, { data: { file } });
   let hv: unknown;
@@ -173,22 +183,23 @@ export function parseLanded(buf: Buffer, file: string): LandedFile {
   }
   const header = decodeHeader(hv, file);
   const body = buf.subarray(nl + 1);
-  const digest = createHash("sha256").update(body).digest("hex");
+  const sha256 = createHash("sha256").update(buf).digest("hex");
+  const digest = sha256 === options.sha256 ? header.body_sha256 : createHash("sha256").update(body).digest("hex");
   if (digest !== header.body_sha256) throw new StoreError("Corrupt", `${file}: body digest ${digest} does not match header body_sha256 ${header.body_sha256}`, { data: { file } });
   if (body.length > 0 && body[body.length - 1] !== 10) throw new StoreError("Corrupt", `${file}: last record line is not terminated`, { data: { file } });
   const text = body.toString("utf8");
   const rows = text === "" ? [] : text.slice(0, -1).split("\n");
   if (rows.length !== header.records) throw new StoreError("Corrupt", `${file}: ${rows.length} record lines, header says ${header.records}`, { data: { file } });
-  return { header, rows, sha256: createHash("sha256").update(buf).digest("hex"), bytes: buf.length };
+  return { header, rows, sha256, bytes: buf.length };
 }
 
 /** Read and parse one landed file. */
-export function readLandedPath(path: string): LandedFile {
+export function readLandedPath(path: string, options: ParseLandedOptions = {}): LandedFile {
   let buf: Buffer;
   try {
     buf = readFileSync(path);
   } catch (e) {
     throw ioError(path, "read landed file", e);
   }
-  return parseLanded(buf, path);
+  return parseLanded(buf, path, options);
 }
