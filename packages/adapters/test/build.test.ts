@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LineRecords, attrsText, usageOf } from "../src/internal/build.js";
+import fc from "fast-check";
+import { LineRecords, attrsText, isoTs, usageOf } from "../src/internal/build.js";
 import type { SourceRef } from "../src/internal/types.js";
 
 const source = { runtime: "claude-code", path: "/x/s.jsonl", rel: "p/s.jsonl", session_id: "s", stream: "main", kind: "transcript", mode: "append" } as SourceRef;
@@ -23,5 +24,31 @@ describe("record building", () => {
     expect(Object.keys(b.out[0]!)).toEqual(["runtime", "session_id", "stream", "record_id", "kind", "text", "role", "source_path", "source_offset", "source_line", "adapter", "adapter_version"]);
     expect(r.record_id).toBe("id#1");
     expect("ts" in b.out[0]!).toBe(false);
+  });
+});
+
+describe("isoTs", () => {
+  const viaDate = (v: string): string | undefined => {
+    const d = new Date(v);
+    return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+  };
+
+  it("gives what Date gives for any string of the millisecond form, valid or not", () => {
+    const digits = (n: number) => fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: n, maxLength: n });
+    const near = fc.tuple(digits(4), digits(2), digits(2), digits(2), digits(2), digits(2), digits(3)).map(([y, mo, d, h, mi, s, ms]) => `${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}Z`);
+    fc.assert(fc.property(near, (s) => isoTs(s) === viaDate(s)), { numRuns: 20_000 });
+    // Real instants (and the day after each one's last day of month) of years 0000–9999.
+    const instants = fc.date({ min: new Date("0000-01-01T00:00:00.000Z"), max: new Date("9999-12-31T23:59:59.999Z"), noInvalidDate: true }).map((d) => d.toISOString());
+    fc.assert(fc.property(instants, (s) => isoTs(s) === s && isoTs(s.slice(0, 8) + "31" + s.slice(10)) === viaDate(s.slice(0, 8) + "31" + s.slice(10))), { numRuns: 20_000 });
+    for (const s of ["2026-02-30T00:00:00.000Z", "2024-02-29T23:59:59.999Z", "2100-02-29T00:00:00.000Z", "2000-02-29T00:00:00.000Z", "2026-04-31T10:00:00.000Z", "2026-01-01T24:00:00.000Z", "2026-01-01T23:60:00.000Z", "0000-01-01T00:00:00.000Z", "2026-1-01T00:00:00.000Z", "2026-01-01T00:00:00.000z"]) {
+      expect(isoTs(s)).toBe(viaDate(s));
+    }
+  });
+
+  it("still reads other forms through Date", () => {
+    expect(isoTs("2026-01-01T00:00:00Z")).toBe("2026-01-01T00:00:00.000Z");
+    expect(isoTs("2026-01-01T01:00:00.000+01:00")).toBe("2026-01-01T00:00:00.000Z");
+    expect(isoTs(1767225600)).toBe("2026-01-01T00:00:00.000Z");
+    expect(isoTs("not a time")).toBeUndefined();
   });
 });
