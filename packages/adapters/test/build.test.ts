@@ -25,6 +25,12 @@ describe("record building", () => {
     expect(r.record_id).toBe("id#1");
     expect("ts" in b.out[0]!).toBe(false);
   });
+
+  it("LineRecords.add: a given stream overrides the source's in its place; provenance overrides a given source_path", () => {
+    const b = new LineRecords(source, undefined, { name: "claude-code", version: "1" }, undefined);
+    const r = b.add({ kind: "meta", source_path: "elsewhere", stream: "child", source_offset: 5 });
+    expect(Object.entries(r)).toEqual([["runtime", "claude-code"], ["session_id", "s"], ["stream", "child"], ["kind", "meta"], ["source_path", "p/s.jsonl"], ["source_offset", 5], ["adapter", "claude-code"], ["adapter_version", "1"]]);
+  });
 });
 
 describe("isoTs", () => {

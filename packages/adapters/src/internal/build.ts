@@ -139,25 +139,28 @@ export class LineRecords {
   /** Add one record; `kind` and anything given override the defaults. */
   add(fields: Fields & { kind: RawRecord["kind"] }): RawRecord {
     const n = this.out.length;
-    const rec: Record<string, unknown> = {
-      runtime: this.source.runtime,
-      session_id: this.source.session_id,
-      stream: this.source.stream,
-    };
-    if (this.baseId !== undefined) rec.record_id = n === 0 ? this.baseId : `${this.baseId}#${n}`;
-    // for…in over the caller's object literal: its own fields in order, without Object.entries' pairs.
+    const src = this.source;
+    // The given fields without the undefined ones (for…in: in order, without Object.entries' pairs).
+    const given: Record<string, unknown> = {};
     for (const k in fields) {
       const v = (fields as Record<string, unknown>)[k];
-      if (v !== undefined) rec[k] = v;
+      if (v !== undefined) given[k] = v;
     }
-    rec.source_path = this.source.rel;
-    if (this.line) {
-      rec.source_offset = this.line.offset;
-      rec.source_line = this.line.line;
-    }
-    rec.adapter = this.adapter.name;
-    rec.adapter_version = this.adapter.version;
-    const r = rec as unknown as RawRecord;
+    // One object literal around them: a record grown field by field past a dozen fields (keyed
+    // stores) is kept by V8 as a slow dictionary, and every later spread, lookup and stringify of
+    // it pays. As field by field: a given runtime, session_id, stream or record_id overrides the
+    // default in its place; source_path, the line's place and the adapter override a given one.
+    const r = {
+      runtime: src.runtime,
+      session_id: src.session_id,
+      stream: src.stream,
+      ...(this.baseId !== undefined ? { record_id: n === 0 ? this.baseId : `${this.baseId}#${n}` } : undefined),
+      ...given,
+      source_path: src.rel,
+      ...(this.line ? { source_offset: this.line.offset, source_line: this.line.line } : undefined),
+      adapter: this.adapter.name,
+      adapter_version: this.adapter.version,
+    } as unknown as RawRecord;
     this.out.push(r);
     return r;
   }
