@@ -9,8 +9,6 @@ export class KeywordMatcher {
   private readonly delta: Int32Array;
   /** Rule indexes reported when the automaton is in a state (own keyword + fail-chain keywords). */
   private readonly out: (readonly number[] | undefined)[];
-  /** 1 for states that report rules (a typed array keeps the hot loop monomorphic). */
-  private readonly reports: Uint8Array;
   readonly ruleCount: number;
 
   constructor(keywordsByRule: readonly (readonly string[])[]) {
@@ -64,9 +62,14 @@ export class KeywordMatcher {
     for (let s = 0; s < n; s++) {
       for (let c = 65; c <= 90; c++) delta[s * ALPHABET + c] = delta[s * ALPHABET + c + 32]!;
     }
+    // Each entry holds its target's row offset (state × 128), bitwise-negated when the target reports
+    // rules: the scan loop then takes one load and one sign test per code unit.
+    for (let i = 0; i < delta.length; i++) {
+      const t = delta[i]!;
+      delta[i] = outSets[t]!.size ? ~(t * ALPHABET) : t * ALPHABET;
+    }
     this.delta = delta;
     this.out = outSets.map((set) => (set.size ? [...set].sort((a, b) => a - b) : undefined));
-    this.reports = Uint8Array.from(outSets, (set) => (set.size ? 1 : 0));
   }
 
   /**
@@ -76,14 +79,18 @@ export class KeywordMatcher {
   scan(text: string, hits: Uint8Array): number {
     const delta = this.delta;
     const out = this.out;
-    const reports = this.reports;
     let marked = 0;
-    let s = 0;
+    let row = 0;
     for (let i = 0, n = text.length; i < n; i++) {
       const c = text.charCodeAt(i);
-      s = c < ALPHABET ? delta[(s << 7) | c]! : 0;
-      if (reports[s] === 1) {
-        const o = out[s]!;
+      if (c >= ALPHABET) {
+        row = 0;
+        continue;
+      }
+      row = delta[row | c]!;
+      if (row < 0) {
+        row = ~row;
+        const o = out[row >> 7]!;
         for (let k = 0; k < o.length; k++) {
           const r = o[k]!;
           if (hits[r] === 0) {
