@@ -7,6 +7,7 @@ import { canonicalize } from "@lake/events";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { CONTENT_HASH_KEY, CONTENT_HASH_PLACEHOLDER, CheckedFiles, SegmentWriter, checkContentHash, checkFileSha256, copyParquet, readSegment, type FleetRow } from "../src/index.js";
 import * as light from "../src/hash.js";
+import { CopyConnection } from "../src/internal/duckdb.js";
 
 afterAll(cleanupTempDirs);
 
@@ -65,6 +66,27 @@ describe("the content hash in a Parquet file's footer (lake.sha256)", () => {
       const back = await c.runAndReadAll(`SELECT sum(a)::BIGINT AS s FROM read_parquet('${path}')`);
       expect(Number(back.getRowObjectsJS()[0]!.s)).toBe(499500);
     } finally {
+      c.closeSync();
+      db.closeSync();
+    }
+  });
+
+  it("the writer's own connection (the native bindings) writes the bytes a node-api connection writes", async () => {
+    const dir = tempDir("seg-hash");
+    const select = "SELECT range AS a, md5(range::VARCHAR) AS h FROM range(60000)";
+    const own = await CopyConnection.open({ threads: "1" });
+    const db = await DuckDBInstance.create(":memory:", { threads: "1" });
+    const c = await db.connect();
+    try {
+      const a = await copyParquet(own, select, join(dir, "own.parquet"));
+      const b = await copyParquet(c, select, join(dir, "api.parquet"));
+      expect(a.bytes).toBeGreaterThan(1 << 20);
+      expect({ ...a, path: "" }).toEqual({ ...b, path: "" });
+      expect(readFileSync(a.path).equals(readFileSync(b.path))).toBe(true);
+      expect(checkFileSha256(a.path, a.sha256)).toEqual({ status: "ok", sha256: a.sha256 });
+      await expect(own.run("SELECT * FROM no_such_table")).rejects.toThrow(/no_such_table/);
+    } finally {
+      own.close();
       c.closeSync();
       db.closeSync();
     }

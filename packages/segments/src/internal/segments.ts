@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, createReadStream, openSync, rmSync, statSync, writeSync } from "node:fs";
-import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { COLUMNS, COMPACTED_COLUMNS, SEGMENT_COLUMNS, duckdbType, rowToRecord, type Column } from "@lake/events/columns";
 import type { CanonicalRecord } from "@lake/events/record";
 import { USAGE_KEYS } from "@lake/events/usage";
-import { duckdb } from "./duckdb.js";
+import { CopyConnection, duckdb, type SqlRunner } from "./duckdb.js";
 import { SegmentError } from "./errors.js";
 import { CONTENT_HASH_COPY_OPTION, sealContentHash } from "./hash.js";
 
@@ -78,9 +78,10 @@ export interface ParquetFileInfo {
  * Write the rows of a SELECT to a Parquet file with DuckDB (`COPY … (FORMAT parquet, COMPRESSION
  * zstd)`) and record its content hash in its footer (`lake.sha256`). Every Parquet file of the fleet
  * — a bronze segment (SegmentWriter), a compacted part (lake-maint compact) — is written here.
+ * `conn` is a node-api DuckDBConnection (compact's) or a SegmentWriter's own {@link CopyConnection}.
  */
 export async function copyParquet(
-  conn: DuckDBConnection,
+  conn: SqlRunner,
   select: string,
   path: string,
   options: { zstdLevel?: number | undefined; fsync?: boolean | undefined; rowGroupRows?: number | undefined } = {},
@@ -238,11 +239,11 @@ const ROWS_CHUNK = 4 << 20;
  * Writes Parquet segments with DuckDB: the rows go, one JSON object per line, into a rows file
  * beside the segment, which DuckDB reads (`read_json` with the columns' types) straight into
  * `COPY … (FORMAT parquet, COMPRESSION zstd)` — the rows cross into DuckDB as one text, not value
- * by value. One writer keeps one in-memory DuckDB; close it.
+ * by value. One writer keeps one in-memory DuckDB (on the native bindings: {@link CopyConnection});
+ * close it.
  */
 export class SegmentWriter {
-  #db: DuckDBInstance | undefined;
-  #conn: DuckDBConnection | undefined;
+  #conn: CopyConnection | undefined;
   #sql = new Map<SegmentLayout, { columns: string; select: string }>();
   #fsync = true;
 
@@ -254,8 +255,7 @@ export class SegmentWriter {
     const config: Record<string, string> = { threads: String(options.threads ?? 1) };
     if (options.memoryLimit !== undefined) config.memory_limit = options.memoryLimit;
     w.#fsync = options.fsync !== false;
-    w.#db = await duckdb().DuckDBInstance.create(":memory:", config);
-    w.#conn = await w.#db.connect();
+    w.#conn = await CopyConnection.open(config);
     return w;
   }
 
@@ -326,10 +326,8 @@ export class SegmentWriter {
 
   /** Close the writer's DuckDB. */
   close(): void {
-    this.#conn?.closeSync();
-    this.#db?.closeSync();
+    this.#conn?.close();
     this.#conn = undefined;
-    this.#db = undefined;
   }
 }
 
