@@ -63,6 +63,8 @@ describe("the content hash in a Parquet file's footer (lake.sha256)", () => {
       const path = join(dir, "q.parquet");
       const info = await copyParquet(c, "SELECT range AS a FROM range(1000)", path, { zstdLevel: 9 });
       expect(checkContentHash(path)).toEqual({ status: "ok", sha256: info.contentHash });
+      expect(checkFileSha256(path, info.sha256)).toEqual({ status: "ok", sha256: info.sha256 });
+      expect(info.bytes).toBe(statSync(path).size);
       const back = await c.runAndReadAll(`SELECT sum(a)::BIGINT AS s FROM read_parquet('${path}')`);
       expect(Number(back.getRowObjectsJS()[0]!.s)).toBe(499500);
     } finally {
@@ -73,6 +75,7 @@ describe("the content hash in a Parquet file's footer (lake.sha256)", () => {
 
   it("the writer's own connection (the native bindings) writes the bytes a node-api connection writes", async () => {
     const dir = tempDir("seg-hash");
+    // Over 1 MiB (md5 hex hardly compresses): the seal reads the file in more than one chunk.
     const select = "SELECT range AS a, md5(range::VARCHAR) AS h FROM range(60000)";
     const own = await CopyConnection.open({ threads: "1" });
     const db = await DuckDBInstance.create(":memory:", { threads: "1" });

@@ -70,22 +70,44 @@ function hashWithPlaceholder(fd: number, size: number, at: number): string {
   return h.digest("hex");
 }
 
+/** A file {@link sealFile} sealed: its content hash, and the SHA-256 and size of its bytes as they now are. */
+export interface SealedFile {
+  readonly contentHash: string;
+  readonly sha256: string;
+  readonly bytes: number;
+}
+
 /**
  * Record the content hash in a Parquet file written with the placeholder ({@link CONTENT_HASH_COPY_OPTION}):
  * in place, then fsync (unless `fsync: false`: a scratch copy that is copied elsewhere and removed).
  * Returns the hash. Throws (a plain Error naming the file) when the file has no placeholder.
  */
 export function sealContentHash(path: string, options: { fsync?: boolean } = {}): string {
+  return sealFile(path, options).contentHash;
+}
+
+/**
+ * {@link sealContentHash}, also giving the SHA-256 of the sealed file's bytes. The file is read
+ * once: its bytes before the placeholder are hashed once for both hashes (the hash state copied at
+ * the placeholder), and the rest, within the footer, is held to finish each.
+ */
+export function sealFile(path: string, options: { fsync?: boolean } = {}): SealedFile {
   const fd = openSync(path, "r+");
   try {
     const size = fstatSync(fd).size;
     const at = locate(fd, size);
     if (typeof at === "string") throw new Error(`${path}: ${at}`);
-    if (readAt(fd, 64, at).toString("latin1") !== CONTENT_HASH_PLACEHOLDER) throw new Error(`${path}: ${CONTENT_HASH_KEY} is already set`);
-    const hash = hashWithPlaceholder(fd, size, at);
-    writeSync(fd, Buffer.from(hash, "latin1"), 0, 64, at);
+    const h = createHash("sha256");
+    for (let pos = 0; pos < at; pos += CHUNK) h.update(readAt(fd, Math.min(CHUNK, at - pos), pos));
+    const rest = readAt(fd, size - at, at);
+    if (rest.length !== size - at) throw new Error(`${path}: file shrank while it was sealed`);
+    if (rest.subarray(0, 64).toString("latin1") !== CONTENT_HASH_PLACEHOLDER) throw new Error(`${path}: ${CONTENT_HASH_KEY} is already set`);
+    const contentHash = h.copy().update(rest).digest("hex");
+    const value = Buffer.from(contentHash, "latin1");
+    for (let off = 0; off < 64; ) off += writeSync(fd, value, off, 64 - off, at + off);
     if (options.fsync !== false) fsyncFile(fd);
-    return hash;
+    const sha256 = h.update(value).update(rest.subarray(64)).digest("hex");
+    return { contentHash, sha256, bytes: size };
   } finally {
     closeSync(fd);
   }

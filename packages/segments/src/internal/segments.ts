@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, createReadStream, openSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, openSync, rmSync, writeSync } from "node:fs";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { COLUMNS, COMPACTED_COLUMNS, SEGMENT_COLUMNS, duckdbType, rowToRecord, type Column } from "@lake/events/columns";
 import type { CanonicalRecord } from "@lake/events/record";
 import { USAGE_KEYS } from "@lake/events/usage";
 import { CopyConnection, duckdb, type SqlRunner } from "./duckdb.js";
 import { SegmentError } from "./errors.js";
-import { CONTENT_HASH_COPY_OPTION, sealContentHash } from "./hash.js";
+import { CONTENT_HASH_COPY_OPTION, sealFile, type SealedFile } from "./hash.js";
 
 /** A canonical record as a row of the fleet table. */
 export type FleetRow = CanonicalRecord & {
@@ -94,13 +94,13 @@ export async function copyParquet(
   } catch (err) {
     throw new SegmentError("WriteFailed", `${path}: cannot write Parquet: ${(err as Error).message}`, { cause: err, data: { path } });
   }
-  let contentHash: string;
+  let sealed: SealedFile;
   try {
-    contentHash = sealContentHash(path, { fsync: options.fsync !== false });
+    sealed = sealFile(path, { fsync: options.fsync !== false });
   } catch (err) {
     throw new SegmentError("WriteFailed", `${path}: cannot record the content hash: ${(err as Error).message}`, { cause: err, data: { path } });
   }
-  return { path, rows, bytes: statSync(path).size, sha256: await sha256File(path), contentHash };
+  return { path, rows, bytes: sealed.bytes, sha256: sealed.sha256, contentHash: sealed.contentHash };
 }
 
 /** Quote a string as a SQL literal. */
