@@ -1,10 +1,10 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { canonicalize, COMPACTED_COLUMNS, SEGMENT_COLUMNS, USAGE_KEYS, duckdbCreateTable, type Column } from "@lake/events";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { SegmentWriter, duckdb, isSegmentError, readSegment, sqlString, writeSegment, type FleetRow, type RecordLine, type SegmentLayout } from "../src/index.js";
+import { SegmentWriter, duckdb, isSegmentError, readSegment, sqlString, usageRecordsOfRows, usageRollupOf, writeSegment, writeUsageRollupOf, type FleetRow, type RecordLine, type SegmentLayout } from "../src/index.js";
 
 afterAll(cleanupTempDirs);
 
@@ -96,6 +96,21 @@ describe("segments", () => {
         w.close();
       }
       for (const f of [`rows-${layout}.parquet`, `lines-${layout}.parquet`]) expect(await sameFile(ref, join(dir, f))).toEqual({ schema: true, rows: 40, differing: 0 });
+    }
+  });
+
+  it("usageRollupOf gives the bytes writeUsageRollupOf writes, named as it names them", () => {
+    const dir = tempDir("seg");
+    const records = usageRecordsOfRows(rows(30), "claude-code");
+    const bodies = usageRollupOf(records);
+    const written = writeUsageRollupOf(records, dir);
+    expect(bodies.rows).toBeGreaterThan(0);
+    expect(bodies.rows).toBe(written.rows);
+    expect(bodies.keys.count).toBe(written.keys.count);
+    for (const f of ["json", "keys"] as const) {
+      expect(join(dir, bodies[f].name)).toBe(written[f].path);
+      expect(Buffer.from(bodies[f].body).equals(readFileSync(written[f].path))).toBe(true);
+      expect(bodies[f].sha256).toBe(written[f].sha256);
     }
   });
 

@@ -167,7 +167,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
             readAhead();
             const info = await writing;
             step("push:segment-written");
-            const r = await store.upload(key, { path }, { ifAbsent: true });
+            const r = await store.upload(key, segmentSource(path, info.bytes), { ifAbsent: true });
             step("push:uploaded");
             // Every segment gets beside it the usage rollup of its directory up to it (segments
             // 0..seg): a reader of a fleet not compacted yet adds the newest one instead of reading
@@ -292,14 +292,19 @@ async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionP
  */
 async function putSegmentRollup(store: ObjectStore, root: string, p: SessionPartition, seq: number, rows: readonly FleetRow[] | undefined, tmp: string): Promise<void> {
   const carries = carryFiles(root, store, p);
-  const { readUsageRecords, usageRecordsOfRows, writeUsageRollupOf, checkContentHash, isSegmentError } = await import("@lake/segments");
+  const { readUsageRecords, usageRecordsOfRows, usageRollupOf, checkContentHash, isSegmentError } = await import("@lake/segments");
   const { decodeUsageCarry, encodeUsageCarry } = await import("@lake/events/usage");
   // A carry is written only once its rollup is uploaded: one for `seq` means this rollup is there.
   if (rows === undefined && readCarry(carries.at(seq), decodeUsageCarry) !== undefined) return;
+  // Downloads go to a directory of their own, made only when one is needed.
   const dir = join(tmp, `rollup-${randomBytes(4).toString("hex")}`);
-  mkdirSync(dir);
+  let made = false;
   try {
     const download = async (i: number): Promise<string | undefined> => {
+      if (!made) {
+        mkdirSync(dir);
+        made = true;
+      }
       const local = join(dir, `seg-${String(i).padStart(6, "0")}.parquet`);
       try {
         await store.download(segmentKey(p, i), local);
@@ -337,10 +342,10 @@ async function putSegmentRollup(store: ObjectStore, root: string, p: SessionPart
       if (now === undefined) return;
     }
     const records = before.concat(now);
-    const w = writeUsageRollupOf(records, dir);
+    const w = usageRollupOf(records);
     for (const [file, f] of [["keys", w.keys], ["json", w.json]] as const) {
       const key = segmentUsageKey(p, seq, file, f.sha256);
-      const r = await store.upload(key, { path: f.path }, { ifAbsent: true });
+      const r = await store.upload(key, f.body, { ifAbsent: true });
       step("push:rollup");
       if (r.status === "unknown") throw new CollectorError("Store", `${store.url}/${key}: upload outcome unknown; run push again`);
     }
@@ -350,8 +355,16 @@ async function putSegmentRollup(store: ObjectStore, root: string, p: SessionPart
     writeAtomic(carries.at(seq), encodeUsageCarry(records), { sync: false, mode: 0o644 });
     if (seq > 0) rmSync(carries.at(seq - 1), { force: true });
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (made) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Segments up to this size are uploaded from memory (one read, no stream); larger ones from their file. */
+const UPLOAD_FROM_MEMORY_BYTES = 8 << 20;
+
+/** What a written segment is uploaded from: its bytes when small (read once, at once), else its path. */
+function segmentSource(path: string, bytes: number): Parameters<ObjectStore["upload"]>[1] {
+  return bytes <= UPLOAD_FROM_MEMORY_BYTES ? readFileSync(path) : { path };
 }
 
 /**

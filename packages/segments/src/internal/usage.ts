@@ -198,6 +198,36 @@ export async function writeUsageRollup(files: readonly UsageFile[], dir: string,
   return writeUsageRollupOf(await readUsageRecords(files, options), dir);
 }
 
+/** One rollup object's bytes, and the file name it is written under. */
+export interface RollupBody {
+  readonly name: string;
+  readonly body: Uint8Array;
+  readonly sha256: string;
+}
+
+/** What {@link usageRollupOf} encodes. */
+export interface UsageRollupBodies {
+  readonly json: RollupBody;
+  readonly keys: RollupBody & { readonly count: number };
+  /** Rollup rows. */
+  readonly rows: number;
+}
+
+/**
+ * The usage rollup of `records` as the bytes {@link writeUsageRollupOf} writes, not written: push
+ * uploads them as they are (no file to write, read back and remove beside each segment).
+ */
+export function usageRollupOf(records: readonly UsageRecord[]): UsageRollupBodies {
+  const rollup = buildUsageRollup(records);
+  const enc = encodeUsageRollup(rollup);
+  const body = (name: string, b: string | Uint8Array): RollupBody => {
+    const buf = typeof b === "string" ? Buffer.from(b) : b;
+    return { name, body: buf, sha256: createHash("sha256").update(buf).digest("hex") };
+  };
+  const keys = body(USAGE_ROLLUP_FILES.keys, enc.keys);
+  return { json: body(USAGE_ROLLUP_FILES.json, enc.json), keys: { ...keys, count: rollup.keys.length }, rows: rollup.rows.length };
+}
+
 /**
  * The usage rollup of `records` (UsageRecords in read order: what readUsageRecords or
  * usageRecordsOfRows give, after an earlier rollup's carry), written as writeUsageRollup writes it.
@@ -205,17 +235,13 @@ export async function writeUsageRollup(files: readonly UsageFile[], dir: string,
  * (@lake/events): the same bytes as writeUsageRollup over every file of it.
  */
 export function writeUsageRollupOf(records: readonly UsageRecord[], dir: string): WrittenRollup {
-  const rollup = buildUsageRollup(records);
-  const enc = encodeUsageRollup(rollup);
-  const out = (name: string, body: string | Uint8Array): RollupFile => {
-    const path = join(dir, name);
-    writeFileSync(path, body);
-    const buf = typeof body === "string" ? Buffer.from(body) : body;
-    return { path, bytes: buf.length, sha256: createHash("sha256").update(buf).digest("hex") };
+  const r = usageRollupOf(records);
+  const out = (f: RollupBody): RollupFile => {
+    const path = join(dir, f.name);
+    writeFileSync(path, f.body);
+    return { path, bytes: f.body.length, sha256: f.sha256 };
   };
-  const keys = out(USAGE_ROLLUP_FILES.keys, enc.keys);
-  const json = out(USAGE_ROLLUP_FILES.json, enc.json);
-  return { json, keys: { ...keys, count: rollup.keys.length }, rows: rollup.rows.length };
+  return { json: out(r.json), keys: { ...out(r.keys), count: r.keys.count }, rows: r.rows };
 }
 
 /** Milliseconds of an ISO time as a segment stores it (the writer's Date.parse; NaN: NULL). */
