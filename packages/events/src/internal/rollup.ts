@@ -2,7 +2,6 @@
 // (session, runtime, day, model), with the identities that let a reader add rollups together
 // without counting anything twice. The format is documented in the package README.
 import * as crypto from "node:crypto";
-import { createHash } from "node:crypto";
 import { countUsage, type UsageContribution, type UsageRecord } from "./accounting.js";
 import { EventsError } from "./errors.js";
 import { USAGE_MODES } from "./record-core.js";
@@ -94,7 +93,7 @@ export function usageKeyHash(rec: UsageRecord): bigint | undefined {
  * `crypto.hash` (20.12 and later) costs about half of a Hash object per call; older Nodes use one.
  */
 const sha256: (text: string) => Buffer =
-  typeof crypto.hash === "function" ? (text) => crypto.hash("sha256", text, "buffer") : (text) => createHash("sha256").update(text).digest();
+  typeof crypto.hash === "function" ? (text) => crypto.hash("sha256", text, "buffer") : (text) => crypto.createHash("sha256").update(text).digest();
 
 /** What records could interact with other records in countUsage: their sessions and usage keys. */
 export interface UsageIdentity {
@@ -178,7 +177,7 @@ export function encodeUsageRollup(r: UsageRollup): EncodedUsageRollup {
   const keys = Buffer.alloc(r.keys.length * 8);
   for (let i = 0; i < r.keys.length; i++) keys.writeBigUInt64BE(r.keys[i]!, i * 8);
   const rows = r.rows.map((x) => [x.session_id, x.runtime, x.day, x.model, x.prompt_class, x.contributions, x.first_ts, x.last_ts, ...USAGE_KEYS.map((k) => x.usage[k] ?? null), x.cost_usd]);
-  const meta = { count: r.keys.length, sha256: createHash("sha256").update(keys).digest("hex") };
+  const meta = { count: r.keys.length, sha256: crypto.createHash("sha256").update(keys).digest("hex") };
   return {
     json: `${JSON.stringify({ format: USAGE_ROLLUP_FORMAT, version: USAGE_ROLLUP_VERSION, prompt_classes: r.prompt_classes, columns: USAGE_ROLLUP_COLUMNS, rows, sessions: r.sessions, keys: meta })}\n`,
     keys,
@@ -249,7 +248,7 @@ export function decodeUsageRollup(text: string, keyBytes: Uint8Array, file: stri
     bad(file, `"keys" is not {"count", "sha256"}`);
   }
   if (keyBytes.length !== meta.count * 8) bad(file, `usage.keys holds ${keyBytes.length} bytes, the document says ${meta.count} hashes of 8`);
-  if (createHash("sha256").update(keyBytes).digest("hex") !== meta.sha256) bad(file, `usage.keys does not hash to the document's sha256`);
+  if (crypto.createHash("sha256").update(keyBytes).digest("hex") !== meta.sha256) bad(file, `usage.keys does not hash to the document's sha256`);
   // Big-endian on disk; one bulk copy (and byte swap on a little-endian host) instead of a read per key.
   const keys = new BigUint64Array(meta.count);
   new Uint8Array(keys.buffer).set(keyBytes);

@@ -5,7 +5,7 @@
 // any Parquet reader still reads the file. Checking needs no Parquet reader (no DuckDB): find the
 // value at the end of the footer, hash the file with it read as the placeholder, compare. Every bit
 // of the file is covered, the hash itself included (a flipped hash digit no longer matches).
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
 import { fsyncFile, writeAtomic } from "@lake/durable";
 import { dirname } from "node:path";
@@ -57,17 +57,21 @@ function locate(fd: number, size: number): number | string {
   return start + at + NEEDLE.length;
 }
 
-/** SHA-256 of the file with the 64 bytes at `at` read as the placeholder, in 1 MiB reads. */
-function hashWithPlaceholder(fd: number, size: number, at: number): string {
+/** A SHA-256 state over the file's first `end` bytes, read 1 MiB at a time. */
+function hashBefore(fd: number, end: number): Hash {
   const h = createHash("sha256");
-  for (let pos = 0; pos < size; pos += CHUNK) {
-    const chunk = readAt(fd, Math.min(CHUNK, size - pos), pos);
-    const lo = Math.max(at, pos);
-    const hi = Math.min(at + 64, pos + chunk.length);
-    if (lo < hi) chunk.fill(0x30, lo - pos, hi - pos);
-    h.update(chunk);
-  }
-  return h.digest("hex");
+  for (let pos = 0; pos < end; pos += CHUNK) h.update(readAt(fd, Math.min(CHUNK, end - pos), pos));
+  return h;
+}
+
+const PLACEHOLDER_BYTES = Buffer.from(CONTENT_HASH_PLACEHOLDER, "latin1");
+
+/**
+ * SHA-256 of the file with the 64 bytes at `at` read as the placeholder. `at` lies in the footer,
+ * so what follows it is read whole.
+ */
+function hashWithPlaceholder(fd: number, size: number, at: number): string {
+  return hashBefore(fd, at).update(PLACEHOLDER_BYTES).update(readAt(fd, size - at - 64, at + 64)).digest("hex");
 }
 
 /** A file {@link sealFile} sealed: its content hash, and the SHA-256 and size of its bytes as they now are. */
@@ -97,8 +101,7 @@ export function sealFile(path: string, options: { fsync?: boolean } = {}): Seale
     const size = fstatSync(fd).size;
     const at = locate(fd, size);
     if (typeof at === "string") throw new Error(`${path}: ${at}`);
-    const h = createHash("sha256");
-    for (let pos = 0; pos < at; pos += CHUNK) h.update(readAt(fd, Math.min(CHUNK, at - pos), pos));
+    const h = hashBefore(fd, at);
     const rest = readAt(fd, size - at, at);
     if (rest.length !== size - at) throw new Error(`${path}: file shrank while it was sealed`);
     if (rest.subarray(0, 64).toString("latin1") !== CONTENT_HASH_PLACEHOLDER) throw new Error(`${path}: ${CONTENT_HASH_KEY} is already set`);
@@ -130,9 +133,7 @@ export function checkContentHash(path: string): ContentHashCheck {
 /** Check that a whole file hashes (SHA-256) to `expected` — for objects whose hash a marker records. */
 export function checkFileSha256(path: string, expected: string): ContentHashCheck {
   return checkOpened(path, (fd, size) => {
-    const h = createHash("sha256");
-    for (let pos = 0; pos < size; pos += CHUNK) h.update(readAt(fd, Math.min(CHUNK, size - pos), pos));
-    const actual = h.digest("hex");
+    const actual = hashBefore(fd, size).digest("hex");
     if (actual !== expected) return { status: "damaged", reason: `content hashes to ${actual.slice(0, 12)}…, expected ${expected.slice(0, 12)}… (damaged)` };
     return { status: "ok", sha256: actual };
   });
