@@ -4,7 +4,7 @@ import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, 
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { DIR_FSYNC_TOLERATED, envStepHook, fsyncDir, fsyncFile, installFrom, installNoReplace, replaceFrom, writeAtomic, type InstallMode } from "@lake/durable";
+import { DIR_FSYNC_TOLERATED, envStepHook, fsyncDir, fsyncDirAsync, fsyncFile, installFrom, installNoReplace, replaceFrom, writeAtomic, type InstallMode } from "@lake/durable";
 import { race, runChild } from "./support.js";
 
 afterAll(cleanupTempDirs);
@@ -189,6 +189,29 @@ describe("fsync", () => {
     fsyncDir(dir);
     expect(() => fsyncDir(join(dir, "gone"))).toThrow(expect.objectContaining({ code: "ENOENT" }));
     expect(() => fsyncFile(join(dir, "gone"))).toThrow(expect.objectContaining({ code: "ENOENT" }));
+  });
+
+  it("fsyncDirAsync keeps fsyncDir's policy: a directory syncs, a missing one rejects ENOENT, a file is refused as a directory", async () => {
+    const dir = tempDir("durable-fsync");
+    writeFileSync(join(dir, "f"), "x");
+    await expect(fsyncDirAsync(dir)).resolves.toBeUndefined();
+    await expect(fsyncDirAsync(join(dir, "gone"))).rejects.toMatchObject({ code: "ENOENT" });
+    // Opening a plain file "r" and fsyncing it works on Linux: what is tolerated is only what fsyncDir tolerates.
+    await expect(fsyncDirAsync(join(dir, "f"))).resolves.toBeUndefined();
+  });
+
+  it("callerSyncsDir leaves the directory fsync to the caller: no fsync-dir step, the name is in place", () => {
+    const dir = tempDir("durable-fsync");
+    const steps: string[] = [];
+    writeFileSync(join(dir, "t1"), "one");
+    replaceFrom(join(dir, "t1"), join(dir, "out"), { label: "x", callerSyncsDir: true, step: (s) => void steps.push(s) });
+    writeFileSync(join(dir, "t2"), "two");
+    const r = installFrom(join(dir, "t2"), join(dir, "new"), { label: "y", callerSyncsDir: true, step: (s) => void steps.push(s) });
+    expect(r.installed).toBe(true);
+    expect(steps).toEqual(["x:rename", "y:link", "y:unlink-temp"]);
+    expect(readFileSync(join(dir, "out"), "utf8")).toBe("one");
+    expect(readFileSync(join(dir, "new"), "utf8")).toBe("two");
+    expect(readdirSync(dir).sort()).toEqual(["new", "out"]);
   });
 
   it("a directory it may not open is an error, not one of the tolerated refusals", () => {

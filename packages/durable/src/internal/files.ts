@@ -40,6 +40,12 @@ export interface WriteOptions {
    * batch that directory is durable.
    */
   readonly dirSync?: DirSync;
+  /**
+   * `replaceFrom` / `installFrom`: the directory fsync is the caller's (no `fsync-dir` step): it
+   * must `fsyncDirAsync(dirname(path))` before it relies on the name, as an object store does
+   * before it answers a put.
+   */
+  readonly callerSyncsDir?: boolean;
 }
 
 /** The default temporary path for `path`: `.tmp-<name>-<12 hex>` in the same directory. */
@@ -121,7 +127,7 @@ export function replaceFrom(tmp: string, path: string, options: Omit<WriteOption
  * for a replace (`deferDir`) given a `dirSync` batch, leave that fsync to the batch; an install's
  * fsync tells the batch its directory is durable.
  */
-function moveIntoPlace(tmp: string, path: string, options: Pick<WriteOptions, "step" | "sync" | "keepTempOnMissingDir" | "dirSync">, label: string, deferDir: boolean, move: () => boolean): boolean {
+function moveIntoPlace(tmp: string, path: string, options: Pick<WriteOptions, "step" | "sync" | "keepTempOnMissingDir" | "dirSync" | "callerSyncsDir">, label: string, deferDir: boolean, move: () => boolean): boolean {
   let moved: boolean;
   try {
     moved = move();
@@ -130,6 +136,7 @@ function moveIntoPlace(tmp: string, path: string, options: Pick<WriteOptions, "s
     throw e;
   }
   if (!moved) return false;
+  if (options.callerSyncsDir) return true;
   if (deferDir && options.dirSync) {
     options.dirSync.defer(dirname(path));
     return true;

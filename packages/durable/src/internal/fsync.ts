@@ -10,7 +10,7 @@
 //   ENOTSUP, EOPNOTSUPP  the same refusal, spelled by other FUSE back ends
 // These refusals are tolerated (the operation stays atomic, only its durability across a power
 // cut is the file system's own); every other error (EIO, ENOSPC, EROFS, …) throws.
-import { closeSync, fsyncSync, openSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, promises as fsp } from "node:fs";
 import { errno } from "./errno.js";
 
 /** The errnos a directory fsync may fail with on a file system that cannot sync directories. */
@@ -45,5 +45,26 @@ export function fsyncDir(dir: string): void {
     if (!DIR_FSYNC_TOLERATED.includes(errno(e) ?? "")) throw e;
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * {@link fsyncDir} on the thread pool, same policy: for a caller with other work in flight (an
+ * object store's uploads), whose directory fsyncs then overlap instead of queueing on its thread.
+ */
+export async function fsyncDirAsync(dir: string): Promise<void> {
+  let h: fsp.FileHandle;
+  try {
+    h = await fsp.open(dir, "r");
+  } catch (e) {
+    if (DIR_FSYNC_TOLERATED.includes(errno(e) ?? "")) return;
+    throw e;
+  }
+  try {
+    await h.sync();
+  } catch (e) {
+    if (!DIR_FSYNC_TOLERATED.includes(errno(e) ?? "")) throw e;
+  } finally {
+    await h.close();
   }
 }

@@ -6,13 +6,13 @@
 //  - etag:         SHA-256 hex of the content, so it needs no side file and survives crashes.
 // Locks are @lake/durable lock files under <root>/.lake-store/locks/; a lock whose holder died (same host, pid gone or
 // reused) or that is older than staleLockMs is broken, so a crash never wedges a key. Renames, links and fsyncs are
-// @lake/durable's (replaceFrom, installFrom, fsyncDir).
+// @lake/durable's (replaceFrom, installFrom, fsyncDir, fsyncDirAsync).
 import { createHash, randomBytes } from "node:crypto";
 import { constants as fsc, createReadStream, createWriteStream, readdirSync, statSync, type Dirent } from "node:fs";
 import * as fs from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { acquireLock, errno, fsyncDir, installFrom, replaceFrom, type LockHandle } from "@lake/durable";
+import { acquireLock, errno, fsyncDir, fsyncDirAsync, installFrom, replaceFrom, type LockHandle } from "@lake/durable";
 import { LayoutError } from "./errors.js";
 import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
 import { LOCAL_INTERNAL_DIR, allPages, compareUtf8, mkdirs, pageSize, sha256Hex, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
@@ -165,8 +165,7 @@ export class LocalStore implements ObjectStore {
   private async publish(tmp: string, p: string): Promise<void> {
     for (let i = 0; ; i++) {
       try {
-        replaceFrom(tmp, p, { keepTempOnMissingDir: true });
-        return;
+        replaceFrom(tmp, p, { keepTempOnMissingDir: true, callerSyncsDir: true });
       } catch (e) {
         if (errno(e) === "ENOENT" && i < 3) {
           await this.ensureParent(p);
@@ -175,6 +174,9 @@ export class LocalStore implements ObjectStore {
         if (errno(e) === "EISDIR" || errno(e) === "ENOTDIR") throw this.collision(p, e);
         throw e;
       }
+      // On the thread pool: the directory fsyncs of puts in flight at once overlap.
+      await fsyncDirAsync(dirname(p));
+      return;
     }
   }
 
@@ -213,7 +215,7 @@ export class LocalStore implements ObjectStore {
       let r;
       try {
         // link (or, without hard links, an O_EXCL reservation and a rename over it), then fsync the directory
-        r = installFrom(tmp, p, { keepTempOnMissingDir: true });
+        r = installFrom(tmp, p, { keepTempOnMissingDir: true, callerSyncsDir: true });
       } catch (e) {
         const code = errno(e);
         if (code === "ENOENT" && i < 3) {
@@ -223,7 +225,14 @@ export class LocalStore implements ObjectStore {
         if (code === "ENOTDIR") throw this.collision(p, e);
         throw this.io("create", key, e);
       }
-      if (r.installed) return { status: "written", etag };
+      if (r.installed) {
+        try {
+          await fsyncDirAsync(dirname(p));
+        } catch (e) {
+          throw this.io("create", key, e);
+        }
+        return { status: "written", etag };
+      }
       const current = await this.get(key);
       if (current === undefined && (await fs.stat(p).catch(() => undefined))?.isDirectory()) throw this.collision(p, new Error(`${p} is a directory`));
       return { status: "conflict", current };
