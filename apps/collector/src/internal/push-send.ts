@@ -50,16 +50,24 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
   const tmp = join(tmpdir(), `lake-push-${process.pid}-${randomBytes(4).toString("hex")}`);
   mkdirSync(tmp, { recursive: true });
   // @lake/segments (DuckDB) is loaded when the first segment is written: a push that only seals,
-  // or only records watermarks, does not pay for it.
-  let writer: Awaited<ReturnType<typeof import("@lake/segments").SegmentWriter.open>> | undefined;
-  // Its files are scratch copies, uploaded (the store's copy is made durable) and removed: not fsynced.
-  const segmentWriter = async () => (writer ??= await (await import("@lake/segments")).SegmentWriter.open({ fsync: false }));
+  // or only records watermarks, does not pay for it. Its files are scratch copies, uploaded (the
+  // store's copy is made durable) and removed: not fsynced. One connection: the sessions in flight
+  // take turns on it (a COPY at a time, in the order they ask).
+  let opening: Promise<Awaited<ReturnType<typeof import("@lake/segments").SegmentWriter.open>>> | undefined;
+  let turn: Promise<unknown> = Promise.resolve();
+  const writeSegment = (path: string, lines: readonly RecordLine[]) => {
+    const written = turn.then(async () => (await (opening ??= import("@lake/segments").then((m) => m.SegmentWriter.open({ fsync: false })))).writeLines(path, lines, "bronze"));
+    turn = written.catch(() => undefined);
+    return written;
+  };
   const runtimes = new Set<string>();
   // push.state holds every session: rewriting it after each one would make a push of a few
   // sessions cost the whole file once per session. It is saved at most every SAVE_EVERY_MS, at the
   // end, and before an error leaves; a push killed in between finds the segments it wrote under
   // their keys on the next run and counts their landed files as sent (recovered), so nothing is
-  // sent twice and nothing is lost.
+  // sent twice and nothing is lost. A session in flight works on a copy of its state, put into
+  // push.state when its segments are all uploaded (or it fails): a save meanwhile never holds half
+  // of a session.
   let unsaved = false;
   let savedAt = Date.now();
   const save = (force: boolean): void => {
@@ -69,10 +77,10 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
     savedAt = Date.now();
     unsaved = false;
   };
-  // A session's landed files are read (and checked) while DuckDB writes the previous session's
-  // segment in its own thread: the next session to look at is read ahead once, when a segment
-  // write starts. Reading is all it does — what it finds is acted on in session order, when the
-  // loop gets there (a problem is named then, a refused or interrupted session is never acted on).
+  // A session's landed files are read (and checked) while earlier sessions' segments are written
+  // and uploaded: the next session to look at is read ahead once, when a segment write starts.
+  // Reading is all it does — what it finds is acted on in session order, when the loop gets there
+  // (a problem is named then, a refused or interrupted session is never acted on).
   const ids = look ?? local.sessions();
   const ahead = new Map<string, Promise<Prepared>>();
   const prepare = async (sessionId: string): Promise<Prepared> => {
@@ -98,32 +106,16 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
     const next = ids[position + 1];
     if (next !== undefined && !ahead.has(next) && !tombstones.has(next)) ahead.set(next, prepare(next));
   };
-  try {
-    for (; position < ids.length; position++) {
-      const sessionId = ids[position]!;
-      if (options.shouldStop?.()) {
-        summary.interrupted = true;
-        break;
-      }
-      if (tombstones.has(sessionId)) {
-        summary.refused.push(sessionId);
-        continue;
-      }
-      const prepared = await (ahead.get(sessionId) ?? prepare(sessionId));
-      ahead.delete(sessionId);
-      if ("problem" in prepared) {
-        summary.problems.push({ session: sessionId, reason: prepared.problem });
-        continue;
-      }
-      const { watermark, stamp, files, fresh, read } = prepared;
-      const ss = recv.sessions[sessionId];
-      if (fresh.length === 0 && (ss === undefined || ss.sealed || !sealDue(local, sessionId, files, options.sealIdleSeconds, now))) {
-        if (ss !== undefined) unsaved = recordWatermark(ss, watermark, stamp, files) || unsaved;
-        continue;
-      }
-      const st: SessionPushState = ss ?? { part: 1, dt: "", next_seg: {}, segments: {}, rows: {}, files: {}, sealed: false };
-      recv.sessions[sessionId] = st;
-      let sent = 0;
+
+  /** Send one session's fresh rows (and seal it when due), on a copy of its state put back at the end. */
+  const sendSession = async (sessionId: string, prepared: Sent): Promise<void> => {
+    const { watermark, stamp, files, fresh, read } = prepared;
+    const ss = recv.sessions[sessionId];
+    const st: SessionPushState = ss
+      ? { ...ss, next_seg: { ...ss.next_seg }, segments: { ...ss.segments }, rows: { ...ss.rows }, files: { ...ss.files } }
+      : { part: 1, dt: "", next_seg: {}, segments: {}, rows: {}, files: {}, sealed: false };
+    let sent = 0;
+    try {
       if (read !== undefined) {
         // Whoever sealed the current part (a push, this one from another root's state, or
         // `lake-maint seal`), the store says so: one HEAD per runtime directory, only for a session
@@ -163,7 +155,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
             const key = segmentKey(p, seg);
             const path = join(tmp, `seg-${sessionId}-${runtime}-${seg}.parquet`);
             rmSync(path, { force: true });
-            const writing = (await segmentWriter()).writeLines(path, pendingLines, "bronze");
+            const writing = writeSegment(path, pendingLines);
             readAhead();
             const info = await writing;
             step("push:segment-written");
@@ -205,6 +197,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         }
         for (const f of fresh) st.files[f.rel] = digests.get(f.rel) ?? "";
         recordWatermark(st, watermark, stamp, files);
+        recv.sessions[sessionId] = st;
         unsaved = true;
         save(false);
         summary.sessions++;
@@ -212,6 +205,8 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
       if (!st.sealed && sealDue(local, sessionId, files, options.sealIdleSeconds, now)) {
         // What was sent is saved before the seal: a rerun must never find its own _SEALED over
         // files push.state does not list (it would send them again, to the next part).
+        recv.sessions[sessionId] = st;
+        unsaved = true;
         save(true);
         for (const runtime of Object.keys(st.next_seg)) {
           const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: sessionLabel(sessionId, st.part) };
@@ -228,29 +223,82 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         unsaved = true;
         save(false);
       }
-      options.onSession?.(sessionId, sent);
+    } catch (e) {
+      // What it did upload is kept, as a push that stops there would have kept it.
+      recv.sessions[sessionId] = st;
+      unsaved = true;
+      throw e;
     }
+    options.onSession?.(sessionId, sent);
+  };
+
+  // Sessions in flight at once: each waits mostly on the store (its uploads' fsyncs or requests)
+  // and its turn on DuckDB, so a few at a time keep both busy. Bounded by count and by the
+  // bytes of rows they hold.
+  const inflight = new Set<Promise<void>>();
+  let holding = 0;
+  let failure: { e: unknown } | undefined;
+  try {
+    for (; position < ids.length && failure === undefined; position++) {
+      const sessionId = ids[position]!;
+      if (options.shouldStop?.()) {
+        summary.interrupted = true;
+        break;
+      }
+      if (tombstones.has(sessionId)) {
+        summary.refused.push(sessionId);
+        continue;
+      }
+      const prepared = await (ahead.get(sessionId) ?? prepare(sessionId));
+      ahead.delete(sessionId);
+      if ("problem" in prepared) {
+        summary.problems.push({ session: sessionId, reason: prepared.problem });
+        continue;
+      }
+      const { watermark, stamp, files, fresh } = prepared;
+      const ss = recv.sessions[sessionId];
+      if (fresh.length === 0 && (ss === undefined || ss.sealed || !sealDue(local, sessionId, files, options.sealIdleSeconds, now))) {
+        if (ss !== undefined) unsaved = recordWatermark(ss, watermark, stamp, files) || unsaved;
+        continue;
+      }
+      const size = prepared.read?.lines.reduce((a, l) => a + l.json.length, 0) ?? 0;
+      while (inflight.size > 0 && (inflight.size >= IN_FLIGHT || holding + size > IN_FLIGHT_CHARS)) await Promise.race(inflight);
+      if (failure !== undefined) break;
+      holding += size;
+      const task: Promise<void> = sendSession(sessionId, prepared)
+        .catch((e: unknown) => void (failure ??= { e }))
+        .finally(() => {
+          holding -= size;
+          inflight.delete(task);
+        });
+      inflight.add(task);
+    }
+    await Promise.all(inflight);
+    if (failure !== undefined) throw failure.e;
     save(true);
     if (summary.sessions > 0 || runtimes.size > 0) {
       await heartbeat(store, { agent_id: options.agent, runtime: [...runtimes].sort().join(",") || "lake-collector", repo: "", branch: "", tool: "push", ttlSeconds: 900 }, { now });
     }
   } catch (e) {
+    await Promise.all(inflight);
     save(true);
     throw e;
   } finally {
     // A read ahead that was not used is waited for (it reads only; its result is dropped).
     await Promise.all(ahead.values());
-    writer?.close();
+    if (opening !== undefined) (await opening.catch(() => undefined))?.close();
     rmSync(tmp, { recursive: true, force: true });
   }
   return summary;
 }
 
+/** Sessions a push sends at once, and the most row text (UTF-16 code units) they may hold together (one session is always let in). */
+const IN_FLIGHT = 4;
+const IN_FLIGHT_CHARS = 64 << 20;
 
 /** A session as read before it is sent: its watermark, landed files, those not sent yet and their rows; or why it cannot be read. */
-type Prepared =
-  | { watermark: number | undefined; stamp: string | undefined; files: LandedFileRef[]; fresh: LandedFileRef[]; read: { rows: FleetRow[]; lines: RecordLine[]; digests: Map<string, string> } | undefined }
-  | { problem: string };
+type Sent = { watermark: number | undefined; stamp: string | undefined; files: LandedFileRef[]; fresh: LandedFileRef[]; read: { rows: FleetRow[]; lines: RecordLine[]; digests: Map<string, string> } | undefined };
+type Prepared = Sent | { problem: string };
 
 /** How often a push saves push.state while it sends (ms); always at the end. */
 const SAVE_EVERY_MS = 1000;
