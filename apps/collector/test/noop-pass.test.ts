@@ -171,4 +171,29 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
     expect(JSON.parse((await runCli(args, env)).stdout)).toMatchObject({ unchanged_sessions: 0, landed_files: 0 });
     expect(JSON.parse((await runCli(args, env)).stdout)).toMatchObject({ unchanged_sessions: 4 });
   });
+
+  it("an older push.state without index.state stamps: the next push reads each index.state once and keeps its stamp; the one after opens nothing of a session", async () => {
+    const dir = tempDir("noop-pass-3");
+    const { projects, ids } = claudeSessions(join(dir, "vendor"), 4, 3);
+    const root = join(dir, "root");
+    const fleet = join(dir, "fleet");
+    const env = { HOME: join(dir, "home") };
+    expect((await runCli(["collect", "--root", root, "--sources-only", "--source", `claude-code=${projects}`, "--json"], env)).code).toBe(0);
+    const pushArgs = ["push", "--root", root, "--store", `file://${fleet}`, "--agent", "host-n", "--json"];
+    expect((await runCli(pushArgs, env)).code).toBe(0);
+    // What a push before stamps wrote: the watermark without index_stamp.
+    const statePath = join(root, "push.state");
+    const state = JSON.parse(readFileSync(statePath, "utf8")) as { receivers: Record<string, { sessions: Record<string, Record<string, unknown>> }> };
+    for (const r of Object.values(state.receivers)) for (const ss of Object.values(r.sessions)) delete ss.index_stamp;
+    writeFileSync(statePath, JSON.stringify(state));
+    const indexReads = (opens: Open[]) => opens.filter((o) => o.path.endsWith("/index/index.state")).map((o) => o.path.slice(root.length + 1, root.length + 37)).sort();
+    const first = countedCollect(pushArgs, env, join(dir, "opens-1.json"), dir);
+    expect(JSON.parse(first.stdout)).toMatchObject({ sessions: 0, segments: 0 });
+    expect(indexReads(first.opens)).toEqual([...ids].sort());
+    const after = JSON.parse(readFileSync(statePath, "utf8")) as typeof state;
+    for (const r of Object.values(after.receivers)) for (const ss of Object.values(r.sessions)) expect(ss.index_stamp).toMatch(/^\d+:\d+:\d+:\d+$/);
+    const second = countedCollect(pushArgs, env, join(dir, "opens-2.json"), dir);
+    expect(JSON.parse(second.stdout)).toMatchObject({ sessions: 0, segments: 0 });
+    expect(indexReads(second.opens)).toEqual([]);
+  });
 });

@@ -158,20 +158,29 @@ export function emptySummary(store: string, fleetId: string): PushSummary {
  * else those whose index watermark moved from the recorded one (or was never recorded, or does not
  * read), and, of the unchanged unsealed ones, those whose seal is due: idle for `sealIdleSeconds`
  * by the recorded newest stamp, or every source gone (cursors read only for a session the last
- * complete collect pass did not confirm live). Undefined: every session.
+ * complete collect pass did not confirm live). Undefined: every session. `stamped`: entries whose
+ * watermark was read and still held, given index.state's stamp (push.state is then saved).
  */
-export function sessionsToLook(local: LocalRoot, recv: ReceiverState | undefined, sealIdleSeconds: number, now: number): string[] | undefined {
-  if (recv === undefined) return undefined;
+export function sessionsToLook(local: LocalRoot, recv: ReceiverState | undefined, sealIdleSeconds: number, now: number): { look: string[] | undefined; stamped: number } {
+  if (recv === undefined) return { look: undefined, stamped: 0 };
   const out: string[] = [];
+  let stamped = 0;
   for (const id of local.sessions()) {
     const ss = recv.sessions[id];
     let seq: number | undefined;
-    if (ss?.index_stamp !== undefined && ss.indexed_seq !== undefined && local.indexStamp(id) === ss.index_stamp) seq = ss.indexed_seq;
+    const stamp = ss?.indexed_seq !== undefined ? local.indexStamp(id) : undefined;
+    if (ss?.index_stamp !== undefined && ss.indexed_seq !== undefined && stamp === ss.index_stamp) seq = ss.indexed_seq;
     else {
       try {
         seq = local.indexedSeq(id);
       } catch {
         seq = undefined; // a damaged index.state: the full look names it
+      }
+      // Still the watermark recorded (an entry of an older push, or an index.state replaced by one
+      // saying the same): the stamp taken before that read is kept, so the next push only stats it.
+      if (ss !== undefined && stamp !== undefined && seq === ss.indexed_seq) {
+        ss.index_stamp = stamp;
+        stamped++;
       }
     }
     if (ss?.indexed_seq !== undefined && seq === ss.indexed_seq) {
@@ -184,7 +193,7 @@ export function sessionsToLook(local: LocalRoot, recv: ReceiverState | undefined
     }
     out.push(id);
   }
-  return out;
+  return { look: out, stamped };
 }
 
 /** Push every session of the root to `store`. */
@@ -192,7 +201,8 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
   const now = options.now ?? Date.now;
   const state = readPushState(local.root);
   const prior = state.receivers[store.url];
-  const look = sessionsToLook(local, prior, options.sealIdleSeconds, now());
+  const { look, stamped } = sessionsToLook(local, prior, options.sealIdleSeconds, now());
+  if (stamped > 0) writePushState(local.root, state);
   if (prior !== undefined && look !== undefined && look.length === 0) return emptySummary(store.url, prior.fleet_id);
   const { send } = await import("./push-send.js");
   return send(local, store, options, state, look);
