@@ -37,36 +37,46 @@ export class KeywordMatcher {
     const n = gotoTable.length;
     const delta = new Int32Array(n * ALPHABET);
     const fail = new Int32Array(n);
+    // Whether a state reports rules (its own keyword or one along its fail chain): known for a state
+    // as soon as it is found, as its fail state is shallower and was found before it.
+    const reports = new Uint8Array(n);
+    reports[0] = outSets[0]!.size ? 1 : 0;
+    // Each entry holds its target's row offset (state × 128), bitwise-negated when the target reports
+    // rules: the scan loop then takes one load and one sign test per code unit. Entries are written
+    // in that form as the table is built (a row copy copies them as they are): a pass over the whole
+    // table afterwards cost most of the default rules' build at start-up.
+    const entry = (t: number) => (reports[t] ? ~(t * ALPHABET) : t * ALPHABET);
+    const target = (e: number) => (e < 0 ? ~e : e) / ALPHABET;
+    // Case folding: an upper-case letter moves like its lower-case letter. Keywords are lower-cased,
+    // so no transition is on an upper-case letter: a row's columns A–Z are a copy of its a–z.
+    const fold = (row: number) => delta.copyWithin(row + 65, row + 97, row + 123);
     // Breadth-first: a state's fail link and row are known before its children's.
     // A state's row starts as a copy of its fail state's row (complete, as that state is shallower);
     // its own transitions then overwrite their columns. (Row copies, not 128 lookups per state:
     // building the default rules' automaton at start-up is ~10x cheaper this way.)
     const queue: number[] = [];
+    if (reports[0]) delta.fill(entry(0), 0, ALPHABET);
     for (const [c, t] of gotoTable[0]!) {
-      delta[c] = t;
       fail[t] = 0;
+      reports[t] = outSets[t]!.size || reports[0] ? 1 : 0;
+      delta[c] = entry(t);
       queue.push(t);
     }
+    fold(0);
     for (let qi = 0; qi < queue.length; qi++) {
       const s = queue[qi]!;
       const f = fail[s]!;
-      for (const r of outSets[f]!) outSets[s]!.add(r);
-      delta.copyWithin(s * ALPHABET, f * ALPHABET, f * ALPHABET + ALPHABET);
+      if (outSets[f]!.size) for (const r of outSets[f]!) outSets[s]!.add(r);
+      const row = s * ALPHABET;
+      delta.copyWithin(row, f * ALPHABET, f * ALPHABET + ALPHABET);
       for (const [c, t] of gotoTable[s]!) {
-        fail[t] = delta[f * ALPHABET + c]!;
-        delta[s * ALPHABET + c] = t;
+        const ft = target(delta[f * ALPHABET + c]!);
+        fail[t] = ft;
+        reports[t] = outSets[t]!.size || reports[ft] ? 1 : 0;
+        delta[row + c] = entry(t);
         queue.push(t);
       }
-    }
-    // Case folding: an upper-case letter moves like its lower-case letter.
-    for (let s = 0; s < n; s++) {
-      for (let c = 65; c <= 90; c++) delta[s * ALPHABET + c] = delta[s * ALPHABET + c + 32]!;
-    }
-    // Each entry holds its target's row offset (state × 128), bitwise-negated when the target reports
-    // rules: the scan loop then takes one load and one sign test per code unit.
-    for (let i = 0; i < delta.length; i++) {
-      const t = delta[i]!;
-      delta[i] = outSets[t]!.size ? ~(t * ALPHABET) : t * ALPHABET;
+      fold(row);
     }
     this.delta = delta;
     this.out = outSets.map((set) => (set.size ? [...set].sort((a, b) => a - b) : undefined));
