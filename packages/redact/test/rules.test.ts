@@ -27,6 +27,12 @@ describe("rule table", () => {
       });
     });
   }
+  it("no pattern matches the empty string (the engine skips that check for the default table's own patterns)", () => {
+    // Copies of the patterns are not the table's: the engine checks each of them as it would a caller's rule.
+    const copies = defaultRules.map((r) => ({ ...r, pattern: new RegExp(r.pattern.source, r.pattern.flags) }));
+    expect(() => createRedactor({ key, rules: copies })).not.toThrow();
+    expect(() => createRedactor({ key, rules: [{ ...defaultRules[0]!, pattern: new RegExp(`(?:${defaultRules[0]!.pattern.source})?`) }] })).toThrow(/matches the empty string/);
+  });
   it("the table is in priority order with unique ids", () => {
     const ids = defaultRules.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);

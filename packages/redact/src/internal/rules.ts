@@ -231,17 +231,27 @@ const genericValue = fake(A.password, 24, 291);
 
 const jwtIoSignature = cat("SflKxwRJSMeKKF2QT4fwpMeJf36", "POk6yJV_adQssw5c");
 
-/** A vendor format as a rule: the token between identifier boundaries, examples and negatives built from its shape. */
+/**
+ * A vendor format as a rule: the token between identifier boundaries, examples and negatives built
+ * from its shape — when first read (only the rule-table test and the corpus read them; a redactor
+ * never does, so start-up does not assemble seventy vendors' samples).
+ */
 function vendorRule(v: VendorFormat, n: number): Rule {
   const named = /\(\?<s>/.test(v.token);
   const pattern = new RegExp(`${v.lookbehind ?? "(?<![A-Za-z0-9_])"}${named ? `(?:${v.token})` : `(${v.token})`}(?![A-Za-z0-9_])`, v.flags ?? "");
-  const sample = sampleOf(v.shape, 7000 + n);
-  const other = sampleOf(v.shape, 8000 + n);
-  const prefix = prefixOf(v.shape);
-  const negatives = [...(v.negatives ?? [])];
-  if (v.lowEntropyNegative !== false) negatives.push(lowEntropyOf(v.shape));
-  negatives.push(sample.slice(0, prefix.length + 3) + " …");
-  if (/^[A-Za-z0-9]/.test(sample)) negatives.push("z" + sample.slice(0, Math.floor(sample.length / 2)));
+  let built: { examples: readonly string[]; negatives: readonly string[] } | undefined;
+  const texts = () => {
+    if (built) return built;
+    const sample = sampleOf(v.shape, 7000 + n);
+    const other = sampleOf(v.shape, 8000 + n);
+    const prefix = prefixOf(v.shape);
+    const negatives = [...(v.negatives ?? [])];
+    if (v.lowEntropyNegative !== false) negatives.push(lowEntropyOf(v.shape));
+    negatives.push(sample.slice(0, prefix.length + 3) + " …");
+    if (/^[A-Za-z0-9]/.test(sample)) negatives.push("z" + sample.slice(0, Math.floor(sample.length / 2)));
+    const examples = [sample, `${v.env}=${other}`, `here's the key: ${sample} (keep it safe)`, JSON.stringify({ output: `export ${v.env}="${other}"` }), ...(v.examples ?? [])];
+    return (built = { examples, negatives });
+  };
   return {
     id: v.id,
     description: v.description,
@@ -249,8 +259,12 @@ function vendorRule(v: VendorFormat, n: number): Rule {
     pattern,
     entropy: v.entropy ?? 3.0,
     stopwords: COMMON_STOPWORDS,
-    examples: [sample, `${v.env}=${other}`, `here's the key: ${sample} (keep it safe)`, JSON.stringify({ output: `export ${v.env}="${other}"` }), ...(v.examples ?? [])],
-    negatives,
+    get examples() {
+      return texts().examples;
+    },
+    get negatives() {
+      return texts().negatives;
+    },
   };
 }
 
@@ -636,3 +650,15 @@ export const defaultRules: readonly Rule[] = [
 
 /** Ids of the default rules, in priority order. */
 export const defaultRuleIds: readonly string[] = defaultRules.map((r) => r.id);
+
+/** Each default pattern with its flags and source as the table built it (see {@link patternChecked}). */
+const CHECKED = new WeakMap<RegExp, string>(defaultRules.map((r) => [r.pattern, `${r.pattern.flags}/${r.pattern.source}`]));
+
+/**
+ * True for a pattern of the default table, as built: test/rules.test.ts checks that none of them
+ * matches the empty string, so the engine need not run each one to check it when it compiles the
+ * table (a regex's first run compiles it, and most rules never run on a short text).
+ */
+export function patternChecked(pattern: RegExp): boolean {
+  return CHECKED.get(pattern) === `${pattern.flags}/${pattern.source}`;
+}
