@@ -1,6 +1,8 @@
-// The session index comes from @lake/store. Its shape is structurally the chain's `SessionIndex`; the assignment
+// The session index comes from @lake/store (its session and pass subpaths: the package root would also load
+// verify, repack, restore and clean). Its shape is structurally the chain's `SessionIndex`; the assignment
 // below is checked by the compiler, so a change in the store's index that the chain cannot read fails the build.
-import { isForgotten, readIndex } from "@lake/store";
+import { readIndex } from "@lake/store/session";
+import { isForgotten } from "@lake/store/pass";
 import type { SessionIndex } from "./types.js";
 
 /** @lake/store's `readIndex`: the session's derived index as far as indexed_seq. */
