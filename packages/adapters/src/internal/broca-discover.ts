@@ -1,15 +1,24 @@
 // broca discovery alone: live WALs and archive containers through @lake/wal/archive, without the
 // WAL decoder and its record schemas (zod), so discovering (a collector pass that may find nothing
-// new) does not load them. broca.ts builds the adapter on it.
+// new) does not load them. broca.ts builds the adapter on it. @lake/wal/archive itself is loaded by
+// the first broca discovery or description: a pass with no broca root (most) never loads it.
 import { readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { MAIN_STREAM } from "@lake/events/record";
-import { isWalFileName, listArchive, listArchiveContainers, LIVE_DIRS } from "@lake/wal/archive";
 import { relPath, sourceFilter } from "./discover.js";
 import { AdaptersError } from "./errors.js";
 import type { Adapter, DiscoveredSource, DiscoverOptions, DiscoveryProblem, SourceRef } from "./types.js";
 
 const ADAPTER = { name: "broca", version: "1.0.0" };
+
+/** @lake/wal/archive, loaded once (a failed load is tried again by the next call). */
+let walArchive: Promise<typeof import("@lake/wal/archive")> | undefined;
+function loadArchive(): Promise<typeof import("@lake/wal/archive")> {
+  return (walArchive ??= import("@lake/wal/archive").catch((e: unknown) => {
+    walArchive = undefined;
+    throw e;
+  }));
+}
 
 /** The default broca state root: $BROCA_STATE_ROOT, else beside $SUBC_CONNECTION_FILE; none otherwise. */
 export function defaultBrocaRoot(env: Readonly<Record<string, string | undefined>> = process.env): string[] {
@@ -29,6 +38,8 @@ export const brocaDiscoverer: Pick<Adapter, "runtime" | "name" | "version" | "de
     const problems: DiscoveryProblem[] = [];
     const sources: DiscoveredSource[] = [];
     const filter = sourceFilter(options);
+    if (roots.length === 0) return { runtime: "broca", roots, sources, problems };
+    const { isWalFileName, listArchive, listArchiveContainers, LIVE_DIRS } = await loadArchive();
     for (const root of roots) {
       const live = new Set<string>();
       for (const d of LIVE_DIRS) {
@@ -68,6 +79,7 @@ export const brocaDiscoverer: Pick<Adapter, "runtime" | "name" | "version" | "de
   },
   async describe(path: string, root?: string): Promise<SourceRef> {
     const name = path.split("/").pop() ?? path;
+    const { isWalFileName } = await loadArchive();
     if (!isWalFileName(name)) throw new AdaptersError("InvalidSource", `${path}: not a WAL file name (16 hex digits + .wal)`, { data: { path } });
     return { runtime: "broca", path, rel: root ? relPath(root, path) : path, session_id: name.slice(0, 16), stream: MAIN_STREAM, kind: "wal", mode: "append" };
   }

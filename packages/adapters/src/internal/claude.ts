@@ -274,8 +274,7 @@ export function claudeSidecar(source: SourceRef, content: string): RawRecord[] {
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Describe a Claude Code file (relative to a projects root) as a source. */
-export async function describeClaude(path: string, root: string | undefined): Promise<SourceRef> {
-  const rel = root ? relPath(root, path) : path;
+export async function describeClaude(path: string, root: string | undefined, rel = root ? relPath(root, path) : path): Promise<SourceRef> {
   const name = basename(path);
   const dir = dirname(path);
   const runtime = "claude-code";
@@ -307,7 +306,7 @@ export const claudeCodeAdapter: Adapter = {
   },
   discover(options: DiscoverOptions = {}) {
     const roots = options.roots ?? this.defaultRoots(options.env, options.home);
-    return discoverWith("claude-code", roots, options, (rel) => rel.endsWith(".jsonl") || (rel.endsWith(".meta.json") && rel.includes("/subagents/")), (p, r) => describeClaude(p, r));
+    return discoverWith("claude-code", roots, options, (rel) => rel.endsWith(".jsonl") || (rel.endsWith(".meta.json") && rel.includes("/subagents/")), (p, r, rel) => describeClaude(p, r, rel));
   },
   describe: (path, root) => describeClaude(path, root),
   initialState: () => ({}),

@@ -282,8 +282,7 @@ function eventMsg(b: LineRecords, p: Obj, c: Common, state: CodexState, replayed
 const ROLLOUT_ID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 
 /** Describe a Codex rollout file as a source; the session id comes from the name, else session_meta. */
-export async function describeCodex(path: string, root: string | undefined): Promise<SourceRef> {
-  const rel = root ? relPath(root, path) : path;
+export async function describeCodex(path: string, root: string | undefined, rel = root ? relPath(root, path) : path): Promise<SourceRef> {
   const m = ROLLOUT_ID.exec(basename(path));
   let session = m?.[1];
   if (!session) {
@@ -305,7 +304,7 @@ export const codexAdapter: Adapter = {
   },
   discover(options: DiscoverOptions = {}) {
     const roots = options.roots ?? this.defaultRoots(options.env, options.home);
-    return discoverWith("codex", roots, options, (rel) => /^(sessions|archived_sessions)\/.*\.jsonl$/.test(rel), (p, r) => describeCodex(p, r));
+    return discoverWith("codex", roots, options, (rel) => /^(sessions|archived_sessions)\/.*\.jsonl$/.test(rel), (p, r, rel) => describeCodex(p, r, rel));
   },
   describe: (path, root) => describeCodex(path, root),
   initialState: (source) => codexInitialState(source) as unknown as AdapterState,

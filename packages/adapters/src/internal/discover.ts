@@ -150,14 +150,17 @@ export async function discoverWith(
   roots: readonly string[],
   options: DiscoverOptions,
   keep: (rel: string) => boolean,
-  describe: (path: string, root: string) => Promise<SourceRef | undefined>,
+  describe: (path: string, root: string, rel: string) => Promise<SourceRef | undefined>,
 ): Promise<{ runtime: string; roots: string[]; sources: DiscoveredSource[]; problems: DiscoveryProblem[] }> {
   const problems: DiscoveryProblem[] = [];
   const sources: DiscoveredSource[] = [];
   const filter = sourceFilter(options);
   for (const root of roots) {
     for (const e of await walk(root, keep, problems)) {
-      const ref = await describe(e.path, root);
+      // The walk's `rel` is relPath(root, path) (but for a name starting with "..", which relPath
+      // takes for a path outside the root and gives whole): no path.relative, which resolves both
+      // paths, per file.
+      const ref = await describe(e.path, root, e.rel.startsWith("..") ? relPath(root, e.path) : e.rel);
       if (!ref || !filter(ref.rel, ref.session_id)) continue;
       sources.push({ ...ref, root, size: e.size, mtimeMs: e.mtimeMs, ino: e.ino });
     }

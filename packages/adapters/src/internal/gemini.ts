@@ -175,8 +175,7 @@ export function geminiSnapshot(source: SourceRef, content: string): RawRecord[] 
 }
 
 /** Describe a Gemini file: `.json` is a snapshot source, `.jsonl` an append source. */
-export async function describeGemini(path: string, root: string | undefined): Promise<SourceRef> {
-  const rel = root ? relPath(root, path) : path;
+export async function describeGemini(path: string, root: string | undefined, rel = root ? relPath(root, path) : path): Promise<SourceRef> {
   const name = basename(path);
   const session = peekField(await peek(path, 16 * 1024), "sessionId") ?? name.replace(/\.jsonl?$/, "");
   const isLogs = name === "logs.json" || name.endsWith("-logs.json");
@@ -193,7 +192,7 @@ export const geminiAdapter: Adapter = {
   },
   discover(options: DiscoverOptions = {}) {
     const roots = options.roots ?? this.defaultRoots(options.env, options.home);
-    return discoverWith("gemini", roots, options, (rel) => /(^|\/)chats\/.*\.jsonl?$/.test(rel), (p, r) => describeGemini(p, r));
+    return discoverWith("gemini", roots, options, (rel) => /(^|\/)chats\/.*\.jsonl?$/.test(rel), (p, r, rel) => describeGemini(p, r, rel));
   },
   describe: (path, root) => describeGemini(path, root),
   initialState: () => ({ ids: [] }),

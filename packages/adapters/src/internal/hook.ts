@@ -91,8 +91,7 @@ export function hookLine(source: SourceRef, line: SourceLine): RawRecord[] {
 }
 
 /** Describe a spool file: the session id is its name (records take theirs from each payload). */
-export async function describeHook(path: string, root: string | undefined): Promise<SourceRef> {
-  const rel = root ? relPath(root, path) : path;
+export async function describeHook(path: string, root: string | undefined, rel = root ? relPath(root, path) : path): Promise<SourceRef> {
   return { runtime: "hook", path, rel, session_id: basename(path).replace(/\.jsonl$/, ""), stream: MAIN_STREAM, kind: "spool", mode: "append" };
 }
 
@@ -112,7 +111,7 @@ export const hookAdapter: Adapter = {
   },
   discover(options: DiscoverOptions = {}) {
     const roots = options.roots ?? this.defaultRoots(options.env, options.home);
-    return discoverWith("hook", roots, options, (rel) => rel.endsWith(".jsonl"), (p, r) => describeHook(p, r));
+    return discoverWith("hook", roots, options, (rel) => rel.endsWith(".jsonl"), (p, r, rel) => describeHook(p, r, rel));
   },
   describe: (path, root) => describeHook(path, root),
   initialState: () => ({}),
