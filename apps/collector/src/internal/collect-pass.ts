@@ -20,7 +20,7 @@ import type { WalSource, WalLineValue } from "./wal-source.js";
 import { errorFile } from "@lake/cli";
 import { CollectorError } from "./errors.js";
 import { cursorSource, POOL_THRESHOLD, reasonOf, rootIo, type PassContext, type Planned } from "./collect.js";
-import { ConvertPool } from "./collect-pool.js";
+import type { ConvertPool } from "./collect-pool.js";
 
 /** The store's hook that converts a window elsewhere. */
 type Encode = NonNullable<StoreSource["encode"]>;
@@ -48,6 +48,18 @@ function loadFramed(): Promise<Framed> {
       throw e;
     },
   ));
+}
+
+/**
+ * The convert pool's module (and node:worker_threads), loaded by the first pass that starts a pool:
+ * most passes convert too little to start one (a failed load is tried again by the next).
+ */
+let poolModule: Promise<typeof import("./collect-pool.js")> | undefined;
+function loadPool(): Promise<typeof import("./collect-pool.js")> {
+  return (poolModule ??= import("./collect-pool.js").catch((e: unknown) => {
+    poolModule = undefined;
+    throw e;
+  }));
 }
 
 /** The pass's redactor: the watcher's, else made once (its keyword matcher is built here). */
@@ -176,7 +188,10 @@ function converter(ctx: PassContext, p: Planned, redactor: Redactor, framed: Fra
  */
 async function poolFor(ctx: PassContext, bytes: number): Promise<ConvertPool | undefined> {
   ctx.converted += bytes;
-  if (!ctx.pool && (ctx.jobs.forced || ctx.converted >= POOL_THRESHOLD)) ctx.pool = ConvertPool.start(ctx.jobs.jobs, ctx.root);
+  if (!ctx.pool && (ctx.jobs.forced || ctx.converted >= POOL_THRESHOLD)) {
+    const { ConvertPool } = await loadPool();
+    ctx.pool ??= ConvertPool.start(ctx.jobs.jobs, ctx.root);
+  }
   // Asked-for workers are waited for (their start-up is the price asked for); else windows go on
   // converting here until one is ready.
   if (ctx.pool && ctx.jobs.forced) await ctx.pool.whenReady();
