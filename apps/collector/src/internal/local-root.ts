@@ -1,7 +1,7 @@
 // The collector's view of a local storage root for push: sessions, their indexed landed files,
 // the records in them, and whether every source of a session is gone. What push decides from
-// (the sessions, index watermarks, pass.state, cursors) is read through @lake/store/pass; the index,
-// the landed files and the record schema are loaded only when a session is read.
+// (the sessions, index watermarks, pass.state, cursors) is read through @lake/store/pass; the index
+// and the landed files (@lake/store/read) and the record schema are loaded only when a session is read.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeCursor, indexedSeq, indexStamp, listForgotten, listSessions, readPassState, type PassState } from "@lake/store/pass";
@@ -47,9 +47,9 @@ export function stampMs(stamp: string): number {
   return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7]));
 }
 
-type Heavy = { store: typeof import("@lake/store"); events: typeof import("@lake/events/record") };
+type Heavy = { store: typeof import("@lake/store/read"); events: typeof import("@lake/events/record") };
 let heavy: Promise<Heavy> | undefined;
-const loadHeavy = (): Promise<Heavy> => (heavy ??= Promise.all([import("@lake/store"), import("@lake/events/record")]).then(([store, events]) => ({ store, events })));
+const loadHeavy = (): Promise<Heavy> => (heavy ??= Promise.all([import("@lake/store/read"), import("@lake/events/record")]).then(([store, events]) => ({ store, events })));
 
 /** A LocalRoot over a @lake/store storage root. */
 export function localRoot(root: string): LocalRoot {
