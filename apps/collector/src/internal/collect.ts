@@ -414,9 +414,9 @@ function sortProblems(summary: CollectSummary): CollectSummary {
 
 /**
  * The sessions of a pass in id order: an unchanged one is only counted; the others go to the
- * session pass, one at a time, or, once the convert pool runs, two at once (each session still
- * has its one writer under its lock; while one waits for its records the other lands), started in
- * id order.
+ * session pass two at once, started in id order (each session still has its one writer under its
+ * lock): while one waits — for its records from the convert pool, or for its chain's reads — the
+ * other lands.
  */
 async function eachSession(ctx: PassContext, bySession: Map<string, Planned[]>, load: () => Promise<PassModule>): Promise<void> {
   const { root, summary, passState, options } = ctx;
@@ -442,8 +442,7 @@ async function eachSession(ctx: PassContext, bySession: Map<string, Planned[]>, 
       ctx.done(sources);
       continue;
     }
-    const limit = ctx.pool?.ready ? 2 : 1;
-    while (running.size >= limit) await Promise.race(running);
+    while (running.size >= SESSIONS_AT_ONCE) await Promise.race(running);
     if (stopped || ctx.stop()) break;
     const work = load()
       .then((m) => m.passSession(ctx, sessionId, sources))
@@ -456,8 +455,10 @@ async function eachSession(ctx: PassContext, bySession: Map<string, Planned[]>, 
       )
       .finally(() => running.delete(work));
     running.add(work);
-    if (limit === 1) await work;
   }
   await Promise.all(running);
   if (failure) throw failure.e;
 }
+
+/** Sessions a pass takes at once. */
+const SESSIONS_AT_ONCE = 2;
