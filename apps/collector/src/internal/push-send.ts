@@ -292,9 +292,13 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
   return summary;
 }
 
-/** Sessions a push sends at once, and the most row text (UTF-16 code units) they may hold together (one session is always let in). */
+/**
+ * Sessions a push sends at once, and the most row text (UTF-16 code units) they may hold together
+ * (one session is always let in). Parsed, rows take about ten times their text: small sessions
+ * (an incremental push) go four at a time, large ones one or two.
+ */
 const IN_FLIGHT = 4;
-const IN_FLIGHT_CHARS = 64 << 20;
+const IN_FLIGHT_CHARS = 8 << 20;
 
 /** A session as read before it is sent: its watermark, landed files, those not sent yet and their rows; or why it cannot be read. */
 type Sent = { watermark: number | undefined; stamp: string | undefined; files: LandedFileRef[]; fresh: LandedFileRef[]; read: { rows: FleetRow[]; lines: RecordLine[]; digests: Map<string, string> } | undefined };
