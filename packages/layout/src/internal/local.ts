@@ -6,13 +6,13 @@
 //  - etag:         SHA-256 hex of the content, so it needs no side file and survives crashes.
 // Locks are @lake/durable lock files under <root>/.lake-store/locks/; a lock whose holder died (same host, pid gone or
 // reused) or that is older than staleLockMs is broken, so a crash never wedges a key. Renames, links and fsyncs are
-// @lake/durable's (replaceFrom, installFrom, fsyncDirAsync).
+// @lake/durable's (replaceFrom, installFrom, fsyncDir, fsyncDirAsync).
 import { createHash, randomBytes } from "node:crypto";
 import { constants as fsc, createReadStream, createWriteStream, readdirSync, statSync, type Dirent } from "node:fs";
 import * as fs from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { acquireLock, errno, fsyncDirAsync, installFrom, replaceFrom, type LockHandle } from "@lake/durable";
+import { acquireLock, errno, fsyncDir, fsyncDirAsync, installFrom, replaceFrom, type LockHandle } from "@lake/durable";
 import { LayoutError } from "./errors.js";
 import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
 import { LOCAL_INTERNAL_DIR, allPages, compareUtf8, mkdirs, pageSize, sha256Hex, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
@@ -116,7 +116,7 @@ export class LocalStore implements ObjectStore {
     // fsync every new directory's parent, deepest first, so the new entries survive a crash.
     let d = dir;
     while (d.length >= first.length) {
-      await fsyncDirAsync(dirname(d));
+      fsyncDir(dirname(d));
       if (d === first) break;
       d = dirname(d);
     }
@@ -261,7 +261,7 @@ export class LocalStore implements ObjectStore {
     await this.withLock(key, async () => {
       try {
         await fs.unlink(p);
-        await fsyncDirAsync(dirname(p));
+        fsyncDir(dirname(p));
       } catch (e) {
         if (!["ENOENT", "ENOTDIR", "EISDIR"].includes(errno(e) ?? "")) throw this.io("delete", key, e);
       }
