@@ -77,7 +77,8 @@ describe("lake-reader statusline", () => {
     execFileSync(process.execPath, [COLLECTOR, "push", "--root", root, "--store", pathToFileURL(store).href, "--agent", "host-t", "--seal-idle", "0", "--fleet-id", "f1"], { env, stdio: "pipe" });
     const u = { LAKE_READER_CACHE: join(dir, "cache2") };
     const s = (await runJson<{ sessions: { session_id: string; cost_usd: number }[] }>(["usage", "session", "--json", "--store", store], u)).sessions.find((x) => x.session_id === SID)!;
-    const today = (await runJson<{ daily: { date: string; cost_usd: number }[] }>(["usage", "daily", "--json", "--store", store, "--since", "today"], u)).daily[0]!;
+    // Just after midnight some (or all) of the last hour's records are yesterday's: no row is $0.00.
+    const today = (await runJson<{ daily: { date: string; cost_usd: number }[] }>(["usage", "daily", "--json", "--store", store, "--since", "today"], u)).daily[0] ?? { cost_usd: 0 };
     const block = (await runJson<{ blocks: { cost_usd: number; remaining_minutes: number }[] }>(["usage", "blocks", "--active", "--json", "--store", store], u)).blocks[0]!;
     expect(s.cost_usd).toBeGreaterThan(0);
     const left = block.remaining_minutes;

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const README = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
 
-/** The values a source file imports from @lake/segments: static imports (type-only ones left out) and `await import(…)`. */
+/** The values a source file imports from @lake/segments: static imports (type-only ones left out), `await import(…)` and `import(…).then(({ … }) =>`. */
 function segmentImports(source: string): string[] {
   const names: string[] = [];
   const list = (body: string) =>
@@ -19,6 +19,7 @@ function segmentImports(source: string): string[] {
       .map((n) => n.split(/\s+as\s+/)[0]!.trim());
   for (const m of source.matchAll(/import\s+(type\s+)?\{([^}]*)\}\s*from\s*"@lake\/segments(?:\/hash)?"/g)) if (!m[1]) names.push(...list(m[2]!));
   for (const m of source.matchAll(/const\s*\{([^}]*)\}\s*=\s*await\s+import\("@lake\/segments(?:\/hash)?"\)/g)) names.push(...list(m[1]!));
+  for (const m of source.matchAll(/import\("@lake\/segments(?:\/hash)?"\)\.then\(\(\{([^}]*)\}\)/g)) names.push(...list(m[1]!));
   for (const m of source.matchAll(/\(await\s+import\("@lake\/segments(?:\/hash)?"\)\)\.(\w+)/g)) names.push(m[1]!);
   return names;
 }
@@ -34,8 +35,9 @@ describe("README", () => {
 import type { SegmentInfo } from "@lake/segments";
 import { CheckedFiles as C, type ContentHashCheck } from "@lake/segments/hash";
 const { SegmentWriter } = await import("@lake/segments");
-const n = (await import("@lake/segments")).sqlString;`),
-    ).toEqual(["readSegment", "CheckedFiles", "SegmentWriter", "sqlString"]);
+const n = (await import("@lake/segments")).sqlString;
+const w = import("@lake/segments").then(({ readUsageRecords }) => readUsageRecords);`),
+    ).toEqual(["readSegment", "CheckedFiles", "SegmentWriter", "readUsageRecords", "sqlString"]);
   });
 
   it("lists, per app, exactly the values it imports from @lake/segments", () => {

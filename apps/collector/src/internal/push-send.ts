@@ -56,7 +56,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
   let opening: Promise<Awaited<ReturnType<typeof import("@lake/segments").SegmentWriter.open>>> | undefined;
   let turn: Promise<unknown> = Promise.resolve();
   const writeSegment = (path: string, lines: readonly RecordLine[]) => {
-    const written = turn.then(async () => (await (opening ??= import("@lake/segments").then((m) => m.SegmentWriter.open({ fsync: false })))).writeLines(path, lines, "bronze"));
+    const written = turn.then(async () => (await (opening ??= import("@lake/segments").then(({ SegmentWriter }) => SegmentWriter.open({ fsync: false })))).writeLines(path, lines, "bronze"));
     turn = written.catch(() => undefined);
     return written;
   };
