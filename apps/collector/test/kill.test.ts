@@ -21,7 +21,10 @@ afterAll(cleanupTempDirs);
 
 /** Small landed files, so a pass has many durable steps. */
 const BUDGET = ["--max-delta-bytes", "65536"];
-/** Mean distance (in steps) between two kills of a collect chain, and of a push chain. */
+/**
+ * Mean distance (in steps) between two kills of a collect chain, and of a push chain past the
+ * work a push rerun redoes (see pushChain).
+ */
 const COLLECT_GAP = 100;
 const PUSH_GAP = 9;
 /** A session with nothing new still takes 3 steps (lock, chain lock, chain unlock). */
@@ -121,12 +124,20 @@ async function collectChain(w: Worker): Promise<void> {
   await verifyClean(w);
 }
 
-/** push, killed again and again until a run finishes by itself; segments checked after every run. */
+/**
+ * push, killed again and again until a run finishes by itself; segments checked after every run.
+ * A rerun first redoes what its killed run did after its last state save (up to four sessions are
+ * in flight, about six steps each), so the next kill is drawn from 1 to 2 × (PUSH_GAP + that
+ * redo): some land in the redo (recovery: segments found under their keys), and a run makes
+ * PUSH_GAP steps of progress on average whatever the interleaving. Drawn from 1 to 2 × PUSH_GAP
+ * alone, a run often died in its redo and a first push took some 200 runs.
+ */
 async function pushChain(w: Worker): Promise<void> {
+  let redo = 0;
   for (let i = 0; ; i++) {
     expect(i, `${w.name}: push chain makes no progress`).toBeLessThan(200);
     const steps = join(w.dir, `steps-${w.runs++}`);
-    const killAt = 1 + Math.floor(w.next() * 2 * PUSH_GAP);
+    const killAt = 1 + Math.floor(w.next() * 2 * (PUSH_GAP + redo));
     const r = await runCli(["push", "--root", w.root, "--store", `file://${w.fleet}`, "--agent", "host-k", "--seal-idle", "0", "--fleet-id", "fk", "--json"], {
       ...w.env,
       LAKE_TEST_KILL_AT: String(killAt),
@@ -135,7 +146,9 @@ async function pushChain(w: Worker): Promise<void> {
     checkSegments(w);
     if (r.signal === "SIGKILL") {
       w.pushKills++;
-      noteKill(w, stepLines(steps));
+      const lines = stepLines(steps);
+      noteKill(w, lines);
+      redo = lines.length - 1 - lines.findLastIndex((l) => l.endsWith(" push:state-saved"));
       continue;
     }
     expect(r.code, `${w.name}: push rerun\n${r.stderr}`).toBe(0);
