@@ -3,7 +3,12 @@
 // `--import` (on its argv or in NODE_OPTIONS): a module resolve hook (node:module register) names
 // every ES module it resolves, and a wrapper of the CommonJS loader (Module._load) names every
 // require, createRequire's included (Node 20's resolve hooks do not see those), each on a line of
-// stderr. loadedModules reads them back.
+// stderr. loadedModules reads them back, and names the modules inside each bundle file it sees
+// (from the esbuild metafile `bundle.meta.json` beside it), so a bundled bin is checked by the
+// modules it is made of.
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** The start of each line the child writes for a module it loads. */
 const MARK = "lake-module-loaded ";
@@ -37,11 +42,40 @@ export const MODULES_IMPORT = "data:text/javascript," + encodeURIComponent(PRELO
 
 /**
  * The modules a child started with {@link MODULES_IMPORT} loaded, each once, in load order: file
- * URLs (`file:///…/dist/x.js`, a CommonJS file by its resolved path) and `node:` built-ins; and the
- * child's stderr without those lines.
+ * URLs (`file:///…/dist/x.js`, a CommonJS file by its resolved path) and `node:` built-ins, a bundle
+ * file followed by the modules it holds; `files`: the files and built-ins as loaded (a bundle file
+ * as itself only); and the child's stderr without those lines.
  */
-export function loadedModules(stderr: string): { modules: string[]; stderr: string } {
+export function loadedModules(stderr: string): { modules: string[]; files: string[]; stderr: string } {
   const lines = stderr.split("\n");
-  const modules = [...new Set(lines.filter((l) => l.startsWith(MARK)).map((l) => l.slice(MARK.length)))];
-  return { modules, stderr: lines.filter((l) => !l.startsWith(MARK)).join("\n") };
+  const files = [...new Set(lines.filter((l) => l.startsWith(MARK)).map((l) => l.slice(MARK.length)))];
+  const modules = [...new Set(files.flatMap((u) => [u, ...bundled(u)]))];
+  return { modules, files, stderr: lines.filter((l) => !l.startsWith(MARK)).join("\n") };
+}
+
+/** esbuild's metafile: each output file (relative to the build's directory) with the input modules in it. */
+interface Metafile {
+  readonly outputs: Record<string, { readonly inputs: Record<string, unknown> }>;
+}
+
+const metafiles = new Map<string, Metafile | undefined>();
+
+/** The modules a bundle file holds (file URLs), from the `bundle.meta.json` in its directory; none for a file that is not one. */
+function bundled(url: string): string[] {
+  if (!url.startsWith("file:")) return [];
+  const file = fileURLToPath(url);
+  const dir = dirname(file);
+  if (!metafiles.has(dir)) {
+    const meta = join(dir, "bundle.meta.json");
+    metafiles.set(dir, existsSync(meta) ? (JSON.parse(readFileSync(meta, "utf8")) as Metafile) : undefined);
+  }
+  const meta = metafiles.get(dir);
+  if (!meta) return [];
+  for (const [out, { inputs }] of Object.entries(meta.outputs)) {
+    // The build ran where `out` (a path relative to it) names this file.
+    if (!file.endsWith("/" + out)) continue;
+    const base = file.slice(0, file.length - out.length);
+    return Object.keys(inputs).map((i) => pathToFileURL(join(base, i)).href);
+  }
+  return [];
 }

@@ -2,11 +2,9 @@
 // so `lake-collector hook`, which runs on every Claude Code hook, starts with little more than
 // node, @lake/cli, @lake/wal/writer (the writer alone: no record schemas, no zod), the store lock and
 // @lake/layout/defaults (test/hook.test.ts checks what it loads; bench/hook.bench.ts times it).
-import { readFileSync } from "node:fs";
 import { processIo, runCli, type App, type Io, type LazyCommand } from "@lake/cli";
 import { CollectorError, describeError } from "./internal/errors.js";
-
-const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+import { VERSION } from "./internal/version.js";
 
 function lazy(summary: string, load: () => Promise<{ command: Awaited<ReturnType<LazyCommand["load"]>> }>): LazyCommand {
   return { summary, load: async () => (await load()).command };
