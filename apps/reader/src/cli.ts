@@ -3,7 +3,7 @@
 // never loads better-sqlite3, Arrow or the WAL tools, `wal` never loads DuckDB). A first positional
 // picks a command's report or action (usage daily, labels add, wal inspect …).
 import { readFileSync } from "node:fs";
-import { defineCommand, runCli, type App, type LazyCommand, type OptionTable } from "@lake/cli";
+import { defineCommand, processIo, runCli, type App, type LazyCommand, type OptionTable } from "@lake/cli";
 import { describeError, EXIT } from "./internal/errors.js";
 import type { Io } from "./internal/context.js";
 import type { ReaderCommand } from "./internal/commands/parse.js";
@@ -90,9 +90,10 @@ export interface MainOptions {
  * Errors are printed as one line naming the file and the reason.
  */
 export function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
+  const own = processIo();
   const io: Io = {
-    out: options.out ?? ((s) => void process.stdout.write(s)),
-    err: options.err ?? ((s) => void process.stderr.write(s)),
+    out: options.out ?? own.out,
+    err: options.err ?? own.err,
     env: options.env ?? process.env,
     stdin: options.stdin,
     damaged: [],

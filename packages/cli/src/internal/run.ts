@@ -14,9 +14,25 @@ export interface Io {
   readonly env: NodeJS.ProcessEnv;
 }
 
-/** The process's own streams and environment. */
+let streams: Pick<Io, "out" | "err"> | undefined;
+
+/**
+ * The process's own streams and environment. When a stream's reader goes away (EPIPE: `| head`),
+ * what is written to it afterwards is dropped and the command finishes as it would have (its exit
+ * code, its durable work), instead of dying on an unhandled stream error.
+ */
 export function processIo(): Io {
-  return { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s), env: process.env };
+  streams ??= { out: closable(process.stdout), err: closable(process.stderr) };
+  return { ...streams, env: process.env };
+}
+
+function closable(stream: NodeJS.WriteStream): (text: string) => void {
+  let gone = false;
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+    gone = true;
+  });
+  return (text) => void (gone || stream.write(text));
 }
 
 /** What a command's `run` is given. */
