@@ -78,7 +78,13 @@ describe("lake-collector's bundle", () => {
     const bad = runCliSync(["collect", "--sources-only", "--source", `claude-code=${projects}`], { HOME: join(dir, "home"), XDG_CONFIG_HOME: config, NODE_PATH: "" });
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain(`${join(config, "lake", "config.json")}: root:`);
-    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL("../package.json", import.meta.url)), "utf8")) as { dependencies: Record<string, string> };
-    for (const name of ["zod", "@aws-sdk/client-s3", "@duckdb/node-api", "@duckdb/node-bindings"]) expect(pkg.dependencies[name], name).toBeDefined();
+    // At the versions the packages that require them pin: one copy of each installed, not two.
+    const deps = (path: string) => (JSON.parse(readFileSync(fileURLToPath(new URL(path, import.meta.url)), "utf8")) as { dependencies: Record<string, string> }).dependencies;
+    const ours = deps("../package.json");
+    const owners = { layout: ["zod", "@aws-sdk/client-s3"], segments: ["@duckdb/node-api", "@duckdb/node-bindings"] };
+    for (const [owner, names] of Object.entries(owners)) {
+      const theirs = deps(`../../../packages/${owner}/package.json`);
+      for (const name of names) expect(ours[name], name).toBe(theirs[name]);
+    }
   });
 });
