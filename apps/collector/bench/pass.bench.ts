@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { line, measureRounds, report, scale } from "@lake/tooling/bench";
+import { line, measure, measureRounds, report, scale } from "@lake/tooling/bench";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { BIN, claudeSessions, userLine } from "../test/helpers.js";
 
@@ -57,6 +57,11 @@ try {
     `no-op push = ${(noopPush!.medianMs / node0!.medianMs).toFixed(1)}x node -e 0 (goal ≤ 3x)`,
     `10 of ${n}: ${incOut.landed_files} files landed, ${incOut.unchanged_sessions} sessions unchanged; collect = ${(incCollect!.medianMs / node0!.medianMs).toFixed(1)}x, push = ${(incPush!.medianMs / node0!.medianMs).toFixed(1)}x, collect + push = ${(inc.medianMs / node0!.medianMs).toFixed(1)}x node -e 0 (goal ≤ 8x)`,
   ]);
+
+  // A push that seals every session (all idle; nothing new to send): the first push after a quiet day.
+  let sealedOut: { sealed: number } = { sealed: 0 };
+  const sealAll = await measure(`push sealing ${n} idle sessions (--seal-idle 0)`, () => (sealedOut = JSON.parse(collector(["push", "--root", root, "--store", store, "--seal-idle", "0", "--json"], env))), { runs: 1, warmup: 0 });
+  report("a push that only seals (ratio: no-op push time / subject time)", noopPush!, [sealAll], [`${sealedOut.sealed} sessions sealed: ${(sealAll.medianMs / sealedOut.sealed || 0).toFixed(2)} ms per session`]);
 } finally {
   cleanupTempDirs();
 }

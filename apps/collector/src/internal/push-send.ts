@@ -68,14 +68,19 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
   // sent twice and nothing is lost. A session in flight works on a copy of its state, put into
   // push.state when its segments are all uploaded (or it fails): a save meanwhile never holds half
   // of a session.
+  // A seal needs its own session's sent files saved first, no more: `sentUnsaved` holds the sessions that
+  // sent something since the last save, so a push that seals many idle sessions (the first push
+  // after a quiet day) saves push.state at its pace, not once per seal.
   let unsaved = false;
   let savedAt = Date.now();
+  const sentUnsaved = new Set<string>();
   const save = (force: boolean): void => {
     if (!unsaved || (!force && Date.now() - savedAt < SAVE_EVERY_MS)) return;
     writePushState(local.root, state);
     step("push:state-saved");
     savedAt = Date.now();
     unsaved = false;
+    sentUnsaved.clear();
   };
   // A session's landed files are read (and checked) while earlier sessions' segments are written
   // and uploaded: the next session to look at is read ahead once, when a segment write starts.
@@ -199,6 +204,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         recordWatermark(st, watermark, stamp, files);
         recv.sessions[sessionId] = st;
         unsaved = true;
+        sentUnsaved.add(sessionId);
         save(false);
         summary.sessions++;
       }
@@ -206,8 +212,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         // What was sent is saved before the seal: a rerun must never find its own _SEALED over
         // files push.state does not list (it would send them again, to the next part).
         recv.sessions[sessionId] = st;
-        unsaved = true;
-        save(true);
+        if (sentUnsaved.has(sessionId)) save(true);
         for (const runtime of Object.keys(st.next_seg)) {
           const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: sessionLabel(sessionId, st.part) };
           const body = encodeSealed({ sealed_at: new Date(now()).toISOString(), segments: st.segments[runtime] ?? 0, rows: st.rows[runtime] ?? 0 });

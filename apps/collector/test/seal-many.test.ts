@@ -1,0 +1,46 @@
+// A push that seals many idle sessions (the first push after a quiet day, when nothing was sent)
+// saves push.state at its own pace, not once per seal: a seal needs only its own session's sent
+// files saved before its _SEALED goes up. Saves are counted by the durable step each one reports.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { claudeSessions, runCli, walk } from "./helpers.js";
+
+afterAll(cleanupTempDirs);
+
+const N = 60;
+
+describe("a push that seals many idle sessions", { timeout: 120_000 }, () => {
+  it("saves push.state a bounded number of times, seals every session once, and a rerun seals nothing", async () => {
+    const dir = tempDir("seal-many");
+    const { projects, ids } = claudeSessions(join(dir, "vendor"), N, 5, 12);
+    const root = join(dir, "root");
+    const fleet = join(dir, "fleet");
+    const env = { HOME: join(dir, "home") };
+    const collected = await runCli(["collect", "--root", root, "--sources-only", "--source", `claude-code=${projects}`, "--json"], env);
+    expect(collected.code, collected.stderr).toBe(0);
+    const push = (extra: string[], steps?: string) => runCli(["push", "--root", root, "--store", `file://${fleet}`, "--agent", "host-s", ...extra, "--json"], steps ? { ...env, LAKE_TEST_STEPS: steps } : env);
+    const first = await push([]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ sessions: N, sealed: 0 });
+
+    // Nothing new, every session idle: each is sealed, push.state is written once at the end (a
+    // push that takes over a second may add one save per second).
+    const steps = join(dir, "steps-seal");
+    const sealing = await push(["--seal-idle", "0"], steps);
+    expect(sealing.code, sealing.stderr).toBe(0);
+    expect(JSON.parse(sealing.stdout)).toMatchObject({ sessions: 0, sealed: N });
+    const names = readFileSync(steps, "utf8").split("\n").filter(Boolean).map((l) => l.slice(l.indexOf(" ") + 1));
+    expect(names.filter((s) => s === "push:sealed")).toHaveLength(N);
+    expect(names.filter((s) => s === "push:state-saved").length).toBeLessThanOrEqual(3);
+    expect(walk(fleet).filter((f) => f.endsWith("/_SEALED"))).toHaveLength(N);
+    const state = JSON.parse(readFileSync(join(root, "push.state"), "utf8")) as { receivers: Record<string, { sessions: Record<string, { sealed: boolean }> }> };
+    const sessions = Object.values(state.receivers)[0]!.sessions;
+    expect(ids.every((id) => sessions[id]?.sealed === true)).toBe(true);
+
+    const again = await push(["--seal-idle", "0"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ sessions: 0, sealed: 0, segments: 0 });
+  });
+});
