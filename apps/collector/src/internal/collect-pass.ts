@@ -168,7 +168,8 @@ function converter(ctx: PassContext, p: Planned, redactor: Redactor, framed: Fra
   let st = carry ? undefined : adapterOf(p).initialState(p.src);
   const local = (lines: readonly AdapterLine[]): CanonicalRecord[] => {
     const state = carry ? carry.state : (st ??= adapterOf(p).initialState(p.src));
-    return adapterOf(p).parseLines(p.src, lines.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), state).map((r) => maskRecord(redactor, r));
+    // The store's lines carry their text and JSON value: the adapter parses nothing again.
+    return adapterOf(p).parseLines(p.src, lines, state).map((r) => maskRecord(redactor, r));
   };
   // Every line of a stateless adapter (it says so) converts on its own: its windows may go to the convert pool.
   if (carry || adapterOf(p).stateless !== true || ctx.jobs.jobs <= 1) return { convert: local, carry };

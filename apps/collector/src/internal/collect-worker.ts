@@ -18,7 +18,7 @@ const maskUnknown = maskUnknownText(redactor);
 async function convert(req: ConvertRequest): Promise<{ reply: ConvertReply; transfer: ArrayBuffer[] }> {
   const { id, src, sessionId, ref, bytes, offset, ord } = req;
   const adapter = getAdapter(src.runtime);
-  const lines: Convert = (ls) => adapter.parseLines(src as DiscoveredSource, ls.map((l) => ({ bytes: l.bytes, offset: l.offset, line: l.line })), adapter.initialState(src as DiscoveredSource)).map((r) => maskRecord(redactor, r));
+  const lines: Convert = (ls) => adapter.parseLines(src as DiscoveredSource, ls, adapter.initialState(src as DiscoveredSource)).map((r) => maskRecord(redactor, r));
   try {
     const enc = await encodeWindow(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { offset, ord }, { sessionId, source: ref }, lines, maskUnknown);
     const body = new Uint8Array(enc.body.reduce((n, b) => n + b.length, 0));

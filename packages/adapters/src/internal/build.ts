@@ -12,6 +12,18 @@ export function lineText(line: SourceLine): string {
   return s.endsWith("\r") ? s.slice(0, -1) : s;
 }
 
+/**
+ * A line's text (without a trailing CR) and its JSON value (undefined: not JSON): what the caller
+ * decoded and parsed when it did (the value of a line with or without its CR is the same), else
+ * decoded and parsed here.
+ */
+export function lineJson(line: SourceLine): { text: string; value: unknown } {
+  const t = line.text;
+  if (t !== undefined && !t.endsWith("\r")) return { text: t, value: line.value };
+  const text = lineText(line);
+  return { text, value: t !== undefined ? line.value : parseJson(text) };
+}
+
 /** A deterministic id for content without a vendor id: identical for the same text in any file. */
 export function textId(text: string): string {
   return "h" + createHash("sha256").update(text).digest("hex").slice(0, 32);

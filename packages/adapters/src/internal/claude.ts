@@ -4,7 +4,7 @@
 import { basename, dirname, join } from "node:path";
 import type { RawRecord } from "@lake/events";
 import { MAIN_STREAM } from "@lake/events/record";
-import { LineRecords, attrsText, bool, contentText, count, isoTs, jsonText, lineText, obj, parseJson, str, textId, unknownRecord, usageOf, type Obj } from "./build.js";
+import { LineRecords, attrsText, bool, contentText, count, isoTs, jsonText, lineJson, obj, parseJson, str, textId, unknownRecord, usageOf, type Obj } from "./build.js";
 import { discoverWith, homeOf, peek, peekField, relPath } from "./discover.js";
 import type { Adapter, AdapterState, DiscoverOptions, SourceLine, SourceRef } from "./types.js";
 
@@ -35,8 +35,7 @@ function recordedCost(v: unknown): number | undefined {
 
 /** Convert one Claude Code transcript line to records. */
 export function claudeLine(source: SourceRef, line: SourceLine): RawRecord[] {
-  const text = lineText(line);
-  const v = parseJson(text);
+  const { text, value: v } = lineJson(line);
   const o = obj(v);
   if (!o) return [unknownRecord(source, line, text, ADAPTER, v === undefined ? "invalid JSON" : "not a JSON object")];
   const message = obj(o.message);

@@ -4,7 +4,7 @@
 import { basename, join } from "node:path";
 import type { RawRecord, Usage } from "@lake/events";
 import { MAIN_STREAM } from "@lake/events/record";
-import { LineRecords, attrsText, contentText, count, isoTs, jsonText, lineText, num, obj, parseJson, str, textId, unknownRecord, usageOf, type Obj } from "./build.js";
+import { LineRecords, attrsText, contentText, count, isoTs, jsonText, lineJson, num, obj, parseJson, str, textId, unknownRecord, usageOf, type Obj } from "./build.js";
 import { discoverWith, homeOf, peek, relPath } from "./discover.js";
 import { AdaptersError } from "./errors.js";
 import type { Adapter, AdapterState, DiscoverOptions, SourceLine, SourceRef } from "./types.js";
@@ -93,8 +93,7 @@ const RESPONSE_ITEM_TYPES = new Set([
 
 /** Convert one Codex rollout line; `state` is updated in place. */
 export function codexLine(source: SourceRef, line: SourceLine, state: CodexState): RawRecord[] {
-  const text = lineText(line);
-  const v = parseJson(text);
+  const { text, value: v } = lineJson(line);
   const o = obj(v);
   if (!o) return [unknownRecord(source, line, text, ADAPTER, v === undefined ? "invalid JSON" : "not a JSON object")];
   const b = new LineRecords(source, line, ADAPTER, textId(text));

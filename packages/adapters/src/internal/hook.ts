@@ -4,7 +4,7 @@
 import { basename, join } from "node:path";
 import type { RawRecord } from "@lake/events";
 import { MAIN_STREAM } from "@lake/events/record";
-import { LineRecords, attrsText, bool, isoTs, jsonText, lineText, obj, parseJson, str, textId, unknownRecord, type Obj } from "./build.js";
+import { LineRecords, attrsText, bool, isoTs, jsonText, lineJson, obj, str, textId, unknownRecord, type Obj } from "./build.js";
 import { snapshotLines } from "./codex.js";
 import { discoverWith, homeOf, relPath } from "./discover.js";
 import type { Adapter, DiscoverOptions, SourceLine, SourceRef } from "./types.js";
@@ -13,8 +13,7 @@ const ADAPTER = { name: "hook", version: "1.0.0" };
 
 /** Convert one hook spool line to records. */
 export function hookLine(source: SourceRef, line: SourceLine): RawRecord[] {
-  const text = lineText(line);
-  const v = parseJson(text);
+  const { text, value: v } = lineJson(line);
   const o = obj(v);
   if (!o) return [unknownRecord(source, line, text, ADAPTER, v === undefined ? "invalid JSON" : "not a JSON object")];
   const wrapped = obj(o.payload);

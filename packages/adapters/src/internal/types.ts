@@ -63,11 +63,19 @@ export interface DiscoverOptions {
   readonly home?: string;
 }
 
-/** One complete source line as the store hands it over: bytes without the newline, byte offset, 1-based line number. */
+/**
+ * One complete source line as the store hands it over: bytes without the newline, byte offset,
+ * 1-based line number; and, when the caller has decoded and parsed the line already (the store
+ * does, to tell JSON from torn lines), its text and JSON value, so the adapter does neither again.
+ */
 export interface SourceLine {
   readonly bytes: Uint8Array | string;
   readonly offset: number;
   readonly line: number;
+  /** The bytes decoded as UTF-8; given together with `value`. */
+  readonly text?: string;
+  /** `text` parsed as JSON (undefined: not JSON); read only when `text` is given. */
+  readonly value?: unknown;
 }
 
 /**
