@@ -161,10 +161,17 @@ interface Kept {
   state: ChainState;
   stateText: string;
   rounds: string;
+  /** The records its turns cite (what the fold's size follows). */
+  refs: number;
 }
 const kept = new Map<string, Kept>();
-/** Chains kept at most (the least recently parsed goes first): a watcher over many sessions stays bounded. */
+/**
+ * Chains kept at most, and the records their folds' turns may cite together (the least recently
+ * parsed goes first, the one just parsed always stays): a watcher over many sessions, or a first
+ * collect over a great many long ones, stays bounded.
+ */
 const KEPT_MAX = 64;
+const KEPT_MAX_REFS = 65_536;
 
 async function roundsStamp(dir: string): Promise<string | null> {
   const st = await fsp.stat(join(dir, "rounds"), { bigint: true }).catch(() => null);
@@ -181,14 +188,30 @@ async function takeKept(dir: string): Promise<ChainState | null> {
   return k.state;
 }
 
+/** @internal What the fold cache holds now: chain directories (least recently parsed first) and the records their turns cite (tests). */
+export function keptChains(): { dirs: string[]; refs: number } {
+  let refs = 0;
+  for (const k of kept.values()) refs += k.refs;
+  return { dirs: [...kept.keys()], refs };
+}
+
+function turnRefs(state: ChainState): number {
+  let n = 0;
+  for (const s of state.streams.values()) for (const t of s.turns) n += t.length;
+  return n;
+}
+
 async function keep(dir: string, state: ChainState, stateText: string): Promise<void> {
   const rounds = await roundsStamp(dir);
   if (rounds === null) return;
   kept.delete(dir);
-  kept.set(dir, { state, stateText, rounds });
-  for (const k of kept.keys()) {
-    if (kept.size <= KEPT_MAX) break;
-    kept.delete(k);
+  kept.set(dir, { state, stateText, rounds, refs: turnRefs(state) });
+  let refs = 0;
+  for (const k of kept.values()) refs += k.refs;
+  for (const [d, k] of kept) {
+    if (kept.size <= 1 || (kept.size <= KEPT_MAX && refs <= KEPT_MAX_REFS)) break;
+    kept.delete(d);
+    refs -= k.refs;
   }
 }
 

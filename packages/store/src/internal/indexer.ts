@@ -369,8 +369,13 @@ interface IndexCache {
   seen?: Set<string>;
 }
 const caches = new Map<string, IndexCache>();
-/** Sessions whose index is kept at most (the least recently used goes first). */
+/**
+ * Sessions whose index is kept at most, and the entries they may hold together: the least recently
+ * used goes first, the one just used always stays. A pass over many sessions (a first collect) or
+ * over one very long session keeps what it is working on, not every index it passed.
+ */
 const CACHE_MAX = 32;
+const CACHE_MAX_ENTRIES = 32_768;
 
 function keptIndex(dir: string, text: string | undefined, binPath: string): IndexCache | undefined {
   const key = resolvePath(dir);
@@ -389,13 +394,23 @@ function keptIndex(dir: string, text: string | undefined, binPath: string): Inde
   return c;
 }
 
+/** @internal What the index cache holds now: sessions (least recently used first) and entries (tests). */
+export function keptIndexes(): { sessions: string[]; entries: number } {
+  let entries = 0;
+  for (const v of caches.values()) entries += v.entries.length;
+  return { sessions: [...caches.keys()], entries };
+}
+
 function keepIndex(dir: string, c: IndexCache): void {
   const key = resolvePath(dir);
   caches.delete(key);
   caches.set(key, c);
-  for (const k of caches.keys()) {
-    if (caches.size <= CACHE_MAX) break;
+  let entries = 0;
+  for (const v of caches.values()) entries += v.entries.length;
+  for (const [k, v] of caches) {
+    if (caches.size <= 1 || (caches.size <= CACHE_MAX && entries <= CACHE_MAX_ENTRIES)) break;
     caches.delete(k);
+    entries -= v.entries.length;
   }
 }
 
