@@ -22,6 +22,21 @@ function collector(args: string[], input?: string): { stdout: string; rss: numbe
   return { stdout: r.stdout, rss: maxRss(r.stderr) ?? 0 };
 }
 
+/**
+ * `collect --json` run again while a source is pending (a file longer than a pass's 65 windows: exit 3,
+ * "run collect again", as a user would), until it is all landed; the passes and the largest peak RSS.
+ */
+function collectAll(args: string[]): { passes: number; rss: number } {
+  let rss = 0;
+  for (let passes = 1; ; passes++) {
+    const r = spawnSync(process.execPath, ["--import", MAXRSS_IMPORT, BIN, ...args], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    rss = Math.max(rss, maxRss(r.stderr) ?? 0);
+    const pending = r.status === 3 ? (JSON.parse(r.stdout) as { pending: number; problems: unknown[] }) : undefined;
+    if (r.status === 0) return { passes, rss };
+    if (!pending || pending.pending === 0 || pending.problems.length > 0) throw new Error(`lake-collector ${args[0]} exited ${r.status}: ${r.stderr}`);
+  }
+}
+
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
 const middle = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
@@ -89,13 +104,15 @@ try {
   {
     const big = await generateClaudeCorpus({ dir: join(dir, "big"), bytes: Math.round(7e8 * scale()), sessionBytes: Math.round(7e8 * scale()), seed: 3 });
     const bigSources = ["--sources-only", "--source", `claude-code=${join(dir, "big", "projects")}`];
+    let passes = 0;
     const peak = (jobs: string[]) => {
       const r = join(dir, `big-root-${jobs.length}`);
-      const out = collector(["collect", "--root", r, ...bigSources, ...jobs, "--json"]);
+      const out = collectAll(["collect", "--root", r, ...bigSources, ...jobs, "--json"]);
       rmSync(r, { recursive: true, force: true });
+      passes = out.passes;
       return out.rss;
     };
-    line("one session file", `${(big.bytes / 1e6).toFixed(0)} MB: peak RSS --jobs 1 ${mb(peak(["--jobs", "1"]))}, convert pool ${mb(peak([]))} (goal: <= 256 MB at 700 MB)`);
+    line("one session file", `${(big.bytes / 1e6).toFixed(0)} MB: peak RSS --jobs 1 ${mb(peak(["--jobs", "1"]))}, convert pool ${mb(peak([]))} over ${passes} passes (65 windows each) (goal: <= 256 MB at 700 MB)`);
     rmSync(join(dir, "big"), { recursive: true, force: true });
   }
 
