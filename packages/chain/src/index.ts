@@ -48,6 +48,7 @@ export {
   readConversationState,
   publishRound,
   parse,
+  releaseFold,
 } from "./internal/chain.js";
 export type { PublishStep, PublishOptions, ParseOptions, ChainListing, ChainRead, HeadState, Published, ParseResult } from "./internal/chain.js";
 export { verify, citedSeqs } from "./internal/verify.js";

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { parse, type SessionIndex } from "../src/index.js";
+import { parse, releaseFold, type SessionIndex } from "../src/index.js";
 import { keptChains } from "../src/internal/chain.js";
 import { landFiles, type Rec } from "./support/landed.js";
 
@@ -22,22 +22,27 @@ function session(root: string, id: string, turns: number): SessionIndex {
 }
 
 describe("the fold cache", () => {
-  it("holds at most 65,536 cited records over the chains it keeps, always the one just parsed", async () => {
+  it("holds at most 262,144 cited records over the chains it keeps, always the one just parsed", async () => {
     const root = tempDir("kept-chains");
     const ids = Array.from({ length: 10 }, (_, i) => `s${i}`);
     for (const id of ids) {
-      const index = session(root, id, 4000);
+      const index = session(root, id, 14_000);
       const r = await parse(root, id, { readIndex: () => index });
       expect(r.published?.round).toBe(1);
       const kept = keptChains();
-      expect(kept.refs).toBeLessThanOrEqual(65_536);
+      expect(kept.refs).toBeLessThanOrEqual(262_144);
       expect(kept.dirs.at(-1)).toBe(join(root, "_conversations", id));
     }
     expect(keptChains().dirs.length).toBeLessThan(ids.length);
     // A chain longer than the whole budget is kept alone while it is the one parsed.
-    const big = session(root, "big", 36_000);
+    const big = session(root, "big", 135_000);
     await parse(root, "big", { readIndex: () => big });
     expect(keptChains().dirs).toEqual([join(root, "_conversations", "big")]);
-    expect(keptChains().refs).toBe(72_000);
+    expect(keptChains().refs).toBe(270_000);
+    // A caller done with a chain drops its fold; the next parse folds it from its rounds.
+    releaseFold(root, "big");
+    expect(keptChains().dirs).toEqual([]);
+    expect((await parse(root, "big", { readIndex: () => big })).published).toBeNull();
+    expect(keptChains().dirs).toEqual([join(root, "_conversations", "big")]);
   });
 });

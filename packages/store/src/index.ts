@@ -16,7 +16,7 @@ export { TAIL_WINDOW, DEFAULT_MAX_DELTA_BYTES, DEFAULT_MAX_WINDOWS } from "./int
 export type {
   SourceRef, SourceLine, Framing, CarriedState, ConvertContext, Convert, MaskUnknown, Logger, SessionOptions, SourceStatus, SourceOutcome, PassSummary, ResolveMode,
 } from "./internal/contracts.js";
-export { readIndex, encodeBlock, encodeIndexHeader, decodeIndex, INDEX_SCHEMA, ENTRY_STRING_FIELDS } from "./internal/indexer.js";
+export { readIndex, releaseIndex, encodeBlock, encodeIndexHeader, decodeIndex, INDEX_SCHEMA, ENTRY_STRING_FIELDS } from "./internal/indexer.js";
 export { indexedSeq, indexStamp } from "./internal/index-state.js";
 export type { SessionIndex, IndexedFile, IndexEntry, IndexUpdate, IndexBlock } from "./internal/indexer.js";
 export { verify, formatProblem } from "./internal/verify.js";

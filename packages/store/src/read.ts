@@ -4,7 +4,7 @@
  * so lake-collector's push reads what it sends without loading the session store, verify, repack,
  * restore or clean.
  */
-export { readIndex } from "./internal/indexer.js";
+export { readIndex, releaseIndex } from "./internal/indexer.js";
 export type { SessionIndex, IndexedFile, IndexEntry } from "./internal/indexer.js";
 export { readLanded } from "./internal/read.js";
 export type { LandedFile, LandedHeader, ParseLandedOptions } from "./internal/landed.js";

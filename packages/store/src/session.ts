@@ -9,7 +9,7 @@ export { Pass } from "./internal/pass.js";
 export type {
   SourceRef, SourceLine, Framing, CarriedState, ConvertContext, Convert, MaskUnknown, Logger, SessionOptions, SourceStatus, SourceOutcome, PassSummary, ResolveMode,
 } from "./internal/contracts.js";
-export { readIndex } from "./internal/indexer.js";
+export { readIndex, releaseIndex } from "./internal/indexer.js";
 export type { SessionIndex, IndexedFile, IndexEntry } from "./internal/indexer.js";
 export { checkLostSessions } from "./internal/sessions.js";
 export type { ResolveSource, LostSessionOptions, LostSessionResult } from "./internal/sessions.js";

@@ -6,7 +6,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { openSession, readIndex } from "../src/index.js";
+import { openSession, readIndex, releaseIndex } from "../src/index.js";
 import { keptIndexes } from "../src/internal/indexer.js";
 import { convert, jline, src } from "./helpers.js";
 
@@ -23,30 +23,35 @@ async function land(root: string, sessionId: string, file: string): Promise<void
 const lines = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => jline(`${prefix}-${i}`)).join("");
 
 describe("the index cache", () => {
-  it("holds at most 32,768 entries over the sessions it keeps, always the one just used, and still answers each index", async () => {
+  it("holds at most 131,072 entries over the sessions it keeps, always the one just used, and still answers each index", async () => {
     const base = tempDir("index-cache");
     const root = join(base, "root");
     mkdirSync(join(base, "src"), { recursive: true });
-    // 12 sessions of 5,000 records: 60,000 entries, more than the cache holds together.
-    const ids = Array.from({ length: 12 }, (_, i) => `s${i}`);
+    // 6 sessions of 25,000 records: 150,000 entries, more than the cache holds together.
+    const ids = Array.from({ length: 6 }, (_, i) => `s${i}`);
     for (const id of ids) {
       const file = join(base, "src", `${id}.jsonl`);
-      writeFileSync(file, lines(id, 5000));
+      writeFileSync(file, lines(id, 25_000));
       await land(root, id, file);
       const kept = keptIndexes();
-      expect(kept.entries).toBeLessThanOrEqual(32_768);
+      expect(kept.entries).toBeLessThanOrEqual(131_072);
       expect(kept.sessions.at(-1)).toBe(join(root, id));
     }
     expect(keptIndexes().sessions.length).toBeLessThan(ids.length);
     // One session longer than the whole budget is kept alone, while it is the one in use.
     const big = join(base, "src", "big.jsonl");
-    writeFileSync(big, lines("big", 40_000));
+    writeFileSync(big, lines("big", 135_000));
     await land(root, "big", big);
-    expect(keptIndexes()).toEqual({ sessions: [join(root, "big")], entries: 40_000 });
+    expect(keptIndexes()).toEqual({ sessions: [join(root, "big")], entries: 135_000 });
     appendFileSync(big, lines("more", 10));
     await land(root, "big", big);
-    expect(keptIndexes()).toEqual({ sessions: [join(root, "big")], entries: 40_010 });
-    // An evicted index reads from disk as it was written.
-    expect(readIndex(root, "s0").entries).toHaveLength(5000);
+    expect(keptIndexes()).toEqual({ sessions: [join(root, "big")], entries: 135_010 });
+    // An evicted index reads from disk as it was written (and is kept again).
+    expect(readIndex(root, "s0").entries).toHaveLength(25_000);
+    expect(keptIndexes().sessions.at(-1)).toBe(join(root, "s0"));
+    // A caller done with a session drops it; the index still reads.
+    releaseIndex(root, "s0");
+    expect(keptIndexes().sessions).not.toContain(join(root, "s0"));
+    expect(readIndex(root, "s0").entries).toHaveLength(25_000);
   });
 });

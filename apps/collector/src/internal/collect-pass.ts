@@ -12,9 +12,9 @@ import type { BrocaState } from "@lake/adapters";
 import { lineAdapter, readLines, type Adapter, type AdapterState, type SourceLine as AdapterLine } from "@lake/adapters/discover";
 import type { Redactor } from "@lake/redact";
 import { maskRecord, maskUnknownText, passRedactor } from "./collect-mask.js";
-import { checkLostSessions, openSession, type Convert, type SourceOutcome, type SourceRef as StoreSource } from "@lake/store/session";
+import { checkLostSessions, openSession, releaseIndex, type Convert, type SourceOutcome, type SourceRef as StoreSource } from "@lake/store/session";
 import { confirmSource, type PassStateSource } from "@lake/store/pass";
-import { parse as parseChain } from "@lake/chain";
+import { parse as parseChain, releaseFold } from "@lake/chain";
 import { crashTesting, step } from "./crash.js";
 import type { WalSource, WalLineValue } from "./wal-source.js";
 import { errorFile } from "@lake/cli";
@@ -289,6 +289,12 @@ export async function passSession(ctx: PassContext, sessionId: string, sources: 
       contain(ctx, e, join(root, "_conversations", sessionId));
     }
   } else settled = false;
+  // A one-shot pass is done with the session: what this process kept of its index and chain (for a
+  // next pass here) goes, so memory follows the sessions in hand. A watcher keeps them.
+  if (!options.cache) {
+    releaseIndex(root, sessionId);
+    releaseFold(root, sessionId);
+  }
   summary.rounds += published;
   // A session none of whose sources is a transcript (refused, empty) left no directory: not counted.
   if (existsSync(join(root, sessionId))) {

@@ -53,10 +53,15 @@ const loadHeavy = (): Promise<Heavy> => (heavy ??= Promise.all([import("@lake/st
 
 /** A LocalRoot over a @lake/store storage root. */
 export function localRoot(root: string): LocalRoot {
-  // push asks for a session's files, then its rows: the index (entries.bin) is read once per session.
+  // push asks for a session's files, then its rows: the index (entries.bin) is read once per session,
+  // kept here for that session only (the store's own cache of it is dropped: a push reads each index once).
   let cached: { sessionId: string; index: ReturnType<Heavy["store"]["readIndex"]> } | undefined;
   const indexOf = async (sessionId: string) => {
-    if (cached?.sessionId !== sessionId) cached = { sessionId, index: (await loadHeavy()).store.readIndex(root, sessionId) };
+    if (cached?.sessionId !== sessionId) {
+      const { store } = await loadHeavy();
+      cached = { sessionId, index: store.readIndex(root, sessionId) };
+      store.releaseIndex(root, sessionId);
+    }
     return cached.index;
   };
   let passState: PassState | undefined | null;

@@ -167,11 +167,11 @@ interface Kept {
 const kept = new Map<string, Kept>();
 /**
  * Chains kept at most, and the records their folds' turns may cite together (the least recently
- * parsed goes first, the one just parsed always stays): a watcher over many sessions, or a first
- * collect over a great many long ones, stays bounded.
+ * parsed goes first, the one just parsed always stays): a watcher over many sessions, or over a
+ * few very long ones, stays bounded. A caller done with a chain drops it ({@link releaseFold}).
  */
 const KEPT_MAX = 64;
-const KEPT_MAX_REFS = 65_536;
+const KEPT_MAX_REFS = 262_144;
 
 async function roundsStamp(dir: string): Promise<string | null> {
   const st = await fsp.stat(join(dir, "rounds"), { bigint: true }).catch(() => null);
@@ -186,6 +186,15 @@ async function takeKept(dir: string): Promise<ChainState | null> {
   const text = await fsp.readFile(join(dir, "conversation.state"), "utf8").catch(() => null);
   if (text !== k.stateText || (await roundsStamp(dir)) !== k.rounds) return null;
   return k.state;
+}
+
+/**
+ * Drop the fold this process keeps of a chain (what its last parse left, so the next reads no round
+ * again). For a caller done with the conversation — a one-shot collect after the session's pass —
+ * so memory follows the chains in hand, not the ones passed.
+ */
+export function releaseFold(root: string, conversationId: string): void {
+  kept.delete(chainDir(root, conversationId));
 }
 
 /** @internal What the fold cache holds now: chain directories (least recently parsed first) and the records their turns cite (tests). */

@@ -371,11 +371,11 @@ interface IndexCache {
 const caches = new Map<string, IndexCache>();
 /**
  * Sessions whose index is kept at most, and the entries they may hold together: the least recently
- * used goes first, the one just used always stays. A pass over many sessions (a first collect) or
- * over one very long session keeps what it is working on, not every index it passed.
+ * used goes first, the one just used always stays (a watcher over many sessions, or over a few very
+ * long ones, stays bounded). A caller done with a session drops it ({@link releaseIndex}).
  */
 const CACHE_MAX = 32;
-const CACHE_MAX_ENTRIES = 32_768;
+const CACHE_MAX_ENTRIES = 131_072;
 
 function keptIndex(dir: string, text: string | undefined, binPath: string): IndexCache | undefined {
   const key = resolvePath(dir);
@@ -392,6 +392,16 @@ function keptIndex(dir: string, text: string | undefined, binPath: string): Inde
   if (size < c.state.bytes) return undefined;
   caches.set(key, c);
   return c;
+}
+
+/**
+ * Drop what this process keeps of a session's index (what its last update or read left, so the
+ * next reads nothing back). For a caller done with the session — a one-shot collect after the
+ * session's pass, a push after sending it — so memory follows the sessions in hand, not the ones passed.
+ */
+export function releaseIndex(root: string, sessionId: string): void {
+  checkId("session id", sessionId);
+  caches.delete(resolvePath(join(root, sessionId)));
 }
 
 /** @internal What the index cache holds now: sessions (least recently used first) and entries (tests). */
