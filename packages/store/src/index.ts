@@ -4,8 +4,8 @@ export { defaultRoot, padSeq, landedName, parseLandedName, formatStamp } from ".
 export type { Area } from "./internal/names.js";
 export { encodeCursor, decodeCursor, CURSOR_SCHEMA } from "./internal/cursor.js";
 export type { Cursor, AppendCursor, SnapshotCursor, CursorState } from "./internal/cursor.js";
-export { LANDED_FORMAT, LANDED_SCHEMA, parseLanded, readLandedPath } from "./internal/landed.js";
-export type { LandedHeader, LandedFile, ParseLandedOptions } from "./internal/landed.js";
+export { LANDED_FORMAT, LANDED_SCHEMA, parseLanded, parseLandedBytes, readLandedPath } from "./internal/landed.js";
+export type { LandedHeader, LandedFile, LandedBytes, ParseLandedOptions } from "./internal/landed.js";
 export { acquireLock, lockHolder } from "./internal/lock.js";
 export type { LockHandle, LockHolder } from "./internal/lock.js";
 export { openSession, SessionStore } from "./internal/session.js";
@@ -26,7 +26,7 @@ export type { RepackOptions, RepackResult } from "./internal/repack.js";
 export { listSessions, checkLostSessions, LostSessionTracker, status, listConflicts } from "./internal/sessions.js";
 export { lostToCheck } from "./internal/lost.js";
 export type { ResolveSource, LostSessionOptions, LostSessionResult, StoreStatus, ConflictEntry, PendingSource } from "./internal/sessions.js";
-export { readLanded } from "./internal/read.js";
+export { readLanded, readLandedBytes } from "./internal/read.js";
 export {
   FORGET_DIR, REMOVED_DIR, CONVERSATIONS_DIR, FORGET_SCHEMA, encodeForgetRecord, decodeForgetRecord, readForgetRecord, isForgotten, listForgotten,
   previewRemoval, forgetSession, finishRemovals, clearRemoved, undoForget, discardDerived,

@@ -6,8 +6,8 @@
  */
 export { readIndex, releaseIndex } from "./internal/indexer.js";
 export type { SessionIndex, IndexedFile, IndexEntry } from "./internal/indexer.js";
-export { readLanded } from "./internal/read.js";
-export type { LandedFile, LandedHeader, ParseLandedOptions } from "./internal/landed.js";
+export { readLanded, readLandedBytes } from "./internal/read.js";
+export type { LandedFile, LandedBytes, LandedHeader, ParseLandedOptions } from "./internal/landed.js";
 export { parseLandedName } from "./internal/names.js";
 export { StoreError, isStoreError } from "./internal/errors.js";
 export type { StoreErrorCode, StoreErrorData } from "./internal/errors.js";

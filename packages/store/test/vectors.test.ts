@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { decodeCursor, encodeCursor, isStoreError, parseLanded, parseLandedName } from "../src/index.js";
+import { decodeCursor, encodeCursor, isStoreError, parseLanded, parseLandedBytes, parseLandedName } from "../src/index.js";
 
 const v = (name: string) => readFileSync(new URL(`./vectors/${name}`, import.meta.url));
 const LANDED = "transcript-20260831T091204.481523000Z-000001.sd";
@@ -35,6 +35,25 @@ describe("golden vectors", () => {
       expect(isStoreError(e) && e.code).toBe("Corrupt");
     }
     expect(() => parseLanded(Buffer.from("{}\n"), "z.sd")).toThrow(/z\.sd: not a landed file/);
+  });
+  it("landed file as bytes: the rows parseLanded gives, as views of the file, and the same refusals", () => {
+    const buf = v(LANDED);
+    const text = parseLanded(buf, LANDED);
+    const bytes = parseLandedBytes(buf, LANDED);
+    expect(bytes.rows.map((r) => r.toString("utf8"))).toEqual(text.rows);
+    expect([bytes.header, bytes.sha256, bytes.bytes]).toEqual([text.header, text.sha256, text.bytes]);
+    expect(bytes.body.equals(buf.subarray(buf.indexOf(10) + 1))).toBe(true);
+    for (const r of bytes.rows) expect(r.buffer).toBe(buf.buffer);
+    const flipped = Buffer.from(buf);
+    flipped[buf.length - 2] = flipped[buf.length - 2]! ^ 1;
+    expect(() => parseLandedBytes(flipped, "x.sd")).toThrow(/x\.sd: body digest/);
+    expect(() => parseLandedBytes(buf.subarray(0, buf.length - 1), "y.sd")).toThrow(/y\.sd: /);
+    // A header that counts another number of records.
+    const nl = buf.indexOf(10);
+    const header = JSON.parse(buf.subarray(0, nl).toString("utf8")) as Record<string, unknown>;
+    const miscounted = Buffer.concat([Buffer.from(JSON.stringify({ ...header, records: 3 }) + "\n"), buf.subarray(nl + 1)]);
+    expect(() => parseLandedBytes(miscounted, "w.sd")).toThrow(/w\.sd: 2 record lines, header says 3/);
+    expect(() => parseLanded(miscounted, "w.sd")).toThrow(/w\.sd: 2 record lines, header says 3/);
   });
   it("cursors decode and encode back to the same bytes", () => {
     for (const name of ["append.cursor", "meta.cursor"]) {

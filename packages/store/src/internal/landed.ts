@@ -168,11 +168,19 @@ export interface ParseLandedOptions {
   readonly sha256?: string;
 }
 
-/**
- * Parse a landed file's bytes: header, body digest, record count, one JSON object per line.
- * Throws StoreError `Corrupt` naming the file and the first problem.
- */
-export function parseLanded(buf: Buffer, file: string, options: ParseLandedOptions = {}): LandedFile {
+/** A decoded landed file whose record lines are left as bytes (views of the file's buffer, no newline). */
+export interface LandedBytes {
+  readonly header: LandedHeader;
+  /** The record lines (with their newlines): every row is a view of it. */
+  readonly body: Buffer;
+  readonly rows: Buffer[];
+  /** SHA-256 hex of the whole file. */
+  readonly sha256: string;
+  readonly bytes: number;
+}
+
+/** A landed file's header and body, the body's digest and termination checked (parseLanded's checks but the record count). */
+function checkedBody(buf: Buffer, file: string, options: ParseLandedOptions): { header: LandedHeader; body: Buffer; sha256: string } {
   const nl = buf.indexOf(10);
   if (nl < 0) throw new StoreError("Corrupt", `${file}: no header line`, { data: { file } });
   let hv: unknown;
@@ -187,19 +195,51 @@ export function parseLanded(buf: Buffer, file: string, options: ParseLandedOptio
   const digest = sha256 === options.sha256 ? header.body_sha256 : createHash("sha256").update(body).digest("hex");
   if (digest !== header.body_sha256) throw new StoreError("Corrupt", `${file}: body digest ${digest} does not match header body_sha256 ${header.body_sha256}`, { data: { file } });
   if (body.length > 0 && body[body.length - 1] !== 10) throw new StoreError("Corrupt", `${file}: last record line is not terminated`, { data: { file } });
+  return { header, body, sha256 };
+}
+
+function checkCount(rows: number, header: LandedHeader, file: string): void {
+  if (rows !== header.records) throw new StoreError("Corrupt", `${file}: ${rows} record lines, header says ${header.records}`, { data: { file } });
+}
+
+/**
+ * Parse a landed file's bytes: header, body digest, record count, one JSON object per line.
+ * Throws StoreError `Corrupt` naming the file and the first problem.
+ */
+export function parseLanded(buf: Buffer, file: string, options: ParseLandedOptions = {}): LandedFile {
+  const { header, body, sha256 } = checkedBody(buf, file, options);
   const text = body.toString("utf8");
   const rows = text === "" ? [] : text.slice(0, -1).split("\n");
-  if (rows.length !== header.records) throw new StoreError("Corrupt", `${file}: ${rows.length} record lines, header says ${header.records}`, { data: { file } });
+  checkCount(rows.length, header, file);
   return { header, rows, sha256, bytes: buf.length };
+}
+
+/**
+ * {@link parseLanded}, the record lines left as bytes: each a view of `buf` (no newline), never
+ * decoded. The same checks; the lines are not parsed either.
+ */
+export function parseLandedBytes(buf: Buffer, file: string, options: ParseLandedOptions = {}): LandedBytes {
+  const { header, body, sha256 } = checkedBody(buf, file, options);
+  const rows: Buffer[] = [];
+  for (let at = 0; at < body.length; ) {
+    const nl = body.indexOf(10, at);
+    rows.push(body.subarray(at, nl));
+    at = nl + 1;
+  }
+  checkCount(rows.length, header, file);
+  return { header, body, rows, sha256, bytes: buf.length };
+}
+
+/** Read a landed file's bytes (an I/O failure names the file). */
+export function readLandedBuffer(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw ioError(path, "read landed file", e);
+  }
 }
 
 /** Read and parse one landed file. */
 export function readLandedPath(path: string, options: ParseLandedOptions = {}): LandedFile {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(path);
-  } catch (e) {
-    throw ioError(path, "read landed file", e);
-  }
-  return parseLanded(buf, path, options);
+  return parseLanded(readLandedBuffer(path), path, options);
 }
