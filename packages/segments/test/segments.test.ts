@@ -92,10 +92,13 @@ describe("segments", () => {
         await w.write(join(dir, `rows-${layout}.parquet`), input, layout);
         const lines: RecordLine[] = input.map((r) => ({ json: JSON.stringify(r), tsMs: r.ts === undefined ? null : Date.parse(r.ts), landed_seq: r.landed_seq, landed_row: r.landed_row }));
         await w.writeLines(join(dir, `lines-${layout}.parquet`), lines, layout, { agent: "host-a" });
+        // The same lines as their UTF-8 bytes (a landed file's lines, never decoded): the same file.
+        await w.writeLines(join(dir, `bytes-${layout}.parquet`), lines.map((l) => ({ ...l, json: Buffer.from(l.json as string) })), layout, { agent: "host-a" });
       } finally {
         w.close();
       }
-      for (const f of [`rows-${layout}.parquet`, `lines-${layout}.parquet`]) expect(await sameFile(ref, join(dir, f))).toEqual({ schema: true, rows: 40, differing: 0 });
+      for (const f of [`rows-${layout}.parquet`, `lines-${layout}.parquet`, `bytes-${layout}.parquet`]) expect(await sameFile(ref, join(dir, f))).toEqual({ schema: true, rows: 40, differing: 0 });
+      expect(readFileSync(join(dir, `bytes-${layout}.parquet`)).equals(readFileSync(join(dir, `lines-${layout}.parquet`)))).toBe(true);
     }
   });
 
@@ -112,6 +115,26 @@ describe("segments", () => {
       expect(Buffer.from(bodies[f].body).equals(readFileSync(written[f].path))).toBe(true);
       expect(bodies[f].sha256).toBe(written[f].sha256);
     }
+  });
+
+  it("writes segments side by side on its connections, each the file one connection writes", async () => {
+    const dir = tempDir("seg");
+    const input = rows(300);
+    const parts = [0, 1, 2, 3, 4].map((i) => input.slice(i * 60, i * 60 + 60));
+    const one = await SegmentWriter.open();
+    const two = await SegmentWriter.open({ connections: 2 });
+    try {
+      for (const [i, p] of parts.entries()) await one.write(join(dir, `one-${i}.parquet`), p, "bronze");
+      // Five writes at once on two connections: three wait for one to be given back.
+      const infos = await Promise.all(parts.map((p, i) => two.write(join(dir, `two-${i}.parquet`), p, "bronze")));
+      expect(infos.map((x) => x.rows)).toEqual([60, 60, 60, 60, 60]);
+    } finally {
+      one.close();
+      two.close();
+    }
+    for (const i of parts.keys()) expect(readFileSync(join(dir, `two-${i}.parquet`)).equals(readFileSync(join(dir, `one-${i}.parquet`)))).toBe(true);
+    // A closed writer refuses, naming the file.
+    await expect(two.write(join(dir, "closed.parquet"), parts[0]!, "bronze")).rejects.toSatisfy((e: unknown) => isSegmentError(e) && /closed\.parquet: .*closed/.test((e as Error).message));
   });
 
   it("refuses a line that is not JSON, naming the file", async () => {

@@ -28,15 +28,20 @@ export interface SqlRunner {
  * A DuckDB connection on `@duckdb/node-bindings`, the native layer under node-api (the same
  * version), for a writer that only runs statements and reads no rows (SegmentWriter's COPY). Not
  * loading node-api's JavaScript (its types, values and appender modules) halves what opening DuckDB
- * costs a short-lived process: push of a few small segments starts measurably sooner.
+ * costs a short-lived process: push of a few small segments starts measurably sooner. A connection
+ * opened with {@link CopyConnection.open} owns its in-memory database; {@link CopyConnection.connect}
+ * adds another connection to it, whose statements run beside the first's (each on a thread of its own).
  */
 export class CopyConnection implements SqlRunner {
   readonly #b: Bindings;
+  readonly #owner: CopyConnection | undefined;
   #db: import("@duckdb/node-bindings").Database | undefined;
   #conn: import("@duckdb/node-bindings").Connection | undefined;
+  readonly #others = new Set<CopyConnection>();
 
-  private constructor(b: Bindings) {
+  private constructor(b: Bindings, owner?: CopyConnection) {
     this.#b = b;
+    this.#owner = owner;
   }
 
   /** Open an in-memory DuckDB with `options` (DuckDB settings by name) and connect to it. */
@@ -57,17 +62,29 @@ export class CopyConnection implements SqlRunner {
     return c;
   }
 
+  /** Another connection to this connection's database (closed with it, or on its own). */
+  async connect(): Promise<CopyConnection> {
+    const owner = this.#owner ?? this;
+    if (!owner.#db) throw new Error("DuckDB connection is closed");
+    const c = new CopyConnection(this.#b, owner);
+    c.#conn = await this.#b.connect(owner.#db);
+    owner.#others.add(c);
+    return c;
+  }
+
   /** Run one statement; its rows, if any, are not read. */
   async run(sql: string): Promise<{ readonly rowsChanged: number }> {
     if (!this.#conn) throw new Error("DuckDB connection is closed");
     return { rowsChanged: this.#b.rows_changed(await this.#b.query(this.#conn, sql)) };
   }
 
-  /** Disconnect and close the database. */
+  /** Disconnect; the connection that opened the database also closes the database (and its other connections). */
   close(): void {
     if (this.#conn) this.#b.disconnect_sync(this.#conn);
-    if (this.#db) this.#b.close_sync(this.#db);
     this.#conn = undefined;
+    if (this.#owner) this.#owner.#others.delete(this);
+    for (const o of this.#others) o.close();
+    if (this.#db) this.#b.close_sync(this.#db);
     this.#db = undefined;
   }
 }

@@ -135,7 +135,8 @@ export function parquetSource(paths: readonly string[], options: string, virtual
  * it as it is. Fields no column names are ignored.
  */
 export interface RecordLine {
-  readonly json: string;
+  /** The record's JSON text, or its UTF-8 bytes (a landed line as read from its file: not decoded). */
+  readonly json: string | Uint8Array;
   /** `ts` in ms since the epoch (`Date.parse` of the record's ts); null or undefined: NULL. */
   readonly tsMs?: number | null | undefined;
   readonly landed_seq?: number | undefined;
@@ -154,6 +155,11 @@ export interface WriteLinesOptions {
 export interface SegmentWriterOptions {
   /** DuckDB threads (default 1: a segment is one row group, and the caller's own thread works meanwhile). */
   readonly threads?: number;
+  /**
+   * Segments written at once (default 1): each on a connection of its own to the writer's DuckDB,
+   * its COPY on a thread of its own. A write that finds every connection busy waits for one.
+   */
+  readonly connections?: number;
   /** DuckDB memory_limit (default DuckDB's); what does not fit spills to its temp directory. */
   readonly memoryLimit?: string;
   /** fsync each file written (default true); false for scratch copies the caller copies elsewhere (push uploads, then removes them). */
@@ -232,7 +238,7 @@ function rowJson(row: FleetRow): RecordLine {
   return { json: JSON.stringify(d), tsMs, landed_seq: row.landed_seq, landed_row: row.landed_row, agent };
 }
 
-/** Bytes of rows text gathered before one write to the rows file. */
+/** Bytes of rows gathered before one write to the rows file. */
 const ROWS_CHUNK = 4 << 20;
 
 /**
@@ -244,6 +250,9 @@ const ROWS_CHUNK = 4 << 20;
  */
 export class SegmentWriter {
   #conn: CopyConnection | undefined;
+  /** Connections not writing now, and writes waiting for one. */
+  #free: CopyConnection[] = [];
+  #waiting: ((c: CopyConnection) => void)[] = [];
   #sql = new Map<SegmentLayout, { columns: string; select: string }>();
   #fsync = true;
 
@@ -256,7 +265,26 @@ export class SegmentWriter {
     if (options.memoryLimit !== undefined) config.memory_limit = options.memoryLimit;
     w.#fsync = options.fsync !== false;
     w.#conn = await CopyConnection.open(config);
+    w.#free.push(w.#conn);
+    try {
+      for (let i = 1; i < Math.max(1, options.connections ?? 1); i++) w.#free.push(await w.#conn.connect());
+    } catch (err) {
+      w.close();
+      throw err;
+    }
     return w;
+  }
+
+  /** A connection to write on: a free one, else the next one given back. */
+  #take(): Promise<CopyConnection> {
+    const c = this.#free.pop();
+    return c ? Promise.resolve(c) : new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  #give(c: CopyConnection): void {
+    const next = this.#waiting.shift();
+    if (next) next(c);
+    else this.#free.push(c);
   }
 
   /** Write `rows` to a Parquet file at `path` in the given layout. The file must not exist. */
@@ -275,8 +303,7 @@ export class SegmentWriter {
   }
 
   async #write(path: string, lines: Iterable<RecordLine>, layout: SegmentLayout, agent: string | undefined): Promise<SegmentInfo> {
-    const conn = this.#conn;
-    if (!conn) throw new SegmentError("WriteFailed", `${path}: segment writer is closed`);
+    if (!this.#conn) throw new SegmentError("WriteFailed", `${path}: segment writer is closed`);
     const rowsFile = `${path}.rows-${randomBytes(4).toString("hex")}.ndjson`;
     const withAgent = layout === "compacted";
     let count = 0;
@@ -284,8 +311,7 @@ export class SegmentWriter {
       let longest = 0;
       const fd = openSync(rowsFile, "wx");
       try {
-        let parts: string[] = [];
-        let size = 0;
+        const out = new RowsBuffer(fd);
         for (const line of lines) {
           let a = "";
           if (withAgent) {
@@ -293,27 +319,33 @@ export class SegmentWriter {
             if (name === undefined) throw new SegmentError("InvalidRow", "column agent is required", { data: { column: "agent" } });
             a = `,"a":${wellFormed(JSON.stringify(name))}`;
           }
-          const text = `{"s":${num(line.landed_seq)},"r":${num(line.landed_row)},"t":${num(line.tsMs)}${a},"d":${wellFormed(line.json)}}\n`;
-          if (text.length > longest) longest = text.length;
-          parts.push(text);
-          size += text.length;
+          const start = out.size;
+          out.text(`{"s":${num(line.landed_seq)},"r":${num(line.landed_row)},"t":${num(line.tsMs)}${a},"d":`);
+          const json = line.json;
+          if (typeof json === "string") out.text(wellFormed(json));
+          else if (mayHoldLoneSurrogate(json)) out.text(wellFormed(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString("utf8")));
+          else out.bytes(json);
+          out.text("}\n");
+          if (out.size - start > longest) longest = out.size - start;
           count++;
-          if (size >= ROWS_CHUNK) {
-            writeAll(fd, parts.join(""));
-            parts = [];
-            size = 0;
-          }
         }
-        if (parts.length > 0) writeAll(fd, parts.join(""));
+        out.flush();
       } finally {
         closeSync(fd);
       }
       let sql = this.#sql.get(layout);
       if (!sql) this.#sql.set(layout, (sql = lineSql(segmentColumns(layout))));
-      // A UTF-16 unit is at most 3 bytes of UTF-8; DuckDB's default object limit is 16 MiB.
-      const maxObject = Math.min(Math.max(16 << 20, 3 * longest + 1024), 0xffff_ffff);
+      // DuckDB's default object limit is 16 MiB.
+      const maxObject = Math.min(Math.max(16 << 20, longest + 1024), 0xffff_ffff);
       const source = `read_json(${sqlString(rowsFile)}, format = 'newline_delimited', auto_detect = false, columns = ${sql.columns}, maximum_object_size = ${maxObject})`;
-      const info = await copyParquet(conn, `SELECT ${sql.select} FROM ${source}`, path, { fsync: this.#fsync });
+      const conn = await this.#take();
+      let info: ParquetFileInfo;
+      try {
+        if (!this.#conn) throw new SegmentError("WriteFailed", `${path}: segment writer is closed`);
+        info = await copyParquet(conn, `SELECT ${sql.select} FROM ${source}`, path, { fsync: this.#fsync });
+      } finally {
+        this.#give(conn);
+      }
       if (info.rows !== count) throw new SegmentError("WriteFailed", `${path}: wrote ${info.rows} rows of ${count}`, { data: { path } });
       return info;
     } catch (err) {
@@ -324,17 +356,80 @@ export class SegmentWriter {
     }
   }
 
-  /** Close the writer's DuckDB. */
+  /** Close the writer's DuckDB (a write under way fails). */
   close(): void {
-    this.#conn?.close();
+    const conn = this.#conn;
+    conn?.close();
     this.#conn = undefined;
+    this.#free = [];
+    // Writes waiting for a connection get the closed one: each fails as closed.
+    if (conn) for (const w of this.#waiting.splice(0)) w(conn);
   }
 }
 
-/** Write all of `text` at `fd`'s position: a write may take fewer bytes than it is given. */
-function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text, "utf8");
+/**
+ * The rows file's bytes, gathered in one buffer and written to `fd` each time it holds ROWS_CHUNK
+ * bytes: text is encoded into it and a landed line's bytes copied in as they are (no string is made
+ * of them).
+ */
+class RowsBuffer {
+  #buf = Buffer.allocUnsafe(ROWS_CHUNK);
+  #at = 0;
+  /** Bytes given so far (written or held). */
+  size = 0;
+  constructor(private readonly fd: number) {}
+
+  text(s: string): void {
+    // A UTF-16 unit is at most 3 bytes of UTF-8.
+    if (this.#at + s.length * 3 > this.#buf.length) {
+      this.flush();
+      if (s.length * 3 > this.#buf.length) {
+        const b = Buffer.from(s, "utf8");
+        writeAll(this.fd, b);
+        this.size += b.length;
+        return;
+      }
+    }
+    const n = this.#buf.write(s, this.#at, "utf8");
+    this.#at += n;
+    this.size += n;
+  }
+
+  bytes(b: Uint8Array): void {
+    if (this.#at + b.length > this.#buf.length) {
+      this.flush();
+      if (b.length > this.#buf.length) {
+        writeAll(this.fd, b);
+        this.size += b.length;
+        return;
+      }
+    }
+    this.#buf.set(b, this.#at);
+    this.#at += b.length;
+    this.size += b.length;
+  }
+
+  flush(): void {
+    if (this.#at > 0) writeAll(this.fd, this.#buf.subarray(0, this.#at));
+    this.#at = 0;
+  }
+}
+
+/** Write all of `buf` at `fd`'s position: a write may take fewer bytes than it is given. */
+function writeAll(fd: number, buf: Uint8Array): void {
   for (let at = 0; at < buf.length; ) at += writeSync(fd, buf, at, buf.length - at);
+}
+
+const ESCAPE_U = Buffer.from("\\u", "latin1");
+
+/** Whether JSON bytes may hold a lone surrogate's escape (`\\udXXX`, JSON.stringify's form of one): one scan for `\\u`. */
+function mayHoldLoneSurrogate(json: Uint8Array): boolean {
+  const b = Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+  for (let at = b.indexOf(ESCAPE_U); at >= 0; at = b.indexOf(ESCAPE_U, at + 2)) {
+    const c = b[at + 2];
+    if (c === 0x64 || c === 0x44) return true;
+  }
+  return false;
 }
 
 /**
