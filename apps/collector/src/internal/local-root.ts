@@ -27,10 +27,10 @@ export interface LocalRoot {
   indexStamp(sessionId: string): string | undefined;
   landedFiles(sessionId: string): Promise<LandedFileRef[]>;
   /**
-   * The records of `files` as fleet rows (re-landed duplicates left out), each also as its landed
-   * line (`lines[i]` is `rows[i]` as text: what a segment is written from), and each file's SHA-256.
+   * The records of `files` (re-landed duplicates left out), each as its landed line's bytes with
+   * what push reads of it ({@link PushLine}), and each file's SHA-256.
    */
-  readRows(sessionId: string, files: readonly LandedFileRef[], agent: string): Promise<{ rows: FleetRow[]; lines: RecordLine[]; digests: Map<string, string> }>;
+  readRows(sessionId: string, files: readonly LandedFileRef[], agent: string): Promise<PushRows>;
   /**
    * True when the last complete collect pass found the session with every source active (its
    * pass.state mark): not all gone then. A cache's answer — false means "not known", never "gone".
@@ -40,6 +40,32 @@ export interface LocalRoot {
   allSourcesGone(sessionId: string): boolean;
 }
 
+/**
+ * A landed record as push sends it: its line's bytes as the file holds them, never decoded (what
+ * DuckDB reads into the segment), with the columns push fills in; its runtime (which segment it
+ * goes to) and ts (the session's day), read from the line by key; and the record itself, parsed and
+ * checked only when push needs more of it — a line that may carry usage (the segment's usage
+ * rollup) or is quarantined (its quarantine object).
+ */
+export interface PushLine extends RecordLine {
+  readonly json: Uint8Array;
+  readonly landed_seq: number;
+  readonly landed_row: number;
+  readonly runtime: string;
+  readonly ts: string | undefined;
+  /** The record as a fleet row, when it may carry usage or is quarantined; else undefined. */
+  readonly row: FleetRow | undefined;
+}
+
+/** What push reads of a session's landed files: their lines in order, and each file's SHA-256. */
+export interface PushRows {
+  readonly lines: PushLine[];
+  readonly digests: Map<string, string>;
+}
+
+/** A (seq, row) pair as one number: rows of a landed file stay below this (a file is cut at its byte budget). */
+const ROWS_PER_SEQ = 2 ** 26;
+
 /** `20260831T091204.481523000Z` → ms since the epoch. */
 export function stampMs(stamp: string): number {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})\.(\d{3})\d*Z$/.exec(stamp);
@@ -47,9 +73,48 @@ export function stampMs(stamp: string): number {
   return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7]));
 }
 
-type Heavy = { store: typeof import("@lake/store/read"); events: typeof import("@lake/events/record") };
+// A landed line is the JSON.stringify of one canonical record: a flat object (`usage` the only
+// nested one, of numbers), so a key's quoted name followed by `:` occurs in its bytes only as that
+// key (inside a string every quote is escaped). Push reads the few fields it needs of most records
+// by key, in one scan of each file per key (the file read as latin1: one character per byte, so an
+// index is a byte offset), not by parsing them.
+const RUNTIME_KEY = '"runtime":"';
+const TS_KEY = '"ts":"';
+/** A record with usage (countUsage reads a row with a usage key), or a `latest` copy (it voids earlier ones): push needs it whole. */
+const USAGE_KEYS_OF = ['"usage":{', '"usage_mode":"latest"'];
+
+/** The next occurrence of a key at or after a line's start, kept across the lines of one file. */
+class KeyScan {
+  #at = -2;
+  constructor(
+    private readonly text: string,
+    private readonly key: string,
+  ) {}
+  /** Where the key occurs in [start, end) of the text (the first time), or -1. */
+  within(start: number, end: number): number {
+    if (this.#at !== -1 && this.#at < start) this.#at = this.text.indexOf(this.key, start);
+    return this.#at >= start && this.#at < end ? this.#at : -1;
+  }
+}
+
+/**
+ * The string value of a key found at `at` (its quoted name, `:` and opening quote, `key` long) in
+ * `text`, read from `bytes` (the same bytes, decoded as UTF-8 here): undefined when `at` is -1,
+ * null when the value holds an escape or does not end before `end` (the caller parses the line).
+ */
+function stringAt(text: string, bytes: Buffer, at: number, key: string, end: number): string | undefined | null {
+  if (at < 0) return undefined;
+  const start = at + key.length;
+  const close = text.indexOf('"', start);
+  if (close < 0 || close >= end) return null;
+  for (let i = start; i < close; i++) if (text.charCodeAt(i) === 92) return null;
+  return bytes.toString("utf8", start, close);
+}
+
+type Heavy = { store: typeof import("@lake/store/read"); events: typeof import("@lake/events/record"); quarantined: string };
 let heavy: Promise<Heavy> | undefined;
-const loadHeavy = (): Promise<Heavy> => (heavy ??= Promise.all([import("@lake/store/read"), import("@lake/events/record")]).then(([store, events]) => ({ store, events })));
+const loadHeavy = (): Promise<Heavy> =>
+  (heavy ??= Promise.all([import("@lake/store/read"), import("@lake/events/record"), import("@lake/redact/quarantine")]).then(([store, events, q]) => ({ store, events, quarantined: q.QUARANTINE_TYPE })));
 
 /** A LocalRoot over a @lake/store storage root. */
 export function localRoot(root: string): LocalRoot {
@@ -83,33 +148,54 @@ export function localRoot(root: string): LocalRoot {
     },
     async readRows(sessionId, files, agent) {
       const idx = await indexOf(sessionId);
-      const { store, events } = await loadHeavy();
-      const dup = new Set<string>();
-      for (const e of idx.entries) if (e.duplicate) dup.add(`${e.seq}/${e.row}`);
-      const rows: FleetRow[] = [];
-      const lines: RecordLine[] = [];
+      const { store, events, quarantined } = await loadHeavy();
+      // Rows the index marks: re-landed duplicates (never sent) and quarantined records (push needs their fields).
+      const dup = new Set<number>();
+      const held = new Set<number>();
+      for (const e of idx.entries) {
+        if (e.duplicate) dup.add(e.seq * ROWS_PER_SEQ + e.row);
+        else if (e.vendor_type === quarantined) held.add(e.seq * ROWS_PER_SEQ + e.row);
+      }
+      const lines: PushLine[] = [];
       const digests = new Map<string, string>();
       const indexed = new Map(idx.files.map((x) => [x.rel, x.sha256]));
       for (const f of files) {
         // The index recorded the file's SHA-256 when it landed: a file that changed since is damaged
-        // (one that still hashes to it is not hashed twice: parseLanded).
+        // (one that still hashes to it is not hashed twice: parseLanded). A file that hashes to it is
+        // the one this collector wrote, a canonical record per line: its lines go on as bytes.
         const want = indexed.get(f.rel);
-        const lf = store.readLanded(root, sessionId, f.rel, want !== undefined ? { sha256: want } : {});
+        const lf = store.readLandedBytes(root, sessionId, f.rel, want !== undefined ? { sha256: want } : {});
         if (want !== undefined && lf.sha256 !== want) throw new CollectorError("Input", `${join(root, sessionId, f.rel)}: SHA-256 ${lf.sha256} differs from the index's ${want} (damaged landed file)`);
         digests.set(f.rel, lf.sha256);
-        lf.rows.forEach((text, row) => {
-          if (dup.has(`${f.seq}/${row}`)) return;
-          // The file is the one the index recorded (SHA-256 above), written by this collector: the
-          // schema's field checks without zod (checkStoredRecord; a record that does not fit still
-          // stops this session only).
-          // The object is this line's own (just parsed): the fleet columns go onto it.
-          const rec = Object.assign(events.checkStoredRecord(JSON.parse(text)), { agent, landed_seq: f.seq, landed_row: row }) as FleetRow;
-          rows.push(rec);
-          const ms = rec.ts === undefined ? NaN : Date.parse(rec.ts);
-          lines.push({ json: text, tsMs: Number.isNaN(ms) ? null : ms, landed_seq: f.seq, landed_row: row });
+        const body = lf.body;
+        const text = body.toString("latin1");
+        const runtimes = new KeyScan(text, RUNTIME_KEY);
+        const times = new KeyScan(text, TS_KEY);
+        const usage = USAGE_KEYS_OF.map((k) => new KeyScan(text, k));
+        lf.rows.forEach((bytes, row) => {
+          const start = bytes.byteOffset - body.byteOffset;
+          const end = start + bytes.length;
+          let carries = false;
+          for (const u of usage) if (u.within(start, end) >= 0) carries = true;
+          const runtimeAt = runtimes.within(start, end);
+          const tsAt = times.within(start, end);
+          const seqRow = f.seq * ROWS_PER_SEQ + row;
+          if (dup.has(seqRow)) return;
+          let runtime = stringAt(text, body, runtimeAt, RUNTIME_KEY, end);
+          let ts = stringAt(text, body, tsAt, TS_KEY, end);
+          let rec: FleetRow | undefined;
+          if (carries || typeof runtime !== "string" || ts === null || held.has(seqRow)) {
+            // The record's fields, checked as the schema declares them without zod (checkStoredRecord;
+            // a record that does not fit stops this session only). The object is this line's own.
+            rec = Object.assign(events.checkStoredRecord(JSON.parse(bytes.toString("utf8"))), { agent, landed_seq: f.seq, landed_row: row }) as FleetRow;
+            runtime = rec.runtime;
+            ts = rec.ts;
+          }
+          const ms = ts === undefined ? NaN : Date.parse(ts);
+          lines.push({ json: bytes, tsMs: Number.isNaN(ms) ? null : ms, landed_seq: f.seq, landed_row: row, runtime: runtime as string, ts, row: rec });
         });
       }
-      return { rows, lines, digests };
+      return { lines, digests };
     },
     sourcesLive(sessionId) {
       if (passState === undefined) {

@@ -5,7 +5,6 @@ import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { writeAtomic } from "@lake/durable";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import type { CanonicalRecord } from "@lake/events";
 import type { UsageRecord } from "@lake/events/usage";
 import {
   encodeQuarantine,
@@ -27,7 +26,7 @@ import {
 import type { FleetRow, RecordLine } from "@lake/segments";
 import { QUARANTINE_TYPE } from "@lake/redact/quarantine";
 import { CollectorError } from "./errors.js";
-import type { LocalRoot, LandedFileRef } from "./local-root.js";
+import type { LocalRoot, LandedFileRef, PushLine, PushRows } from "./local-root.js";
 import { step } from "./crash.js";
 import { CARRY_DIR, carryName, emptySummary, writePushState, type PushOptions, type PushState, type PushSummary, type SessionPushState } from "./push.js";
 
@@ -51,15 +50,11 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
   mkdirSync(tmp, { recursive: true });
   // @lake/segments (DuckDB) is loaded when the first segment is written: a push that only seals,
   // or only records watermarks, does not pay for it. Its files are scratch copies, uploaded (the
-  // store's copy is made durable) and removed: not fsynced. One connection: the sessions in flight
-  // take turns on it (a COPY at a time, in the order they ask).
+  // store's copy is made durable) and removed: not fsynced. Two connections: two of the sessions in
+  // flight write their segments at once, each COPY on a thread of its own (a third waits its turn).
   let opening: Promise<Awaited<ReturnType<typeof import("@lake/segments").SegmentWriter.open>>> | undefined;
-  let turn: Promise<unknown> = Promise.resolve();
-  const writeSegment = (path: string, lines: readonly RecordLine[]) => {
-    const written = turn.then(async () => (await (opening ??= import("@lake/segments").then(({ SegmentWriter }) => SegmentWriter.open({ fsync: false })))).writeLines(path, lines, "bronze"));
-    turn = written.catch(() => undefined);
-    return written;
-  };
+  const writeSegment = async (path: string, lines: readonly RecordLine[]) =>
+    (await (opening ??= import("@lake/segments").then(({ SegmentWriter }) => SegmentWriter.open({ fsync: false, connections: SEGMENTS_AT_ONCE })))).writeLines(path, lines, "bronze");
   const runtimes = new Set<string>();
   // push.state holds every session: rewriting it after each one would make a push of a few
   // sessions cost the whole file once per session. It is saved at most every SAVE_EVERY_MS, at the
@@ -138,29 +133,26 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
           st.rows = {};
           st.sealed = false;
         }
-        const { rows, lines, digests } = read;
-        if (st.dt === "") st.dt = sessionDay(rows, now);
-        // Each row with its landed line (what the segment is written from: DuckDB reads the text).
-        const byRuntime = new Map<string, { rows: FleetRow[]; lines: RecordLine[] }>();
-        rows.forEach((r, i) => {
-          let l = byRuntime.get(r.runtime);
-          if (!l) byRuntime.set(r.runtime, (l = { rows: [], lines: [] }));
-          l.rows.push(r);
-          l.lines.push(lines[i]!);
-        });
-        for (const [runtime, { rows: list, lines: listLines }] of byRuntime) {
+        const { lines, digests } = read;
+        if (st.dt === "") st.dt = sessionDay(lines, now);
+        // Each runtime's landed lines (what its segment is written from: DuckDB reads their bytes).
+        const byRuntime = new Map<string, PushLine[]>();
+        for (const l of lines) {
+          let list = byRuntime.get(l.runtime);
+          if (!list) byRuntime.set(l.runtime, (list = []));
+          list.push(l);
+        }
+        for (const [runtime, list] of byRuntime) {
           runtimes.add(runtime);
           const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: sessionLabel(sessionId, st.part) };
-          const quarantined = list.filter((r) => r.vendor_type === QUARANTINE_TYPE);
-          for (const q of quarantined) summary.quarantined += await putQuarantine(store, options.agent, q);
+          for (const l of list) if (l.row?.vendor_type === QUARANTINE_TYPE) summary.quarantined += await putQuarantine(store, options.agent, l.row);
           let pending = list;
-          let pendingLines = listLines;
           while (pending.length > 0) {
             const seg = st.next_seg[runtime] ?? 0;
             const key = segmentKey(p, seg);
             const path = join(tmp, `seg-${sessionId}-${runtime}-${seg}.parquet`);
             rmSync(path, { force: true });
-            const writing = writeSegment(path, pendingLines);
+            const writing = writeSegment(path, pending);
             readAhead();
             const info = await writing;
             step("push:segment-written");
@@ -169,7 +161,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
             // Every segment gets beside it the usage rollup of its directory up to it (segments
             // 0..seg): a reader of a fleet not compacted yet adds the newest one instead of reading
             // the directory's rows.
-            if (r.status === "written") await putSegmentRollup(store, local.root, p, seg, pending, tmp);
+            if (r.status === "written") await putSegmentRollup(store, local.root, p, seg, parsedRows(pending), tmp);
             rmSync(path, { force: true });
             if (r.status === "written") {
               st.next_seg[runtime] = seg + 1;
@@ -180,7 +172,6 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
               summary.bytes += info.bytes;
               sent += info.rows;
               pending = [];
-              pendingLines = [];
             } else if (r.status === "conflict") {
               // The key is taken: an earlier push wrote it and stopped before saving its state.
               // Read it back; its landed files count as sent, and what is left goes to the next key.
@@ -189,9 +180,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
               st.segments[runtime] = (st.segments[runtime] ?? 0) + 1;
               st.rows[runtime] = (st.rows[runtime] ?? 0) + have.rows;
               summary.recovered++;
-              const keep = pending.map((row) => row.landed_seq === undefined || !have.seqs.has(row.landed_seq));
-              pending = pending.filter((_, i) => keep[i]);
-              pendingLines = pendingLines.filter((_, i) => keep[i]);
+              pending = pending.filter((l) => !have.seqs.has(l.landed_seq));
               // The push that wrote it may have stopped before its rollup: written again (named by
               // its bytes, so an existing one is left as it is) unless a next segment follows.
               if (pending.length === 0) await putSegmentRollup(store, local.root, p, seg, undefined, tmp);
@@ -298,16 +287,18 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
 }
 
 /**
- * Sessions a push sends at once, and the most row text (UTF-16 code units) they may hold together
- * (one session is always let in). Parsed, rows take about ten times their text: small sessions
- * (an incremental push) go four at a time, large ones one or two.
+ * Sessions a push sends at once, and the most landed-line bytes they may hold together (one session
+ * is always let in): small sessions (an incremental push) go four at a time, large ones one or two.
  */
 const IN_FLIGHT = 4;
 const IN_FLIGHT_CHARS = 8 << 20;
 
 /** A session as read before it is sent: its watermark, landed files, those not sent yet and their rows; or why it cannot be read. */
-type Sent = { watermark: number | undefined; stamp: string | undefined; files: LandedFileRef[]; fresh: LandedFileRef[]; read: { rows: FleetRow[]; lines: RecordLine[]; digests: Map<string, string> } | undefined };
+type Sent = { watermark: number | undefined; stamp: string | undefined; files: LandedFileRef[]; fresh: LandedFileRef[]; read: PushRows | undefined };
 type Prepared = Sent | { problem: string };
+
+/** Segments a push writes at once (DuckDB connections, each COPY on a thread of its own). */
+const SEGMENTS_AT_ONCE = 2;
 
 /** How often a push saves push.state while it sends (ms); always at the end. */
 const SAVE_EVERY_MS = 1000;
@@ -328,6 +319,17 @@ function recordWatermark(ss: SessionPushState, watermark: number | undefined, st
   return true;
 }
 
+/**
+ * The records of `lines` that push parsed: every one that may carry usage (and the quarantined).
+ * usageRecordsOfRows takes no other row, so the rollup counted from them is the rollup of all of
+ * `lines`.
+ */
+function parsedRows(lines: readonly PushLine[]): FleetRow[] {
+  const out: FleetRow[] = [];
+  for (const l of lines) if (l.row !== undefined) out.push(l.row);
+  return out;
+}
+
 /** Whether any runtime directory of the session's current part has `_SEALED` in the store. */
 async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionPushState, fleetId: string, agent: string): Promise<boolean> {
   for (const runtime of Object.keys(st.next_seg)) {
@@ -341,11 +343,11 @@ async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionP
  * Upload the usage rollup of segments 0..seq of a directory, keys first, and keep its carry (the
  * usage records it counted, @lake/events encodeUsageCarry) in `_export/usage/` of the local root
  * for the next one: rollup `seq` is counted from carry `seq - 1` and segment `seq`'s records —
- * `rows` as written (usageRecordsOfRows), or the segment downloaded when undefined — so a push
- * never reads a directory's history again. Without that carry (a push stopped before it, a root
- * that lost it) the earlier segments are downloaded once; one that cannot be fetched or does not
- * check (its footer's content hash) leaves the directory without this rollup: the reader reads its
- * rows, as for a directory pushed before rollups.
+ * `rows` as written (usageRecordsOfRows; the rows that may carry usage are enough), or the segment
+ * downloaded when undefined — so a push never reads a directory's history again. Without that carry
+ * (a push stopped before it, a root that lost it) the earlier segments are downloaded once; one that
+ * cannot be fetched or does not check (its footer's content hash) leaves the directory without this
+ * rollup: the reader reads its rows, as for a directory pushed before rollups.
  */
 async function putSegmentRollup(store: ObjectStore, root: string, p: SessionPartition, seq: number, rows: readonly FleetRow[] | undefined, tmp: string): Promise<void> {
   const carries = carryFiles(root, store, p);
@@ -478,9 +480,9 @@ async function segmentLandedSeqs(store: ObjectStore, key: string, tmp: string, r
   }
 }
 
-function sessionDay(rows: readonly CanonicalRecord[], now: () => number): string {
+function sessionDay(lines: readonly PushLine[], now: () => number): string {
   let min: string | undefined;
-  for (const r of rows) if (r.ts && (min === undefined || r.ts < min)) min = r.ts;
+  for (const l of lines) if (l.ts && (min === undefined || l.ts < min)) min = l.ts;
   const t = min ? Date.parse(min) : NaN;
   return utcDate(Number.isNaN(t) ? now() : t);
 }
