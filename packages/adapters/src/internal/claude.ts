@@ -4,7 +4,7 @@
 import { basename, dirname, join } from "node:path";
 import type { RawRecord } from "@lake/events";
 import { MAIN_STREAM } from "@lake/events/record";
-import { LineRecords, attrsText, bool, contentText, count, isoTs, jsonText, lineJson, obj, parseJson, str, textId, unknownRecord, usageOf, type Obj } from "./build.js";
+import { LineRecords, attrsText, bool, contentText, count, isoTs, jsonText, lineJson, obj, parseJson, str, textId, unknownRecord, usageOf, type Fields, type Obj } from "./build.js";
 import { discoverWith, homeOf, peek, peekField, relPath } from "./discover.js";
 import type { Adapter, AdapterState, DiscoverOptions, SourceLine, SourceRef } from "./types.js";
 
@@ -64,26 +64,27 @@ export function claudeLine(source: SourceRef, line: SourceLine): RawRecord[] {
       break;
     case "system": {
       const subtype = str(o.subtype);
-      b.add({
-        ...common,
-        kind: "system",
-        vendor_type: subtype ? `system/${subtype}` : "system",
-        role: "system",
-        text: str(o.content),
-        is_error: subtype === "api_error" ? true : undefined,
-        attrs: attrsText({
-          ...baseAttrs,
-          level: str(o.level),
-          is_meta: bool(o.isMeta) || undefined,
-          compact: obj(o.compactMetadata),
-          duration_ms: o.durationMs,
-          hook_count: o.hookCount,
-          hook_errors: Array.isArray(o.hookErrors) && o.hookErrors.length ? o.hookErrors : undefined,
-          prevented_continuation: o.preventedContinuation,
-          retry_attempt: o.retryAttempt,
-          error: o.error === undefined ? undefined : o.error,
-        }),
-      });
+      b.add(
+        {
+          kind: "system",
+          vendor_type: subtype ? `system/${subtype}` : "system",
+          role: "system",
+          text: str(o.content),
+          is_error: subtype === "api_error" ? true : undefined,
+          attrs: attrsOf(baseAttrs, {
+            level: str(o.level),
+            is_meta: bool(o.isMeta) || undefined,
+            compact: obj(o.compactMetadata),
+            duration_ms: o.durationMs,
+            hook_count: o.hookCount,
+            hook_errors: Array.isArray(o.hookErrors) && o.hookErrors.length ? o.hookErrors : undefined,
+            prevented_continuation: o.preventedContinuation,
+            retry_attempt: o.retryAttempt,
+            error: o.error === undefined ? undefined : o.error,
+          }),
+        },
+        common,
+      );
       break;
     }
     case "summary":
@@ -109,80 +110,114 @@ export function claudeLine(source: SourceRef, line: SourceLine): RawRecord[] {
     default:
       if (type === undefined) return [unknownRecord(source, line, text, ADAPTER, "no record type")];
       // A newer record type: keep it as meta with its fields' names (content stays in the vendor store).
-      b.add({ ...common, kind: "meta", vendor_type: type, text: str(o.content) ?? str(o.summary) ?? str(o.title), attrs: attrsText({ ...baseAttrs, keys: Object.keys(o).sort() }) });
+      b.add({ kind: "meta", vendor_type: type, text: str(o.content) ?? str(o.summary) ?? str(o.title), attrs: attrsOf(baseAttrs, { keys: Object.keys(o).sort() }) }, common);
   }
   return b.out;
 }
 
 type Common = { parent_id: string | undefined; ts: string | undefined; cwd: string | undefined; branch: string | undefined; is_sidechain: boolean | undefined };
+type BaseAttrs = { version: string | undefined; agent_id: string | undefined; line_session_id: string | undefined };
 
-function assistant(b: LineRecords, o: Obj, m: Obj, common: Common, baseAttrs: Obj): void {
+/**
+ * `attrs` of a record: the line's base attributes, then `extra` (attrsText of `{ ...base, ...extra }`,
+ * built by assignment: see LineRecords.add).
+ */
+function attrsOf(base: BaseAttrs, extra: Obj): string | undefined {
+  const a: Obj = { version: base.version, agent_id: base.agent_id, line_session_id: base.line_session_id };
+  for (const k in extra) a[k] = extra[k];
+  return attrsText(a);
+}
+
+function assistant(b: LineRecords, o: Obj, m: Obj, common: Common, baseAttrs: BaseAttrs): void {
   const usage = claudeUsage(m.usage);
   const messageId = str(m.id);
   const requestId = str(o.requestId);
-  const shared = {
-    ...common,
+  const model = str(m.model);
+  const isError = bool(o.isApiErrorMessage) || undefined;
+  const shared: Fields = {
+    parent_id: common.parent_id,
+    ts: common.ts,
+    cwd: common.cwd,
+    branch: common.branch,
+    is_sidechain: common.is_sidechain,
     role: "assistant",
-    model: str(m.model),
+    model,
     message_id: messageId,
     request_id: requestId,
-    is_error: bool(o.isApiErrorMessage) || undefined,
+    is_error: isError,
   };
   // Usage goes on the line's first record only: one line, one copy of the response's usage.
-  const usageFields = usage
-    ? { usage, usage_mode: "delta" as const, usage_key: requestId ?? messageId, cost_usd: recordedCost(o.costUSD) }
-    : {};
-  const attrs = attrsText({ ...baseAttrs, stop_reason: str(m.stop_reason), service_tier: str(obj(m.usage)?.service_tier) });
+  const withUsage: Fields = usage
+    ? {
+        parent_id: common.parent_id,
+        ts: common.ts,
+        cwd: common.cwd,
+        branch: common.branch,
+        is_sidechain: common.is_sidechain,
+        role: "assistant",
+        model,
+        message_id: messageId,
+        request_id: requestId,
+        is_error: isError,
+        usage,
+        usage_mode: "delta",
+        usage_key: requestId ?? messageId,
+        cost_usd: recordedCost(o.costUSD),
+      }
+    : shared;
+  const attrs = attrsOf(baseAttrs, { stop_reason: str(m.stop_reason), service_tier: str(obj(m.usage)?.service_tier) });
   const content = Array.isArray(m.content) ? m.content : typeof m.content === "string" ? [{ type: "text", text: m.content }] : [];
   let first = true;
-  const u = () => {
-    if (!first) return {};
+  // The fields every record of the line shares, the usage with them on the first one.
+  const u = (): Fields => {
+    if (!first) return shared;
     first = false;
-    return usageFields;
+    return withUsage;
   };
   for (const blk of content) {
     const c = obj(blk);
     if (!c) continue;
     const t = str(c.type);
-    if (t === "text") b.add({ ...shared, ...u(), kind: "assistant", vendor_type: "assistant/text", text: str(c.text), attrs });
+    if (t === "text") b.add({ kind: "assistant", vendor_type: "assistant/text", text: str(c.text), attrs }, u());
     else if (t === "thinking" || t === "redacted_thinking")
-      b.add({ ...shared, ...u(), kind: "assistant", vendor_type: `assistant/${t}`, text: str(c.thinking), attrs: attrsText({ ...baseAttrs, thinking: true, signature_only: str(c.thinking) ? undefined : true }) });
+      b.add({ kind: "assistant", vendor_type: `assistant/${t}`, text: str(c.thinking), attrs: attrsOf(baseAttrs, { thinking: true, signature_only: str(c.thinking) ? undefined : true }) }, u());
     else if (t === "tool_use" || t === "server_tool_use") {
       const name = str(c.name);
       const input = obj(c.input);
-      b.add({
-        ...shared,
-        ...u(),
-        kind: "tool_call",
-        vendor_type: `assistant/${t}`,
-        tool_name: name,
-        tool_call_id: str(c.id),
-        tool_input: jsonText(c.input),
-        attrs: name && AGENT_TOOLS.has(name) ? attrsText({ ...baseAttrs, subagent_type: str(input?.subagent_type), description: str(input?.description) }) : attrs,
-      });
+      b.add(
+        {
+          kind: "tool_call",
+          vendor_type: `assistant/${t}`,
+          tool_name: name,
+          tool_call_id: str(c.id),
+          tool_input: jsonText(c.input),
+          attrs: name && AGENT_TOOLS.has(name) ? attrsOf(baseAttrs, { subagent_type: str(input?.subagent_type), description: str(input?.description) }) : attrs,
+        },
+        u(),
+      );
     } else if (t?.endsWith("_tool_result"))
-      b.add({ ...shared, ...u(), kind: "tool_result", vendor_type: `assistant/${t}`, tool_call_id: str(c.tool_use_id), text: contentText(c.content) ?? jsonText(c.content), attrs });
-    else b.add({ ...shared, ...u(), kind: "assistant", vendor_type: `assistant/${t ?? "?"}`, attrs });
+      b.add({ kind: "tool_result", vendor_type: `assistant/${t}`, tool_call_id: str(c.tool_use_id), text: contentText(c.content) ?? jsonText(c.content), attrs }, u());
+    else b.add({ kind: "assistant", vendor_type: `assistant/${t ?? "?"}`, attrs }, u());
   }
-  if (first) b.add({ ...shared, ...u(), kind: "assistant", vendor_type: "assistant", attrs });
+  if (first) b.add({ kind: "assistant", vendor_type: "assistant", attrs }, u());
 }
 
-function user(b: LineRecords, o: Obj, m: Obj, common: Common, baseAttrs: Obj): void {
+function user(b: LineRecords, o: Obj, m: Obj, common: Common, baseAttrs: BaseAttrs): void {
   const isMeta = bool(o.isMeta) || undefined;
   const compact = bool(o.isCompactSummary) || undefined;
-  const shared = { ...common, role: "user" };
+  const shared: Fields = { parent_id: common.parent_id, ts: common.ts, cwd: common.cwd, branch: common.branch, is_sidechain: common.is_sidechain, role: "user" };
   const kind = compact ? "summary" : "user";
   const vt = compact ? "user/compact_summary" : isMeta ? "user/meta" : "user";
-  const attrs = attrsText({ ...baseAttrs, is_meta: isMeta, permission_mode: str(o.permissionMode) });
+  const attrs = attrsOf(baseAttrs, { is_meta: isMeta, permission_mode: str(o.permissionMode) });
   if (typeof m.content === "string" || !Array.isArray(m.content)) {
-    b.add({ ...shared, kind, vendor_type: vt, text: str(m.content), attrs });
+    b.add({ kind, vendor_type: vt, text: str(m.content), attrs }, shared);
     return;
   }
   const tur = o.toolUseResult;
   const turObj = obj(tur);
   let texts: string[] = [];
   const flush = () => {
-    if (texts.length) b.add({ ...shared, kind, vendor_type: vt, text: texts.join("\n"), attrs });
+    if (texts.length) b.add({ kind, vendor_type: vt, text: texts.join("\n"), attrs }, shared);
     texts = [];
   };
   for (const blk of m.content) {
@@ -193,8 +228,8 @@ function user(b: LineRecords, o: Obj, m: Obj, common: Common, baseAttrs: Obj): v
       const agentId = str(turObj?.agentId);
       // A Task/Agent result copies the child's usage (toolUseResult.usage): never counted here; the
       // child's own transcript carries it. Kept in attrs as totals only.
-      b.add({
-        ...shared,
+      b.add(
+        {
         kind: "tool_result",
         vendor_type: "user/tool_result",
         tool_call_id: str(c.tool_use_id),
@@ -202,8 +237,7 @@ function user(b: LineRecords, o: Obj, m: Obj, common: Common, baseAttrs: Obj): v
         is_error: bool(c.is_error),
         exit_code: exitCode(turObj),
         child_stream: agentId,
-        attrs: attrsText({
-          ...baseAttrs,
+        attrs: attrsOf(baseAttrs, {
           interrupted: bool(turObj?.interrupted) || undefined,
           status: str(turObj?.status),
           total_tokens: agentId ? turObj?.totalTokens : undefined,
@@ -211,14 +245,16 @@ function user(b: LineRecords, o: Obj, m: Obj, common: Common, baseAttrs: Obj): v
           total_tool_use_count: agentId ? turObj?.totalToolUseCount : undefined,
           tool_error: typeof tur === "string" && bool(c.is_error) ? tur : undefined,
         }),
-      });
+        },
+        shared,
+      );
     } else {
       const t = contentText([c]);
       if (t !== undefined) texts.push(t);
     }
   }
   flush();
-  if (b.out.length === 0) b.add({ ...shared, kind, vendor_type: vt, attrs });
+  if (b.out.length === 0) b.add({ kind, vendor_type: vt, attrs }, shared);
 }
 
 function exitCode(t: Obj | undefined): number | undefined {
@@ -226,20 +262,19 @@ function exitCode(t: Obj | undefined): number | undefined {
   return typeof v === "number" && Number.isInteger(v) ? v : undefined;
 }
 
-function progress(b: LineRecords, o: Obj, common: Common, baseAttrs: Obj): void {
+function progress(b: LineRecords, o: Obj, common: Common, baseAttrs: BaseAttrs): void {
   const d = obj(o.data) ?? {};
   const dt = str(d.type) ?? "?";
   const inner = obj(d.message);
   // A progress row may embed a child's assistant message with its usage: never counted here.
-  b.add({
-    ...common,
+  b.add(
+    {
     kind: "meta",
     vendor_type: `progress/${dt}`,
     tool_call_id: str(o.parentToolUseID),
     child_stream: dt === "agent_progress" ? str(d.agentId) : undefined,
     text: dt === "bash_progress" ? str(d.output) : undefined,
-    attrs: attrsText({
-      ...baseAttrs,
+    attrs: attrsOf(baseAttrs, {
       tool_use_id: str(o.toolUseID),
       hook_event: str(d.hookEvent),
       hook_name: str(d.hookName),
@@ -249,7 +284,9 @@ function progress(b: LineRecords, o: Obj, common: Common, baseAttrs: Obj): void 
       task_description: str(d.taskDescription),
       elapsed_s: d.elapsedTimeSeconds,
     }),
-  });
+    },
+    common,
+  );
 }
 
 /** Convert a `.meta.json` sidecar of a subagent (a snapshot source) to its record. */

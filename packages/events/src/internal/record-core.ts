@@ -123,8 +123,14 @@ export function contentHash(r: RawRecord | CanonicalRecord): string {
 
 /** Turn an adapter's (already masked) record into a canonical record: hash it and attach the rule ids. */
 export function canonicalize(raw: RawRecord, redactionRules: readonly string[] = []): CanonicalRecord {
-  const rec = { ...raw, content_hash: "", redaction_rules: [...new Set(redactionRules)].sort() } as CanonicalRecord;
-  rec.content_hash = contentHash(rec);
-  return rec;
+  // `{ ...raw, content_hash, redaction_rules }`, by assignment: in this V8 an object literal's
+  // properties after a spread cost about a microsecond each, and records are made by the hundred thousand.
+  const rec: Record<string, unknown> = {};
+  for (const k in raw) rec[k] = (raw as unknown as Record<string, unknown>)[k];
+  rec.content_hash = "";
+  rec.redaction_rules = redactionRules.length === 0 ? [] : [...new Set(redactionRules)].sort();
+  const out = rec as unknown as CanonicalRecord;
+  out.content_hash = contentHash(out);
+  return out;
 }
 
