@@ -115,6 +115,10 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
       ? { ...ss, next_seg: { ...ss.next_seg }, segments: { ...ss.segments }, rows: { ...ss.rows }, files: { ...ss.files } }
       : { part: 1, dt: "", next_seg: {}, segments: {}, rows: {}, files: {}, sealed: false };
     let sent = 0;
+    // A directory this push seals after sending gets no next segment: the carry of its last rollup
+    // would be removed at the seal, so it is not written (a push stopped before the seal counts the
+    // directory from the store the next time it grows).
+    const sealing = sealDue(local, sessionId, files, options.sealIdleSeconds, now);
     try {
       if (read !== undefined) {
         // Whoever sealed the current part (a push, this one from another root's state, or
@@ -161,7 +165,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
             // Every segment gets beside it the usage rollup of its directory up to it (segments
             // 0..seg): a reader of a fleet not compacted yet adds the newest one instead of reading
             // the directory's rows.
-            if (r.status === "written") await putSegmentRollup(store, local.root, p, seg, parsedRows(pending), tmp);
+            if (r.status === "written") await putSegmentRollup(store, local.root, p, seg, parsedRows(pending), tmp, !sealing);
             rmSync(path, { force: true });
             if (r.status === "written") {
               st.next_seg[runtime] = seg + 1;
@@ -183,7 +187,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
               pending = pending.filter((l) => !have.seqs.has(l.landed_seq));
               // The push that wrote it may have stopped before its rollup: written again (named by
               // its bytes, so an existing one is left as it is) unless a next segment follows.
-              if (pending.length === 0) await putSegmentRollup(store, local.root, p, seg, undefined, tmp);
+              if (pending.length === 0) await putSegmentRollup(store, local.root, p, seg, undefined, tmp, !sealing);
             } else {
               throw new CollectorError("Store", `${store.url}/${key}: upload outcome unknown (${String((r.cause as Error)?.message ?? r.cause)}); run push again`);
             }
@@ -347,9 +351,10 @@ async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionP
  * downloaded when undefined — so a push never reads a directory's history again. Without that carry
  * (a push stopped before it, a root that lost it) the earlier segments are downloaded once; one that
  * cannot be fetched or does not check (its footer's content hash) leaves the directory without this
- * rollup: the reader reads its rows, as for a directory pushed before rollups.
+ * rollup: the reader reads its rows, as for a directory pushed before rollups. `keepCarry` false: the
+ * directory is sealed right after (its carry would only be removed).
  */
-async function putSegmentRollup(store: ObjectStore, root: string, p: SessionPartition, seq: number, rows: readonly FleetRow[] | undefined, tmp: string): Promise<void> {
+async function putSegmentRollup(store: ObjectStore, root: string, p: SessionPartition, seq: number, rows: readonly FleetRow[] | undefined, tmp: string, keepCarry = true): Promise<void> {
   const carries = carryFiles(root, store, p);
   const { readUsageRecords, usageRecordsOfRows, usageRollupOf, checkContentHash, isSegmentError } = await import("@lake/segments");
   const { decodeUsageCarry, encodeUsageCarry } = await import("@lake/events/usage");
@@ -410,8 +415,10 @@ async function putSegmentRollup(store: ObjectStore, root: string, p: SessionPart
     }
     // A cache, not a record: a torn or lost carry (no fsync) is refused by its decoder and costs
     // one download of the directory, never a wrong sum.
-    mkdirSync(carries.dir, { recursive: true });
-    writeAtomic(carries.at(seq), encodeUsageCarry(records), { sync: false, mode: 0o644 });
+    if (keepCarry) {
+      mkdirSync(carries.dir, { recursive: true });
+      writeAtomic(carries.at(seq), encodeUsageCarry(records), { sync: false, mode: 0o644 });
+    }
     if (seq > 0) rmSync(carries.at(seq - 1), { force: true });
   } finally {
     if (made) rmSync(dir, { recursive: true, force: true });
