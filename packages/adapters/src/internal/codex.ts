@@ -162,7 +162,7 @@ export function codexLine(source: SourceRef, line: SourceLine, state: CodexState
       const cwd = str(p.cwd);
       if (model !== undefined) state.model = model;
       if (cwd !== undefined) state.cwd = cwd;
-      b.add({ ...common, model: state.model, cwd: state.cwd, kind: "meta", vendor_type: "turn_context", attrs: attrsText({ approval_policy: str(p.approval_policy), sandbox: str(obj(p.sandbox_policy)?.type), effort: str(p.effort), turn_id: str(p.turn_id) }) });
+      b.add({ model: state.model, cwd: state.cwd, kind: "meta", vendor_type: "turn_context", attrs: attrsText({ approval_policy: str(p.approval_policy), sandbox: str(obj(p.sandbox_policy)?.type), effort: str(p.effort), turn_id: str(p.turn_id) }) }, common);
       break;
     }
     case "response_item":
@@ -172,10 +172,10 @@ export function codexLine(source: SourceRef, line: SourceLine, state: CodexState
       eventMsg(b, p, common, state, replayed === true);
       break;
     case "compacted":
-      b.add({ ...common, kind: "summary", vendor_type: "compacted", text: str(p.message), attrs: attrsText({ replacement_items: Array.isArray(p.replacement_history) ? p.replacement_history.length : undefined }) });
+      b.add({ kind: "summary", vendor_type: "compacted", text: str(p.message), attrs: attrsText({ replacement_items: Array.isArray(p.replacement_history) ? p.replacement_history.length : undefined }) }, common);
       break;
     default:
-      b.add({ ...common, kind: "meta", vendor_type: envelope, attrs: attrsText({ payload_type: str(p.type) }) });
+      b.add({ kind: "meta", vendor_type: envelope, attrs: attrsText({ payload_type: str(p.type) }) }, common);
   }
   return b.out;
 }
@@ -198,33 +198,33 @@ function responseItem(b: LineRecords, p: Obj, c: Common): void {
     case "message": {
       const role = str(p.role);
       const kind = role === "assistant" ? "assistant" : role === "user" ? "user" : "system";
-      b.add({ ...c, kind, vendor_type: vt, role, text: contentText(p.content), message_id: str(p.id), attrs: attrsText({ phase: str(p.phase) }) });
+      b.add({ kind, vendor_type: vt, role, text: contentText(p.content), message_id: str(p.id), attrs: attrsText({ phase: str(p.phase) }) }, c);
       break;
     }
     case "reasoning": {
       const summary = Array.isArray(p.summary) ? p.summary.map((s) => str(obj(s)?.text)).filter((s) => s !== undefined).join("\n") : undefined;
-      b.add({ ...c, kind: "assistant", vendor_type: vt, role: "assistant", text: summary || contentText(p.content), attrs: attrsText({ thinking: true, encrypted: p.encrypted_content ? true : undefined }) });
+      b.add({ kind: "assistant", vendor_type: vt, role: "assistant", text: summary || contentText(p.content), attrs: attrsText({ thinking: true, encrypted: p.encrypted_content ? true : undefined }) }, c);
       break;
     }
     case "function_call":
     case "custom_tool_call":
     case "local_shell_call":
-      b.add({ ...c, kind: "tool_call", vendor_type: vt, tool_name: str(p.name) ?? (t === "local_shell_call" ? "local_shell" : undefined), tool_call_id: str(p.call_id) ?? str(p.id), tool_input: jsonText(p.arguments ?? p.input ?? p.action), attrs: attrsText({ status: str(p.status) }) });
+      b.add({ kind: "tool_call", vendor_type: vt, tool_name: str(p.name) ?? (t === "local_shell_call" ? "local_shell" : undefined), tool_call_id: str(p.call_id) ?? str(p.id), tool_input: jsonText(p.arguments ?? p.input ?? p.action), attrs: attrsText({ status: str(p.status) }) }, c);
       break;
     case "function_call_output":
     case "custom_tool_call_output":
     case "local_shell_call_output": {
       const f = outputFields(p.output);
-      b.add({ ...c, kind: "tool_result", vendor_type: vt, tool_call_id: str(p.call_id), text: f.text, exit_code: f.exit_code, is_error: f.exit_code !== undefined ? f.exit_code !== 0 : undefined });
+      b.add({ kind: "tool_result", vendor_type: vt, tool_call_id: str(p.call_id), text: f.text, exit_code: f.exit_code, is_error: f.exit_code !== undefined ? f.exit_code !== 0 : undefined }, c);
       break;
     }
     case "web_search_call": {
       const action = obj(p.action);
-      b.add({ ...c, kind: "tool_call", vendor_type: vt, tool_name: "web_search", tool_call_id: str(p.id), tool_input: jsonText(action), attrs: attrsText({ status: str(p.status) }) });
+      b.add({ kind: "tool_call", vendor_type: vt, tool_name: "web_search", tool_call_id: str(p.id), tool_input: jsonText(action), attrs: attrsText({ status: str(p.status) }) }, c);
       break;
     }
     default:
-      b.add({ ...c, kind: "meta", vendor_type: vt });
+      b.add({ kind: "meta", vendor_type: vt }, c);
   }
 }
 
@@ -237,44 +237,44 @@ function eventMsg(b: LineRecords, p: Obj, c: Common, state: CodexState, replayed
       const total = totals(info?.total_token_usage);
       if (!info || !total) {
         // A token_count with null info carries only rate limits: no usage.
-        b.add({ ...c, kind: "meta", vendor_type: vt });
+        b.add({ kind: "meta", vendor_type: vt }, c);
         return;
       }
       // Replayed history sets the baseline live totals count from; its own usage is marked replayed.
       if (replayed) state.baseline = total;
       const live = replayed ? total : minus(total, state.baseline);
       const usage = codexUsage(live);
-      b.add({ ...c, kind: "usage", vendor_type: vt, usage, usage_mode: usage ? "cumulative" : undefined, attrs: attrsText({ last: info.last_token_usage, context_window: info.model_context_window, baseline: !replayed && state.baseline ? true : undefined }) });
+      b.add({ kind: "usage", vendor_type: vt, usage, usage_mode: usage ? "cumulative" : undefined, attrs: attrsText({ last: info.last_token_usage, context_window: info.model_context_window, baseline: !replayed && state.baseline ? true : undefined }) }, c);
       return;
     }
     case "user_message":
     case "agent_message":
     case "agent_reasoning":
       // Duplicates of response items (the conversation): kept as meta so views do not double them.
-      b.add({ ...c, kind: "meta", vendor_type: vt, text: str(p.message) ?? str(p.text) });
+      b.add({ kind: "meta", vendor_type: vt, text: str(p.message) ?? str(p.text) }, c);
       return;
     case "exec_command_end":
     case "patch_apply_end":
     case "mcp_tool_call_end":
     case "web_search_end": {
       const ec = count(p.exit_code);
-      b.add({ ...c, kind: "meta", vendor_type: vt, tool_call_id: str(p.call_id), exit_code: typeof p.exit_code === "number" && Number.isInteger(p.exit_code) ? p.exit_code : undefined, is_error: ec !== undefined ? ec !== 0 : p.success === false ? true : undefined, attrs: attrsText({ turn_id: str(p.turn_id), duration: p.duration }) });
+      b.add({ kind: "meta", vendor_type: vt, tool_call_id: str(p.call_id), exit_code: typeof p.exit_code === "number" && Number.isInteger(p.exit_code) ? p.exit_code : undefined, is_error: ec !== undefined ? ec !== 0 : p.success === false ? true : undefined, attrs: attrsText({ turn_id: str(p.turn_id), duration: p.duration }) }, c);
       return;
     }
     case "collab_agent_spawn_end":
-      b.add({ ...c, kind: "meta", vendor_type: vt, tool_call_id: str(p.call_id), child_stream: str(p.new_thread_id), attrs: attrsText({ agent_role: str(p.new_agent_role) }) });
+      b.add({ kind: "meta", vendor_type: vt, tool_call_id: str(p.call_id), child_stream: str(p.new_thread_id), attrs: attrsText({ agent_role: str(p.new_agent_role) }) }, c);
       return;
     case "task_started":
     case "task_complete":
     case "turn_aborted":
-      b.add({ ...c, kind: "meta", vendor_type: vt, text: str(p.last_agent_message), attrs: attrsText({ turn_id: str(p.turn_id), started_at: p.started_at, reason: str(p.reason) }) });
+      b.add({ kind: "meta", vendor_type: vt, text: str(p.last_agent_message), attrs: attrsText({ turn_id: str(p.turn_id), started_at: p.started_at, reason: str(p.reason) }) }, c);
       return;
     case "error":
     case "stream_error":
-      b.add({ ...c, kind: "system", vendor_type: vt, text: str(p.message), is_error: true });
+      b.add({ kind: "system", vendor_type: vt, text: str(p.message), is_error: true }, c);
       return;
     default:
-      b.add({ ...c, kind: "meta", vendor_type: vt, text: str(p.message) });
+      b.add({ kind: "meta", vendor_type: vt, text: str(p.message) }, c);
   }
 }
 

@@ -63,23 +63,23 @@ function message(b: LineRecords, m: Obj, replayed: true | undefined): void {
     return { usage, usage_mode: "latest" as const, usage_key: id ? geminiUsageKey(id) : undefined };
   };
   const text = contentText(m.content) ?? (typeof m.content === "object" ? jsonText(m.content) : undefined);
-  if (type === "user") b.add({ ...common, kind: "user", vendor_type: "user", role: "user", text });
+  if (type === "user") b.add({ kind: "user", vendor_type: "user", role: "user", text }, common);
   else if (type === "gemini" || type === "model") {
     if (Array.isArray(m.thoughts))
       for (const th of m.thoughts) {
         const t = obj(th);
         if (!t) continue;
         const s = [str(t.subject), str(t.description)].filter((x) => x).join("\n");
-        b.add({ ...common, ...u(), ts: isoTs(t.timestamp) ?? ts, kind: "assistant", vendor_type: "gemini/thought", role: "assistant", text: s || undefined, attrs: attrsText({ thinking: true }) });
+        b.add({ ts: isoTs(t.timestamp) ?? ts, kind: "assistant", vendor_type: "gemini/thought", role: "assistant", text: s || undefined, attrs: attrsText({ thinking: true }) }, common, u());
       }
-    if (text) b.add({ ...common, ...u(), kind: "assistant", vendor_type: "gemini", role: "assistant", text });
+    if (text) b.add({ kind: "assistant", vendor_type: "gemini", role: "assistant", text }, common, u());
     if (Array.isArray(m.toolCalls))
       for (const tc of m.toolCalls) {
         const c = obj(tc);
         if (!c) continue;
         const callId = str(c.id);
         const status = str(c.status);
-        b.add({ ...common, ...u(), ts: isoTs(c.timestamp) ?? ts, kind: "tool_call", vendor_type: "gemini/tool_call", tool_name: str(c.name), tool_call_id: callId, tool_input: jsonText(c.args ?? {}), attrs: attrsText({ display_name: str(c.displayName) }) });
+        b.add({ ts: isoTs(c.timestamp) ?? ts, kind: "tool_call", vendor_type: "gemini/tool_call", tool_name: str(c.name), tool_call_id: callId, tool_input: jsonText(c.args ?? {}), attrs: attrsText({ display_name: str(c.displayName) }) }, common, u());
         if (c.result !== undefined || status !== undefined) {
           const outputs: string[] = [];
           if (Array.isArray(c.result))
@@ -88,13 +88,13 @@ function message(b: LineRecords, m: Obj, replayed: true | undefined): void {
               const o = resp?.output ?? resp?.error;
               if (o !== undefined) outputs.push(typeof o === "string" ? o : JSON.stringify(o));
             }
-          b.add({ ...common, ts: isoTs(c.timestamp) ?? ts, kind: "tool_result", vendor_type: "gemini/tool_result", tool_name: str(c.name), tool_call_id: callId, text: outputs.length ? outputs.join("\n") : str(c.resultDisplay), is_error: status === "error" ? true : status === "success" ? false : undefined, attrs: attrsText({ status }) });
+          b.add({ ts: isoTs(c.timestamp) ?? ts, kind: "tool_result", vendor_type: "gemini/tool_result", tool_name: str(c.name), tool_call_id: callId, text: outputs.length ? outputs.join("\n") : str(c.resultDisplay), is_error: status === "error" ? true : status === "success" ? false : undefined, attrs: attrsText({ status }) }, common);
         }
       }
-    if (first && usage) b.add({ ...common, ...u(), kind: "assistant", vendor_type: "gemini", role: "assistant" });
-    else if (b.out.length === 0) b.add({ ...common, kind: "assistant", vendor_type: "gemini", role: "assistant" });
+    if (first && usage) b.add({ kind: "assistant", vendor_type: "gemini", role: "assistant" }, common, u());
+    else if (b.out.length === 0) b.add({ kind: "assistant", vendor_type: "gemini", role: "assistant" }, common);
   } else {
-    b.add({ ...common, ...u(), kind: "system", vendor_type: type, role: "system", text, is_error: type === "error" ? true : undefined });
+    b.add({ kind: "system", vendor_type: type, role: "system", text, is_error: type === "error" ? true : undefined }, common, u());
   }
 }
 
