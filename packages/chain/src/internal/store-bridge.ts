@@ -5,9 +5,12 @@ import { readIndex } from "@lake/store/session";
 import { isForgotten } from "@lake/store/pass";
 import type { SessionIndex } from "./types.js";
 
-/** @lake/store's `readIndex`: the session's derived index as far as indexed_seq. */
-export function defaultReadIndex(root: string, sessionId: string): SessionIndex {
-  const index: SessionIndex = readIndex(root, sessionId);
+/**
+ * @lake/store's `readIndex`: the session's derived index as far as indexed_seq — with `from`, by range: the entries
+ * of the files from that seq on, the ones before searched on demand (`earlier`).
+ */
+export function defaultReadIndex(root: string, sessionId: string, options: { from?: number } = {}): SessionIndex {
+  const index: SessionIndex = readIndex(root, sessionId, options);
   return index;
 }
 
