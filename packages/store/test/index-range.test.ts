@@ -66,6 +66,18 @@ describe("an index read for what is new", () => {
     expect(tail.files).toEqual(whole.files);
     expect(tail.entries).toEqual(whole.entries.filter((e) => e.seq >= 9));
     expect(tail).toMatchObject({ indexedSeq: 10, derived: false, from: 9 });
+    // After an update in this process (a watcher), the same read takes the files it kept and reads only the blocks past `from`.
+    appendFileSync(main, lines("r10", 300));
+    const s = await openSession(root, "s1");
+    const p = s.beginPass();
+    await p.collectAppend(src(main), convert);
+    p.finish();
+    s.close();
+    const kept = readIndex(root, "s1", { from: 9 });
+    releaseIndex(root, "s1");
+    expect(kept.files).toEqual(readIndex(root, "s1").files);
+    expect(kept.entries).toEqual(readIndex(root, "s1", { from: 9 }).entries);
+    expect(kept.earlier!.firstEntries(["r3-1"])).toEqual(readIndex(root, "s1", { from: 9 }).earlier!.firstEntries(["r3-1"]));
     expect(() => readIndex(root, "s1", { from: -1 })).toThrow(/from -1 is not a sequence/);
   });
 

@@ -440,7 +440,7 @@ function fileReader(fd: number, path: string): ReadAt {
  * Read the blocks of entries.bin's first `length` bytes in order, each checked, each following the
  * one before it in sequence. `visit` returning false stops the walk. Throws `Corrupt` naming `file`.
  */
-function walkBlocks(read: ReadAt, length: number, file: string, visit: (b: BlockView) => boolean | void): { blocks: number; entries: number; strings: number } {
+function walkBlocks(read: ReadAt, length: number, file: string, visit: (b: BlockView, at: number) => boolean | void): { blocks: number; entries: number; strings: number } {
   const bad = (why: string) => new StoreError("Corrupt", `${file}: ${why}`, { data: { file } });
   if (length < FILE_HEADER_BYTES) throw bad("not an index file (magic LKIX missing)");
   const head = read(0, FILE_HEADER_BYTES);
@@ -466,9 +466,19 @@ function walkBlocks(read: ReadAt, length: number, file: string, visit: (b: Block
     entries += b.entries;
     strings += b.strings;
     p += 8 + len;
-    if (visit(b) === false) break;
+    if (visit(b, at) === false) break;
   }
   return { blocks, entries, strings };
+}
+
+/** The block at byte `at` of entries.bin (a position this process took from a walk or a write), checked. */
+function blockAt(read: ReadAt, at: number, length: number, file: string): BlockView {
+  const bad = (why: string) => new StoreError("Corrupt", `${file}: block at byte ${at} ${why}`, { data: { file } });
+  if (at + 8 > length) throw bad("is past the index's end");
+  const h = read(at, 8);
+  const len = h.readUInt32LE(4);
+  if (!h.subarray(0, 4).equals(BLOCK_MAGIC) || len < BLOCK_HEAD_BYTES + 4 || at + 8 + len > length) throw bad("is not a block");
+  return new BlockView(read(at, 8 + len), bad);
 }
 
 /** Decode entries.bin (its first `length` bytes). Throws `Corrupt` naming `file`. */
@@ -554,16 +564,20 @@ function deriveBlocks(sessionDir: string, refs: readonly LandedRef[], visit: (b:
 
 /**
  * What this process last wrote of a session's index (or found right before an update): the exact
- * index.state text, what it says, and the dedupe keys of what entries.bin holds. It stands for the
- * index while index.state on disk is that text and entries.bin still holds its bytes (every update
- * rewrites index.state, with a new updated_at), so a pass that lands a file appends its block and
- * reads nothing back: the cost follows what is new, not the session's length. Keys only, never
- * entries: readers read the index from disk, by range ({@link readIndex}).
+ * index.state text, what it says, the dedupe keys of what entries.bin holds, and its files with the
+ * position of each one's block. It stands for the index while index.state on disk is that text and
+ * entries.bin still holds its bytes (every update rewrites index.state, with a new updated_at), so a
+ * pass that lands a file appends its block and reads nothing back, and a read by range after it reads
+ * only the blocks past `from`: the cost follows what is new, not the session's length. Never
+ * entries: those are read from disk. Only an update makes one; a read uses it when it is there.
  */
 interface IndexCache {
   text: string;
   state: IndexState;
   keys: RecordKeys;
+  files: IndexedFile[];
+  /** Byte position of each file's block in entries.bin. */
+  at: number[];
 }
 const caches = new Map<string, IndexCache>();
 /**
@@ -652,10 +666,16 @@ function loadExisting(binPath: string, read: { state: IndexState; text: string }
   try {
     if (fstatSync(fd).size < read.state.bytes) return undefined;
     const keys = new RecordKeys();
-    const d = walkBlocks(fileReader(fd, binPath), read.state.bytes, binPath, (b) => b.keysInto(keys, false));
+    const files: IndexedFile[] = [];
+    const at: number[] = [];
+    const d = walkBlocks(fileReader(fd, binPath), read.state.bytes, binPath, (b, p) => {
+      b.keysInto(keys, false);
+      files.push(b.file());
+      at.push(p);
+    });
     // entries.bin must be the one index.state describes (a crash may keep one's new version and not the other's).
     if (d.blocks !== read.state.blocks || d.entries !== read.state.entries) return undefined;
-    return { text: read.text, state: read.state, keys };
+    return { text: read.text, state: read.state, keys, files, at };
   } catch (e) {
     if (e instanceof StoreError) return undefined;
     throw ioError(binPath, "read index", e);
@@ -698,6 +718,8 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
   const rebuild = !base;
   const state: IndexState = base ? { ...base.state } : { schema: INDEX_SCHEMA, indexed_seq: 0, files: 0, entries: 0, blocks: 0, strings: 0, bytes: FILE_HEADER_BYTES };
   const keys = base ? base.keys : new RecordKeys();
+  const keptFiles = base ? base.files : [];
+  const keptAt = base ? base.at : [];
   const todo = session.landedAbove ? session.landedAbove(state.indexed_seq) : session.landed.filter((l) => l.seq > state.indexed_seq);
   if (!rebuild && todo.length === 0) {
     keepIndex(session.dir, base);
@@ -743,6 +765,8 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
         ftruncateSync(fd, state.bytes); // drop a block a crash left past index.state
         pos = state.bytes;
       }
+      keptFiles.push(b.file());
+      keptAt.push(pos);
       write(got.bytes);
       if (got.damaged) damaged.push(got.damaged);
       files++;
@@ -791,7 +815,7 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
   } catch (e) {
     throw ioError(idxDir, "fsync directory", e);
   }
-  keepIndex(session.dir, { text, state, keys });
+  keepIndex(session.dir, { text, state, keys, files: keptFiles, at: keptAt });
   if (session.pendingIndex) for (const seq of session.pendingIndex.keys()) if (seq <= state.indexed_seq) session.pendingIndex.delete(seq);
   return { indexedSeq: state.indexed_seq, files, entries, rebuilt: rebuild, ...(damaged.length ? { damaged } : {}) };
 }
@@ -851,13 +875,39 @@ export function readIndex(root: string, sessionId: string, options: ReadIndexOpt
   if (!existsSync(dir)) throw new StoreError("NotFound", `${dir}: no such session`, { data: { file: dir } });
   const statePath = join(dir, "index", "index.state");
   const binPath = join(dir, "index", "entries.bin");
-  const state = readState(statePath);
+  const read = readStateText(statePath);
+  const state = read?.state;
   const files: IndexedFile[] = [];
   const entries: IndexEntry[] = [];
   const take = (b: BlockView): void => {
     files.push(b.file());
     if (from === undefined || b.seq >= from) for (let i = 0; i < b.entries; i++) entries.push(b.entry(i));
   };
+  if (state && state.schema === INDEX_SCHEMA && from !== undefined) {
+    // What an update in this process left: the files are known, and only the blocks from `from` on are read.
+    const kept = keptIndex(dir, read.text, binPath);
+    if (kept) {
+      let fd: number | undefined;
+      try {
+        fd = openSync(binPath, "r");
+        const ino = fstatSync(fd).ino;
+        const reader = fileReader(fd, binPath);
+        for (let i = 0; i < kept.files.length; i++) {
+          if (kept.files[i]!.seq < from) continue;
+          const b = blockAt(reader, kept.at[i]!, state.bytes, binPath);
+          for (let r = 0; r < b.entries; r++) entries.push(b.entry(r));
+        }
+        const bytes = state.bytes;
+        return { indexedSeq: state.indexed_seq, files: [...kept.files], entries, derived: false, from, earlier: lookupOf((visit) => earlierOnDisk(dir, binPath, bytes, ino, from, visit)) };
+      } catch (e) {
+        if (!(e instanceof StoreError) && errno(e) !== "ENOENT") throw ioError(binPath, "read index", e);
+        caches.delete(resolvePath(dir)); // not the index it stood for: read whole below
+        entries.length = 0;
+      } finally {
+        if (fd !== undefined) closeSync(fd);
+      }
+    }
+  }
   if (state && state.schema === INDEX_SCHEMA) {
     let fd: number | undefined;
     try {
