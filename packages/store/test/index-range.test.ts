@@ -79,6 +79,9 @@ describe("an index read for what is new", () => {
     expect(kept.entries).toEqual(readIndex(root, "s1", { from: 9 }).entries);
     expect(kept.earlier!.firstEntries(["r3-1"])).toEqual(readIndex(root, "s1", { from: 9 }).earlier!.firstEntries(["r3-1"]));
     expect(() => readIndex(root, "s1", { from: -1 })).toThrow(/from -1 is not a sequence/);
+    // Only the fields asked for are decoded into the entries.
+    const slim = readIndex(root, "s1", { from: 9, fields: [] });
+    expect(slim.entries).toStrictEqual(readIndex(root, "s1", { from: 9 }).entries.map(({ record_id: _r, ...e }) => e));
   });
 
   it("answers for the entries before the range: first parent links and first copies, re-lands never, from the index or from the landed files", async () => {

@@ -470,9 +470,9 @@ export async function parse(root: string, sessionId: string, options: ParseOptio
       const clean = await cleanLeftovers(root, sessionId, reused === null);
       if (!(await exists(sessionDir)) || forgotten(root, sessionId)) return { published: null, head: current };
       // The index by range: the entries past the chain's reach (what an earlier round left out is searched, not held).
+      // Held by nothing once the body is built: the entries go before the round is encoded and published.
       const read = options.readIndex ?? defaultReadIndex;
-      const index = await read(root, sessionId, { from: st.throughSeq + 1 });
-      const body = buildRoundBody(st, index, options.policy ?? DEFAULT_POLICY);
+      const body = buildRoundBody(st, await read(root, sessionId, { from: st.throughSeq + 1 }), options.policy ?? DEFAULT_POLICY);
       if (!body) {
         if (current) {
           const text = stateFileText(current);

@@ -10,9 +10,12 @@ import type { SessionIndex } from "./types.js";
  * of the files from that seq on, the ones before searched on demand (`earlier`).
  */
 export function defaultReadIndex(root: string, sessionId: string, options: { from?: number } = {}): SessionIndex {
-  const index: SessionIndex = readIndex(root, sessionId, options);
+  const index: SessionIndex = readIndex(root, sessionId, { ...options, fields: CHAIN_FIELDS });
   return index;
 }
+
+/** The optional fields of the chain's `IndexEntry`: the only ones decoded for it (not message, request or usage ids). */
+const CHAIN_FIELDS = ["record_id", "parent_id", "tool_call_id", "child_stream", "vendor_type"] as const;
 
 /** @lake/store's `isForgotten`: a forgotten session is never parsed (its removal may be under way). */
 export function forgotten(root: string, sessionId: string): boolean {

@@ -109,6 +109,12 @@ export interface ReadIndexOptions {
    * lies past `from`, not the session's length (the index is still read and checked block by block).
    */
   readonly from?: number;
+  /**
+   * The optional string fields to decode into each entry (default: every one of ENTRY_STRING_FIELDS):
+   * a reader that needs a few (the chain: ids, links, call ids, launches, vendor types) leaves the
+   * others undecoded, and its entries hold only those.
+   */
+  readonly fields?: readonly (typeof ENTRY_STRING_FIELDS)[number][];
 }
 
 /** What `updateIndex` did. */
@@ -138,6 +144,7 @@ const ENTRY_ROW_BYTES = 4 + 4 + 1 + 4 + 4 * NFIELDS;
 /** first_seq, last_seq, n_strings, n_files, n_entries. */
 const BLOCK_HEAD_BYTES = 20;
 const RECORD_ID = ENTRY_STRING_FIELDS.indexOf("record_id");
+const ALL_FIELDS: readonly number[] = ENTRY_STRING_FIELDS.map((_, j) => j);
 const PARENT_ID = ENTRY_STRING_FIELDS.indexOf("parent_id");
 
 /** An entry before its duplicate flag is known. */
@@ -351,13 +358,13 @@ class BlockView {
   }
 
   /** Entry `i`, decoded. */
-  entry(i: number): IndexEntry {
+  entry(i: number, fields: readonly number[] = ALL_FIELDS): IndexEntry {
     decoded++;
     const f = this.file();
     const p = this.entriesAt + i * ENTRY_ROW_BYTES;
     const flags = this.buf[p + 8]!;
     const e: Record<string, unknown> = { seq: this.seq, row: i, area: f.area, stream: f.stream, kind: this.str(this.buf.readUInt32LE(p + 9)), file_kind: f.kind };
-    for (let j = 0; j < NFIELDS; j++) {
+    for (const j of fields) {
       const r = this.buf.readUInt32LE(p + 13 + 4 * j);
       if (r !== NONE) e[ENTRY_STRING_FIELDS[j]!] = this.str(r);
     }
@@ -870,6 +877,7 @@ function lookupOf(blocks: (visit: (b: BlockView) => boolean | void) => void): In
 export function readIndex(root: string, sessionId: string, options: ReadIndexOptions = {}): SessionIndex {
   checkId("session id", sessionId);
   const from = options.from;
+  const fields = options.fields ? ALL_FIELDS.filter((j) => options.fields!.includes(ENTRY_STRING_FIELDS[j]!)) : ALL_FIELDS;
   if (from !== undefined && !(Number.isSafeInteger(from) && from >= 0)) throw new StoreError("InvalidArgument", `readIndex: from ${String(from)} is not a sequence`);
   const dir = join(root, sessionId);
   if (!existsSync(dir)) throw new StoreError("NotFound", `${dir}: no such session`, { data: { file: dir } });
@@ -881,7 +889,7 @@ export function readIndex(root: string, sessionId: string, options: ReadIndexOpt
   const entries: IndexEntry[] = [];
   const take = (b: BlockView): void => {
     files.push(b.file());
-    if (from === undefined || b.seq >= from) for (let i = 0; i < b.entries; i++) entries.push(b.entry(i));
+    if (from === undefined || b.seq >= from) for (let i = 0; i < b.entries; i++) entries.push(b.entry(i, fields));
   };
   if (state && state.schema === INDEX_SCHEMA && from !== undefined) {
     // What an update in this process left: the files are known, and only the blocks from `from` on are read.
@@ -895,7 +903,7 @@ export function readIndex(root: string, sessionId: string, options: ReadIndexOpt
         for (let i = 0; i < kept.files.length; i++) {
           if (kept.files[i]!.seq < from) continue;
           const b = blockAt(reader, kept.at[i]!, state.bytes, binPath);
-          for (let r = 0; r < b.entries; r++) entries.push(b.entry(r));
+          for (let r = 0; r < b.entries; r++) entries.push(b.entry(r, fields));
         }
         const bytes = state.bytes;
         return { indexedSeq: state.indexed_seq, files: [...kept.files], entries, derived: false, from, earlier: lookupOf((visit) => earlierOnDisk(dir, binPath, bytes, ino, from, visit)) };
