@@ -166,12 +166,12 @@ describe("a read by range", () => {
       }),
       { numRuns: 400 },
     );
-    // The runs did reach back: anchors were made, and links and records before the range were found.
+    // The runs did reach back: anchors were made, and links and records were found by the lookup.
     expect(anchors).toBeGreaterThan(100);
     expect(scanned.found).toBeGreaterThan(100);
   });
 
-  it("holds only the entries past the head, and searches the earlier ones only for a child still waiting for its launch", () => {
+  it("holds only the entries past the head, and searches the index only for a child still waiting for its launch", () => {
     const main = (n: number, from: number): Rec[] => Array.from({ length: n }, (_, i) => ({ kind: i % 2 ? "assistant" : "user", id: `m${from + i}`, parent: `m${from + i - 1}` }));
     const files: FileSpec[] = [{ stream: "main", records: main(50, 0) }, { stream: "main", records: main(50, 50) }, { stream: "main", records: main(50, 100) }];
     const idx = indexOf(files);
@@ -180,7 +180,7 @@ describe("a read by range", () => {
     const ranged = rangeIndex(idx, 3, scanned);
     expect(ranged.entries).toHaveLength(50);
     expect(buildRound("s1", [r1], ranged)).toEqual(buildRound("s1", [r1], idx));
-    expect(scanned.entries).toBe(0); // main alone: no child waits, nothing before the range is searched
+    expect(scanned.entries).toBe(0); // main alone: no child waits, nothing is searched
     // A child whose first link points into main's first file, before the range: searched, and anchored there.
     const withChild = indexOf([...files, { stream: "agent-x", records: [{ kind: "user", id: "x1", parent: "m10" }] }]);
     const r2 = encodeRound(buildRound("s1", [r1], cutIndex(withChild, 3)) as NonNullable<ReturnType<typeof buildRound>>).round;

@@ -1,7 +1,7 @@
 // The index of a long session read for what is new, not whole: an update takes the dedupe keys (record
 // ids, block by block) of what is indexed and decodes no entry; a read by range (`from`) decodes the
-// entries of the files from that seq on, lists every file, and answers for the entries before it
-// (first parent links, first copies of record ids) by searching the index again, never holding it;
+// entries of the files from that seq on, lists every file, and answers for every entry (first parent
+// links, first copies of record ids) by searching the index again, never holding it;
 // the same answers come from the landed files when index/ is gone.
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -77,14 +77,14 @@ describe("an index read for what is new", () => {
     releaseIndex(root, "s1");
     expect(kept.files).toEqual(readIndex(root, "s1").files);
     expect(kept.entries).toEqual(readIndex(root, "s1", { from: 9 }).entries);
-    expect(kept.earlier!.firstEntries(["r3-1"])).toEqual(readIndex(root, "s1", { from: 9 }).earlier!.firstEntries(["r3-1"]));
+    expect(kept.lookup!.firstEntries(["r3-1", "r10-2"])).toEqual(readIndex(root, "s1", { from: 9 }).lookup!.firstEntries(["r3-1", "r10-2"]));
     expect(() => readIndex(root, "s1", { from: -1 })).toThrow(/from -1 is not a sequence/);
     // Only the fields asked for are decoded into the entries.
     const slim = readIndex(root, "s1", { from: 9, fields: [] });
     expect(slim.entries).toStrictEqual(readIndex(root, "s1", { from: 9 }).entries.map(({ record_id: _r, ...e }) => e));
   });
 
-  it("answers for the entries before the range: first parent links and first copies, re-lands never, from the index or from the landed files", async () => {
+  it("answers for every entry, before the range or in it: first parent links and first copies, re-lands never, from the index or from the landed files", async () => {
     const { root, main, agent } = setup();
     // main: m-0 … m-9, then a re-land of m-3 in a later file; agent: its first link (to m-5) in its second file.
     writeFileSync(main, lines("m", 10, (i) => (i > 0 ? { parent: `m-${i - 1}` } : {})));
@@ -98,8 +98,8 @@ describe("an index read for what is new", () => {
     const check = (from: number) => {
       const idx = readIndex(root, "s1", { from });
       const before = decodedEntries();
-      const parents = idx.earlier!.firstParents(["main", "agent", "nobody"]);
-      const firsts = idx.earlier!.firstEntries(["m-3", "m-5", "a-1", "missing"]);
+      const parents = idx.lookup!.firstParents(["main", "agent", "nobody"]);
+      const firsts = idx.lookup!.firstEntries(["m-3", "m-5", "a-1", "m-10", "missing"]);
       return { idx, parents, firsts, decoded: decodedEntries() - before };
     };
     const atFive = check(5);
@@ -111,11 +111,12 @@ describe("an index read for what is new", () => {
       ["m-3", 1, 3, "main", false],
       ["m-5", 1, 5, "main", false],
       ["a-1", 4, 0, "agent", false],
+      ["m-10", 5, 0, "main", false],
     ]);
-    expect(atFive.decoded).toBe(3);
-    // Only what lies before `from` is searched.
-    expect(check(2).firsts.has("a-1")).toBe(false);
-    expect(check(2).parents).toEqual(new Map([["main", "m-0"]]));
+    expect(atFive.decoded).toBe(4);
+    // The same answers whatever the range.
+    expect(check(2).firsts).toEqual(atFive.firsts);
+    expect(check(2).parents).toEqual(atFive.parents);
     // index/ gone: the same answers, derived from the landed files.
     rmSync(join(root, "s1", "index"), { recursive: true });
     const derived = check(5);

@@ -44,7 +44,7 @@ export function buildRoundBody(state: ChainState, index: SessionIndex, policy: C
   if (ranged) {
     const known = index.from as number;
     if (!Number.isSafeInteger(known) || known < 0 || known > from) invalid(`index: entries from seq ${String(known)}, past the chain's reach (seq ${from})`);
-    if (!index.earlier) invalid(`index: entries from seq ${known} with no lookup of the ones before`);
+    if (!index.lookup) invalid(`index: entries from seq ${known} with no lookup of the index`);
   }
   const all = [...index.entries].filter((e) => e.seq <= indexedSeq).sort((a, b) => a.seq - b.seq || a.row - b.row);
   for (const e of all) {
@@ -158,19 +158,21 @@ export function buildRoundBody(state: ChainState, index: SessionIndex, policy: C
   // record is indexed, in whichever round that happens).
   const waiting = (child: string): boolean => child !== MAIN_STREAM && !launched.has(child) && (state.streams.has(child) || turnCount.has(child));
   const firstLink = new Map<string, string>();
-  for (const e of all) if (!e.duplicate && e.parent_id !== undefined && !firstLink.has(e.stream)) firstLink.set(e.stream, e.parent_id);
-  if (ranged && index.earlier) {
-    // The entries a read by range left out come first: a waiting child's first link is theirs when they hold one.
-    const children = [...new Set([...state.streams.keys(), ...turnCount.keys()])].filter(waiting);
-    if (children.length > 0) for (const [child, parentId] of index.earlier.firstParents(children)) firstLink.set(child, parentId);
-  }
-  // The records those links point at: the first copy of each id (the earlier entries first), only for waiting children.
-  const pointed = new Set<string>();
-  for (const [child, parentId] of firstLink) if (waiting(child)) pointed.add(parentId);
   const byRecordId = new Map<string, IndexEntry>();
-  if (pointed.size > 0) {
-    if (ranged && index.earlier) for (const [id, e] of index.earlier.firstEntries(pointed)) byRecordId.set(id, e);
-    for (const e of all) if (!e.duplicate && e.record_id !== undefined && pointed.has(e.record_id) && !byRecordId.has(e.record_id)) byRecordId.set(e.record_id, e);
+  if (ranged && index.lookup) {
+    // A read by range holds the entries past the head only (and need not hold their ids): the index answers, over
+    // every entry, for each waiting child's first link and for the record that link points at.
+    const children = [...new Set([...state.streams.keys(), ...turnCount.keys()])].filter(waiting);
+    if (children.length > 0) {
+      for (const [child, parentId] of index.lookup.firstParents(children)) firstLink.set(child, parentId);
+      if (firstLink.size > 0) for (const [id, e] of index.lookup.firstEntries(new Set(firstLink.values()))) byRecordId.set(id, e);
+    }
+  } else {
+    for (const e of all) if (!e.duplicate && e.parent_id !== undefined && !firstLink.has(e.stream)) firstLink.set(e.stream, e.parent_id);
+    // The records those links point at: the first copy of each id, only for waiting children.
+    const pointed = new Set<string>();
+    for (const [child, parentId] of firstLink) if (waiting(child)) pointed.add(parentId);
+    if (pointed.size > 0) for (const e of all) if (!e.duplicate && e.record_id !== undefined && pointed.has(e.record_id) && !byRecordId.has(e.record_id)) byRecordId.set(e.record_id, e);
   }
   for (const [child, parentId] of [...firstLink].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
     if (!waiting(child)) continue;

@@ -54,7 +54,7 @@ export interface ParseOptions extends PublishOptions {
   policy?: ChainPolicy;
   /**
    * Where the session index comes from (default: @lake/store's `readIndex`). It is asked for the entries `from` the
-   * first landed seq past the chain's reach: it may give every entry, or only those, with `from` and `earlier` set.
+   * first landed seq past the chain's reach: it may give every entry, or only those, with `from` and `lookup` set.
    */
   readIndex?: (root: string, sessionId: string, options: { from: number }) => SessionIndex | Promise<SessionIndex>;
 }
@@ -469,7 +469,7 @@ export async function parse(root: string, sessionId: string, options: ParseOptio
       // rounds/ is as a parse here left it (clean, or it would not have been kept): only the chain directory's own leftovers.
       const clean = await cleanLeftovers(root, sessionId, reused === null);
       if (!(await exists(sessionDir)) || forgotten(root, sessionId)) return { published: null, head: current };
-      // The index by range: the entries past the chain's reach (what an earlier round left out is searched, not held).
+      // The index by range: the entries past the chain's reach (the rest is searched, not held).
       // Held by nothing once the body is built: the entries go before the round is encoded and published.
       const read = options.readIndex ?? defaultReadIndex;
       const body = buildRoundBody(st, await read(root, sessionId, { from: st.throughSeq + 1 }), options.policy ?? DEFAULT_POLICY);

@@ -7,15 +7,18 @@ import type { SessionIndex } from "./types.js";
 
 /**
  * @lake/store's `readIndex`: the session's derived index as far as indexed_seq — with `from`, by range: the entries
- * of the files from that seq on, the ones before searched on demand (`earlier`).
+ * of the files from that seq on, every entry searched on demand (`lookup`).
  */
 export function defaultReadIndex(root: string, sessionId: string, options: { from?: number } = {}): SessionIndex {
   const index: SessionIndex = readIndex(root, sessionId, { ...options, fields: CHAIN_FIELDS });
   return index;
 }
 
-/** The optional fields of the chain's `IndexEntry`: the only ones decoded for it (not message, request or usage ids). */
-const CHAIN_FIELDS = ["record_id", "parent_id", "tool_call_id", "child_stream", "vendor_type"] as const;
+/**
+ * The optional fields a round built from a read by range takes from its entries: calls, launches and vendor types.
+ * Ids and links (for the anchors) are asked of its lookup; message, request and usage ids are never needed.
+ */
+const CHAIN_FIELDS = ["tool_call_id", "child_stream", "vendor_type"] as const;
 
 /** @lake/store's `isForgotten`: a forgotten session is never parsed (its removal may be under way). */
 export function forgotten(root: string, sessionId: string): boolean {

@@ -37,8 +37,8 @@ export interface IndexEntry {
 }
 
 /**
- * The entries an index read by range left out (those before its `from`), searched on demand. Re-landed copies
- * (`duplicate`) are never an answer.
+ * Questions about every entry of an index read by range (those it left out and those it holds), answered on demand.
+ * Re-landed copies (`duplicate`) are never an answer.
  */
 export interface IndexLookup {
   /** Of each stream named, the `parent_id` of its first entry that has one. */
@@ -55,9 +55,9 @@ export interface SessionIndex {
   files: readonly IndexFile[];
   /** Every entry, or with `from` the entries of the files from that seq on. */
   entries: readonly IndexEntry[];
-  /** A read by range: `entries` start at this landed seq, and `earlier` answers for the entries before it. */
+  /** A read by range: `entries` start at this landed seq (they need not hold ids or links), and `lookup` answers for every entry. */
   from?: number | undefined;
-  earlier?: IndexLookup | undefined;
+  lookup?: IndexLookup | undefined;
 }
 
 /** A record address in a round: `[landed seq, row]`. */

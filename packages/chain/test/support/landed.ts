@@ -78,16 +78,17 @@ export function indexOf(files: FileSpec[], firstSeq = 1): SessionIndex {
 }
 
 /**
- * `index` as a read by range gives it: the entries from `from` on, the ones before searched by a lookup written here
- * on its own (a scan in (seq, row) order), which counts the entries it looked at and the answers it gave in `scanned`.
+ * `index` as a read by range gives it: the entries from `from` on, without ids or links (the store's read for the
+ * chain decodes only calls, launches and vendor types), and a lookup over every entry written here on its own (a scan
+ * in (seq, row) order), which counts the entries it looked at and the answers it gave in `scanned`.
  */
 export function rangeIndex(index: SessionIndex, from: number, scanned = { entries: 0, found: 0 }): SessionIndex {
-  const before = [...index.entries].filter((e) => e.seq < from && !e.duplicate).sort((a, b) => a.seq - b.seq || a.row - b.row);
-  const earlier: IndexLookup = {
+  const every = [...index.entries].filter((e) => e.seq <= index.indexedSeq && !e.duplicate).sort((a, b) => a.seq - b.seq || a.row - b.row);
+  const lookup: IndexLookup = {
     firstParents(streams) {
       const want = new Set(streams);
       const out = new Map<string, string>();
-      for (const e of before) {
+      for (const e of every) {
         scanned.entries++;
         if (want.has(e.stream) && e.parent_id !== undefined && !out.has(e.stream)) out.set(e.stream, e.parent_id);
       }
@@ -97,7 +98,7 @@ export function rangeIndex(index: SessionIndex, from: number, scanned = { entrie
     firstEntries(ids) {
       const want = new Set(ids);
       const out = new Map<string, IndexEntry>();
-      for (const e of before) {
+      for (const e of every) {
         scanned.entries++;
         if (e.record_id !== undefined && want.has(e.record_id) && !out.has(e.record_id)) out.set(e.record_id, e);
       }
@@ -105,7 +106,8 @@ export function rangeIndex(index: SessionIndex, from: number, scanned = { entrie
       return out;
     },
   };
-  return { ...index, entries: index.entries.filter((e) => e.seq >= from), from, earlier };
+  const held = index.entries.filter((e) => e.seq >= from).map(({ record_id: _r, parent_id: _p, ...e }) => e);
+  return { ...index, entries: held, from, lookup };
 }
 
 /** An index cut at `seq` (what the index said when it covered only that far). */

@@ -74,9 +74,9 @@ const FLAG_REPLAYED = 4;
 const FLAG_ERROR = 8;
 
 /**
- * The entries a read by range left out (those below its `from`), searched without holding them:
- * each question reads the index again, block by block, and stops once everything asked is found.
- * Re-landed copies (`duplicate`) are never an answer.
+ * Questions about every entry of an index read by range (those it left out below `from` and the
+ * ones it holds), answered without holding them: each question reads the index again, block by
+ * block, and stops once everything asked is found. Re-landed copies (`duplicate`) are never an answer.
  */
 export interface IndexLookup {
   /** Of each stream named, the `parent_id` of its first entry that has one. */
@@ -97,15 +97,15 @@ export interface SessionIndex {
   readonly derived: boolean;
   /** A read by range ({@link ReadIndexOptions.from}): `entries` start at this sequence. */
   readonly from?: number;
-  /** A read by range: the entries below `from`, searched on demand. */
-  readonly earlier?: IndexLookup;
+  /** A read by range: every entry of the index (up to indexedSeq), searched on demand. */
+  readonly lookup?: IndexLookup;
 }
 
 /** Options of {@link readIndex}. */
 export interface ReadIndexOptions {
   /**
    * Read by range: only the entries of files from this landed sequence on (every file is still
-   * listed); the ones below are searched through `earlier`. The cost of such a read follows what
+   * listed); the index as a whole is searched through `lookup`. The cost of such a read follows what
    * lies past `from`, not the session's length (the index is still read and checked block by block).
    */
   readonly from?: number;
@@ -827,7 +827,7 @@ export function updateIndexFor(session: IndexTarget): IndexUpdate {
   return { indexedSeq: state.indexed_seq, files, entries, rebuilt: rebuild, ...(damaged.length ? { damaged } : {}) };
 }
 
-/** The lookups of a read by range: `blocks` visits the blocks below `from`, in order. */
+/** The lookups of a read by range: `blocks` visits every block of the index, in order. */
 function lookupOf(blocks: (visit: (b: BlockView) => boolean | void) => void): IndexLookup {
   return {
     firstParents(streams) {
@@ -870,8 +870,8 @@ function lookupOf(blocks: (visit: (b: BlockView) => boolean | void) => void): In
 
 /**
  * Read a session's index: what index/ holds up to indexed_seq — every file, and the entries of
- * every file or, with `from`, of the files from that sequence on (the others searched through
- * `earlier`). When index/ is missing, unreadable or of another schema, the index is derived from
+ * every file or, with `from`, of the files from that sequence on (the whole index searched through
+ * `lookup`). When index/ is missing, unreadable or of another schema, the index is derived from
  * the landed files (nothing is written; the next collect rebuilds it on disk) and `derived` is true.
  */
 export function readIndex(root: string, sessionId: string, options: ReadIndexOptions = {}): SessionIndex {
@@ -906,7 +906,7 @@ export function readIndex(root: string, sessionId: string, options: ReadIndexOpt
           for (let r = 0; r < b.entries; r++) entries.push(b.entry(r, fields));
         }
         const bytes = state.bytes;
-        return { indexedSeq: state.indexed_seq, files: [...kept.files], entries, derived: false, from, earlier: lookupOf((visit) => earlierOnDisk(dir, binPath, bytes, ino, from, visit)) };
+        return { indexedSeq: state.indexed_seq, files: [...kept.files], entries, derived: false, from, lookup: lookupOf((visit) => blocksOnDisk(dir, binPath, bytes, ino, visit)) };
       } catch (e) {
         if (!(e instanceof StoreError) && errno(e) !== "ENOENT") throw ioError(binPath, "read index", e);
         caches.delete(resolvePath(dir)); // not the index it stood for: read whole below
@@ -932,7 +932,7 @@ export function readIndex(root: string, sessionId: string, options: ReadIndexOpt
             const index = { indexedSeq: state.indexed_seq, files, entries, derived: false };
             if (from === undefined) return index;
             const ino = st.ino;
-            return { ...index, from, earlier: lookupOf((visit) => earlierOnDisk(dir, binPath, state.bytes, ino, from, visit)) };
+            return { ...index, from, lookup: lookupOf((visit) => blocksOnDisk(dir, binPath, state.bytes, ino, visit)) };
           }
         }
       } catch (e) {
@@ -948,14 +948,14 @@ export function readIndex(root: string, sessionId: string, options: ReadIndexOpt
   deriveBlocks(dir, scan.landed, take);
   const index = { indexedSeq: scan.landed.length ? scan.landed[scan.landed.length - 1]!.seq : 0, files, entries, derived: true };
   if (from === undefined) return index;
-  return { ...index, from, earlier: lookupOf((visit) => earlierDerived(dir, from, visit)) };
+  return { ...index, from, lookup: lookupOf((visit) => deriveBlocks(dir, scanSession(dir).landed, visit)) };
 }
 
 /**
- * The blocks below `from` of the entries.bin a read by range read (the same file: its first `bytes`
- * are never rewritten in place); derived from the landed files when that file is gone or replaced.
+ * The blocks of the entries.bin a read by range read (the same file: its first `bytes` are never
+ * rewritten in place); derived from the landed files when that file is gone or replaced since.
  */
-function earlierOnDisk(dir: string, binPath: string, bytes: number, ino: number, from: number, visit: (b: BlockView) => boolean | void): void {
+function blocksOnDisk(dir: string, binPath: string, bytes: number, ino: number, visit: (b: BlockView) => boolean | void): void {
   let fd: number | undefined;
   try {
     fd = openSync(binPath, "r");
@@ -965,7 +965,7 @@ function earlierOnDisk(dir: string, binPath: string, bytes: number, ino: number,
   if (fd !== undefined) {
     try {
       if (fstatSync(fd).ino === ino) {
-        walkBlocks(fileReader(fd, binPath), bytes, binPath, (b) => b.seq < from && visit(b) !== false);
+        walkBlocks(fileReader(fd, binPath), bytes, binPath, (b) => visit(b));
         return;
       }
     } catch (e) {
@@ -974,11 +974,7 @@ function earlierOnDisk(dir: string, binPath: string, bytes: number, ino: number,
       closeSync(fd);
     }
   }
-  earlierDerived(dir, from, visit);
-}
-
-function earlierDerived(dir: string, from: number, visit: (b: BlockView) => boolean | void): void {
-  deriveBlocks(dir, scanSession(dir).landed, (b) => b.seq < from && visit(b) !== false);
+  deriveBlocks(dir, scanSession(dir).landed, visit);
 }
 
 /** @internal index.state as read, for verify. */
