@@ -37,6 +37,34 @@ describe("canonicalJson", () => {
     );
   });
 
+  it("for any value, the text is the one joining each piece as a string gives (the writer before the UTF-8 buffer)", () => {
+    // An independent writer: strings and keys through JSON.stringify, keys through sort(), pieces joined as strings.
+    const reference = (v: unknown): string => {
+      if (v === null) return "null";
+      if (typeof v === "boolean") return v ? "true" : "false";
+      if (typeof v === "number") return Number.isFinite(v) ? String(v) : "null";
+      if (typeof v === "string") return JSON.stringify(v);
+      if (Array.isArray(v)) return `[${v.map(reference).join(",")}]`;
+      const o = v as Record<string, unknown>;
+      return `{${Object.keys(o)
+        .sort()
+        .filter((k) => o[k] !== undefined)
+        .map((k) => `${JSON.stringify(k)}:${reference(o[k])}`)
+        .join(",")}}`;
+    };
+    // Strings of every kind (long and short, lone surrogates, escapes, astral), objects of many keys in any order.
+    const str = fc.oneof(fc.string(), fc.string({ unit: "binary", maxLength: 80 }), fc.string({ unit: fc.constantFrom("a", "Z", '"', "\\", "\u007f", "\u0000", "\ud800", "é"), maxLength: 60 }));
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: "small" }, fc.constant(null), fc.boolean(), fc.integer(), fc.double(), str, fc.array(tie("value")), fc.dictionary(fc.oneof(str, fc.nat().map(String)), tie("value"), { maxKeys: 40 })),
+    }));
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(canonicalJson(v)).toBe(reference(v));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("numbers: safe-integer refuses every other number with the caller's error", () => {
     class Refused extends Error {}
     const opts = { numbers: "safe-integer", refuse: (r: string) => new Refused(r) } as const;

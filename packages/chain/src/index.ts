@@ -5,6 +5,7 @@ export type { Json } from "./internal/canonical-json.js";
 export type {
   IndexEntry,
   IndexFile,
+  IndexLookup,
   SessionIndex,
   RefTuple,
   Round,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { buildRound, encodeRound, foldRounds, isChainError, type Conversation, type Round, type SessionIndex } from "@lake/chain";
 import { MAIN_STREAM } from "@lake/events";
-import { cutIndex, indexOf, sampleFiles, type FileSpec, type Rec } from "./support/landed.js";
+import { cutIndex, indexOf, rangeIndex, sampleFiles, type FileSpec, type Rec } from "./support/landed.js";
 
 /** Fold the chain obtained by parsing `index` at each cut point in turn. */
 function chainAt(index: SessionIndex, cuts: number[], id = "s1"): { rounds: Round[]; conv: Conversation } {
@@ -123,6 +123,71 @@ describe("round builder + fold", () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe("a read by range", () => {
+  // The round built from the entries past the chain's reach (the ones before searched, not held) is the round the
+  // whole index gives, byte for byte: turns, calls across rounds, and anchors whose link or record lies before.
+  it("property: gives the round the whole index gives, at every cut", () => {
+    const streams = ["main", "main", "k1", "k2", "k3"];
+    const ids = ["i1", "i2", "i3", "i4", "i5", "i6", "i7", "i8"];
+    // Children mostly unlaunched, their records linking to ids that land anywhere, before or after them: anchors
+    // whose first link and whose record each lie before the range or in it.
+    const sometimes = <T>(arb: fc.Arbitrary<T>, inTen: number): fc.Arbitrary<T | undefined> =>
+      fc.oneof({ weight: 10 - inTen, arbitrary: fc.constant(undefined) }, { weight: inTen, arbitrary: arb });
+    const recArb = fc.record({
+      kind: fc.constantFrom("user", "assistant", "tool_call", "tool_result", "meta"),
+      id: sometimes(fc.constantFrom(...ids), 7),
+      parent: sometimes(fc.constantFrom(...ids), 5),
+      call: sometimes(fc.constantFrom("c1", "c2", "c3"), 5),
+      child: sometimes(fc.constantFrom("k1", "k2", "k3"), 1),
+      vt: sometimes(fc.constantFrom("queue-operation/enqueue", "system/compact_boundary"), 1),
+      dup: fc.nat(9).map((n) => n === 0),
+    });
+    const fileArb = fc.record({ stream: fc.constantFrom(...streams), records: fc.array(recArb, { minLength: 1, maxLength: 4 }) });
+    let anchors = 0;
+    const scanned = { entries: 0, found: 0 };
+    fc.assert(
+      fc.property(fc.array(fileArb, { minLength: 1, maxLength: 16 }), fc.array(fc.nat(), { maxLength: 6 }), (files, rawCuts) => {
+        const idx = indexOf(files.map((f) => ({ stream: f.stream, records: f.records.map((r) => clean(r)) })));
+        const cuts = [...new Set(rawCuts.map((c) => (c % idx.indexedSeq) + 1))].sort((a, b) => a - b);
+        const rounds: Round[] = [];
+        for (const cut of [...cuts, idx.indexedSeq]) {
+          const whole = cutIndex(idx, cut);
+          const from = (rounds.at(-1)?.range.to ?? 0) + 1;
+          const body = buildRound("s1", rounds, whole);
+          expect(buildRound("s1", rounds, rangeIndex(whole, from, scanned))).toEqual(body);
+          if (body) {
+            anchors += body.launches.filter((l) => l.anchor).length;
+            rounds.push(encodeRound(body).round);
+          }
+        }
+      }),
+      { numRuns: 400 },
+    );
+    // The runs did reach back: anchors were made, and links and records were found by the lookup.
+    expect(anchors).toBeGreaterThan(100);
+    expect(scanned.found).toBeGreaterThan(100);
+  });
+
+  it("holds only the entries past the head, and searches the index only for a child still waiting for its launch", () => {
+    const main = (n: number, from: number): Rec[] => Array.from({ length: n }, (_, i) => ({ kind: i % 2 ? "assistant" : "user", id: `m${from + i}`, parent: `m${from + i - 1}` }));
+    const files: FileSpec[] = [{ stream: "main", records: main(50, 0) }, { stream: "main", records: main(50, 50) }, { stream: "main", records: main(50, 100) }];
+    const idx = indexOf(files);
+    const r1 = encodeRound(buildRound("s1", [], cutIndex(idx, 2)) as NonNullable<ReturnType<typeof buildRound>>).round;
+    const scanned = { entries: 0, found: 0 };
+    const ranged = rangeIndex(idx, 3, scanned);
+    expect(ranged.entries).toHaveLength(50);
+    expect(buildRound("s1", [r1], ranged)).toEqual(buildRound("s1", [r1], idx));
+    expect(scanned.entries).toBe(0); // main alone: no child waits, nothing is searched
+    // A child whose first link points into main's first file, before the range: searched, and anchored there.
+    const withChild = indexOf([...files, { stream: "agent-x", records: [{ kind: "user", id: "x1", parent: "m10" }] }]);
+    const r2 = encodeRound(buildRound("s1", [r1], cutIndex(withChild, 3)) as NonNullable<ReturnType<typeof buildRound>>).round;
+    const body = buildRound("s1", [r1, r2], rangeIndex(withChild, 4, scanned));
+    expect(body?.launches).toEqual([{ child: "agent-x", call: null, at: [1, 10], anchor: true }]);
+    expect(body).toEqual(buildRound("s1", [r1, r2], withChild));
+    expect(scanned.entries).toBeGreaterThan(0);
   });
 });
 

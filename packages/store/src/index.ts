@@ -18,7 +18,7 @@ export type {
 } from "./internal/contracts.js";
 export { readIndex, releaseIndex, encodeBlock, encodeIndexHeader, decodeIndex, INDEX_SCHEMA, ENTRY_STRING_FIELDS } from "./internal/indexer.js";
 export { indexedSeq, indexStamp } from "./internal/index-state.js";
-export type { SessionIndex, IndexedFile, IndexEntry, IndexUpdate, IndexBlock } from "./internal/indexer.js";
+export type { SessionIndex, IndexedFile, IndexEntry, IndexUpdate, IndexBlock, IndexLookup, ReadIndexOptions } from "./internal/indexer.js";
 export { verify, formatProblem } from "./internal/verify.js";
 export type { VerifyResult, VerifyProblem, VerifyCode } from "./internal/verify.js";
 export { repack } from "./internal/repack.js";

@@ -5,7 +5,7 @@
  * restore or clean.
  */
 export { readIndex, releaseIndex } from "./internal/indexer.js";
-export type { SessionIndex, IndexedFile, IndexEntry } from "./internal/indexer.js";
+export type { SessionIndex, IndexedFile, IndexEntry, IndexLookup, ReadIndexOptions } from "./internal/indexer.js";
 export { readLanded, readLandedBytes } from "./internal/read.js";
 export type { LandedFile, LandedBytes, LandedHeader, ParseLandedOptions } from "./internal/landed.js";
 export { parseLandedName } from "./internal/names.js";

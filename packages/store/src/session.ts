@@ -10,7 +10,7 @@ export type {
   SourceRef, SourceLine, Framing, CarriedState, ConvertContext, Convert, MaskUnknown, Logger, SessionOptions, SourceStatus, SourceOutcome, PassSummary, ResolveMode,
 } from "./internal/contracts.js";
 export { readIndex, releaseIndex } from "./internal/indexer.js";
-export type { SessionIndex, IndexedFile, IndexEntry } from "./internal/indexer.js";
+export type { SessionIndex, IndexedFile, IndexEntry, IndexLookup, ReadIndexOptions } from "./internal/indexer.js";
 export { checkLostSessions } from "./internal/sessions.js";
 export type { ResolveSource, LostSessionOptions, LostSessionResult } from "./internal/sessions.js";
 export { StoreError, isStoreError } from "./internal/errors.js";

@@ -3,35 +3,50 @@ import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { decodeIndex, encodeBlock, encodeIndexHeader, isStoreError, openSession, readIndex, verify, type IndexBlock } from "../src/index.js";
+import { decodeIndex, encodeBlock, encodeIndexHeader, INDEX_SCHEMA, isStoreError, openSession, readIndex, verify, type IndexBlock } from "../src/index.js";
 import { convert, jline, src } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
 
 const vecDir = new URL("./vectors/", import.meta.url);
-const vector = Buffer.from(readFileSync(new URL("entries-v1.hex", vecDir), "utf8").replace(/\s+/g, ""), "hex");
-const vectorJson = JSON.parse(readFileSync(new URL("entries-v1.json", vecDir), "utf8")) as IndexBlock;
+const vector = Buffer.from(readFileSync(new URL("entries-v2.hex", vecDir), "utf8").replace(/\s+/g, ""), "hex");
+const vectorJson = JSON.parse(readFileSync(new URL("entries-v2.json", vecDir), "utf8")) as IndexBlock;
+/** One block per landed file: the vector's content as the index writes it. */
+const blocksOf = (v: IndexBlock): Buffer[] => v.files.map((f) => encodeBlock({ files: [f], entries: v.entries.filter((e) => e.seq === f.seq) }).bytes);
 
 describe("entries.bin format (golden vector)", () => {
   it("encodes the vector's content to exactly the vector's bytes", () => {
-    expect(Buffer.concat([encodeIndexHeader(), encodeBlock(vectorJson).bytes]).equals(vector)).toBe(true);
-    expect(createHash("sha256").update(vector).digest("hex")).toBe("62509df5148c31494a7a7f9ebd927f466cd8d8af8ec43ba52cf9924106577dfb");
+    expect(Buffer.concat([encodeIndexHeader(), ...blocksOf(vectorJson)]).equals(vector)).toBe(true);
+    expect(createHash("sha256").update(vector).digest("hex")).toBe("d115e9894be5e165f49cf744d28fcf8a475620102a2af8ec2b87fda8ab7e009a");
   });
   it("decodes the vector to its content", () => {
-    const d = decodeIndex(vector, "entries-v1.hex");
+    const d = decodeIndex(vector, "entries-v2.hex");
     expect(d.files).toEqual(vectorJson.files);
     expect(d.entries).toEqual(vectorJson.entries);
-    expect(d.blocks).toBe(1);
-    expect(d.strings).toBe(13);
+    expect(d.blocks).toBe(2);
+    expect(d.strings).toBe(14);
   });
-  it("every single-byte flip and every truncation is detected", () => {
+  it("a block holds one landed file, its entries its rows in order, blocks in sequence order", () => {
+    expect(() => encodeBlock(vectorJson)).toThrow(/one landed file, not 2/);
+    const [f1, f2] = vectorJson.files as [IndexBlock["files"][number], IndexBlock["files"][number]];
+    const [e1, e2] = vectorJson.entries as [IndexBlock["entries"][number], IndexBlock["entries"][number]];
+    expect(() => encodeBlock({ files: [f1], entries: [e2, e1] })).toThrow(/entry 0 of file .* is seq 1 row 1/);
+    expect(() => encodeBlock({ files: [f1], entries: [e1] })).toThrow(/2 records and 1 entries/);
+    // Blocks out of sequence order are not an index this store wrote.
+    const [b1, b2] = blocksOf(vectorJson) as [Buffer, Buffer];
+    expect(() => decodeIndex(Buffer.concat([encodeIndexHeader(), b2, b1]), "swapped")).toThrow(/swapped: block at byte \d+ is seq 1, after seq 2/);
+    void f2;
+  });
+  it("every single-byte flip and every truncation is detected (a cut between blocks by index.state's counts)", () => {
     for (let i = 0; i < vector.length; i++) {
       const b = Buffer.from(vector);
       b[i] = b[i]! ^ 0x01;
       expect(() => decodeIndex(b, "flip"), `flip at ${i}`).toThrow();
     }
+    const between = 8 + blocksOf(vectorJson)[0]!.length;
     for (let n = 9; n < vector.length; n++) {
-      expect(() => decodeIndex(vector.subarray(0, n), "cut"), `cut at ${n}`).toThrow();
+      if (n === between) expect(decodeIndex(vector.subarray(0, n), "cut").blocks).toBe(1);
+      else expect(() => decodeIndex(vector.subarray(0, n), "cut"), `cut at ${n}`).toThrow();
     }
     try {
       decodeIndex(vector.subarray(0, 30), "x.bin");
@@ -98,7 +113,7 @@ describe("the derived index", () => {
     expect(readIndex(root, "s1").entries.map((e) => e.record_id)).toEqual(["a", "b", "c"]);
     // schema change: discarded and rebuilt
     const sp = join(root, "s1/index/index.state");
-    writeFileSync(sp, readFileSync(sp, "utf8").replace(/^schema +1$/m, "schema        99"));
+    writeFileSync(sp, readFileSync(sp, "utf8").replace(new RegExp(`^schema +${INDEX_SCHEMA}$`, "m"), "schema        99"));
     const s2 = await openSession(root, "s1");
     expect(s2.updateIndex().rebuilt).toBe(true);
     s2.close();

@@ -278,6 +278,9 @@ export async function passSession(ctx: PassContext, sessionId: string, sources: 
     }
   } finally {
     s.close();
+    // A one-shot pass is done with the session's index: the dedupe keys it kept (for a next update here)
+    // go before the chain is parsed, which reads the index by range. A watcher keeps them.
+    if (!options.cache) releaseIndex(root, sessionId);
   }
   if (summary.interrupted) return false; // its landed files are indexed; the next pass reads the rest and publishes
   if (options.parse !== false) {
@@ -289,12 +292,9 @@ export async function passSession(ctx: PassContext, sessionId: string, sources: 
       contain(ctx, e, join(root, "_conversations", sessionId));
     }
   } else settled = false;
-  // A one-shot pass is done with the session: what this process kept of its index and chain (for a
-  // next pass here) goes, so memory follows the sessions in hand. A watcher keeps them.
-  if (!options.cache) {
-    releaseIndex(root, sessionId);
-    releaseFold(root, sessionId);
-  }
+  // A one-shot pass is done with the session: what this process kept of its chain (for a next pass
+  // here) goes too, so memory follows the sessions in hand. A watcher keeps it.
+  if (!options.cache) releaseFold(root, sessionId);
   summary.rounds += published;
   // A session none of whose sources is a transcript (refused, empty) left no directory: not counted.
   if (existsSync(join(root, sessionId))) {

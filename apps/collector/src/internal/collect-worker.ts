@@ -4,7 +4,9 @@
 // the same bytes as a one-thread pass. It reads no file and writes nothing: the lines come in a
 // message, the encoded records go back in one.
 import { parentPort, workerData } from "node:worker_threads";
-import { getAdapter, type DiscoveredSource } from "@lake/adapters";
+// The line adapters alone (@lake/adapters/discover), as the main thread's pass takes them: not the
+// package root, which would load broca's WAL decoder and its record schemas into every worker.
+import { lineAdapter, type DiscoveredSource } from "@lake/adapters/discover";
 import { encodeWindow } from "@lake/store/records";
 import type { Convert } from "@lake/store";
 import { maskRecord, maskUnknownText, passRedactor } from "./collect-mask.js";
@@ -17,7 +19,8 @@ const maskUnknown = maskUnknownText(redactor);
 
 async function convert(req: ConvertRequest): Promise<{ reply: ConvertReply; transfer: ArrayBuffer[] }> {
   const { id, src, sessionId, ref, bytes, offset, ord } = req;
-  const adapter = getAdapter(src.runtime);
+  const adapter = lineAdapter(src.runtime);
+  if (!adapter) return { reply: { id, failed: true }, transfer: [] };
   const lines: Convert = (ls) => adapter.parseLines(src as DiscoveredSource, ls, adapter.initialState(src as DiscoveredSource)).map((r) => maskRecord(redactor, r));
   try {
     const enc = await encodeWindow(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { offset, ord }, { sessionId, source: ref }, lines, maskUnknown);

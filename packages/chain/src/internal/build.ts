@@ -39,6 +39,13 @@ export function buildRoundBody(state: ChainState, index: SessionIndex, policy: C
   if (newFiles.length === 0 && tombstones.length === 0) return null;
   const to = newFiles.length > 0 ? Math.max(indexedSeq, state.throughSeq) : state.throughSeq;
 
+  // A read by range holds the entries from `index.from` on; it must reach back to the chain's reach.
+  const ranged = index.from !== undefined;
+  if (ranged) {
+    const known = index.from as number;
+    if (!Number.isSafeInteger(known) || known < 0 || known > from) invalid(`index: entries from seq ${String(known)}, past the chain's reach (seq ${from})`);
+    if (!index.lookup) invalid(`index: entries from seq ${known} with no lookup of the index`);
+  }
   const all = [...index.entries].filter((e) => e.seq <= indexedSeq).sort((a, b) => a.seq - b.seq || a.row - b.row);
   for (const e of all) {
     const f = files.get(e.seq);
@@ -52,7 +59,7 @@ export function buildRoundBody(state: ChainState, index: SessionIndex, policy: C
   const open = new Map<string, Set<string>>();
   const streamState = (name: string): { turns: number; open: Set<string> } => {
     if (!turnCount.has(name)) {
-      turnCount.set(name, state.streams.get(name)?.turns.length ?? 0);
+      turnCount.set(name, state.streams.get(name)?.count ?? 0);
       open.set(name, state.openCalls(name));
     }
     return { turns: turnCount.get(name) as number, open: open.get(name) as Set<string> };
@@ -149,12 +156,26 @@ export function buildRoundBody(state: ChainState, index: SessionIndex, policy: C
 
   // Anchors: a child stream nothing launched branches from the record its first parent link points at (once that
   // record is indexed, in whichever round that happens).
-  const byRecordId = new Map<string, IndexEntry>();
-  for (const e of all) if (!e.duplicate && e.record_id !== undefined && !byRecordId.has(e.record_id)) byRecordId.set(e.record_id, e);
+  const waiting = (child: string): boolean => child !== MAIN_STREAM && !launched.has(child) && (state.streams.has(child) || turnCount.has(child));
   const firstLink = new Map<string, string>();
-  for (const e of all) if (!e.duplicate && e.parent_id !== undefined && !firstLink.has(e.stream)) firstLink.set(e.stream, e.parent_id);
+  const byRecordId = new Map<string, IndexEntry>();
+  if (ranged && index.lookup) {
+    // A read by range holds the entries past the head only (and need not hold their ids): the index answers, over
+    // every entry, for each waiting child's first link and for the record that link points at.
+    const children = [...new Set([...state.streams.keys(), ...turnCount.keys()])].filter(waiting);
+    if (children.length > 0) {
+      for (const [child, parentId] of index.lookup.firstParents(children)) firstLink.set(child, parentId);
+      if (firstLink.size > 0) for (const [id, e] of index.lookup.firstEntries(new Set(firstLink.values()))) byRecordId.set(id, e);
+    }
+  } else {
+    for (const e of all) if (!e.duplicate && e.parent_id !== undefined && !firstLink.has(e.stream)) firstLink.set(e.stream, e.parent_id);
+    // The records those links point at: the first copy of each id, only for waiting children.
+    const pointed = new Set<string>();
+    for (const [child, parentId] of firstLink) if (waiting(child)) pointed.add(parentId);
+    if (pointed.size > 0) for (const e of all) if (!e.duplicate && e.record_id !== undefined && pointed.has(e.record_id) && !byRecordId.has(e.record_id)) byRecordId.set(e.record_id, e);
+  }
   for (const [child, parentId] of [...firstLink].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
-    if (child === MAIN_STREAM || launched.has(child) || !(state.streams.has(child) || turnCount.has(child))) continue;
+    if (!waiting(child)) continue;
     const p = byRecordId.get(parentId);
     if (p && p.stream !== child && p.seq <= to) {
       launched.set(child, 0);

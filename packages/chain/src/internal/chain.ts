@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import { join } from "node:path";
 import { ChainError, errnoCode, isChainError } from "./errors.js";
-import { ChainState, foldState, type Conversation, type RoundSummary } from "./conversation.js";
+import { ChainState, type Conversation, type RoundSummary } from "./conversation.js";
 import { buildRoundBody } from "./build.js";
 import { installNoReplace, processAlive, writeAtomic } from "@lake/durable";
 import { acquireLock, releaseLock, RESERVATION_MAX_AGE_MS, type InstallMode } from "./lock.js";
@@ -52,8 +52,11 @@ export interface PublishOptions {
 export interface ParseOptions extends PublishOptions {
   /** Classification policy (default `DEFAULT_POLICY`). */
   policy?: ChainPolicy;
-  /** Where the session index comes from (default: @lake/store's `readIndex`). */
-  readIndex?: (root: string, sessionId: string) => SessionIndex | Promise<SessionIndex>;
+  /**
+   * Where the session index comes from (default: @lake/store's `readIndex`). It is asked for the entries `from` the
+   * first landed seq past the chain's reach: it may give every entry, or only those, with `from` and `lookup` set.
+   */
+  readIndex?: (root: string, sessionId: string, options: { from: number }) => SessionIndex | Promise<SessionIndex>;
 }
 
 /** A round file as listed. */
@@ -115,22 +118,21 @@ export interface ChainRead {
 }
 
 /**
- * Read and check every round of a chain: each file decodes, its commit digest matches, its name matches its number and
- * digest, and the numbers run 1..N with no fork. Throws ChainError `Corrupt` or `Fork` naming the file.
+ * Each round of a chain in order, decoded and checked (its file decodes, its commit digest matches, its name matches
+ * its number and digest, the numbers run 1..N with no fork), with its path; one round at a time. Throws ChainError
+ * `Corrupt` or `Fork` naming the file.
  */
-export async function readChain(root: string, conversationId: string): Promise<ChainRead> {
+async function eachRound(root: string, conversationId: string, take: (r: Round, name: string, path: string) => void): Promise<void> {
   const dir = join(chainDir(root, conversationId), "rounds");
   const listing = await listChain(root, conversationId);
-  const rounds: Round[] = [];
-  const files: string[] = [];
+  let prev: { round: number; name: string } | undefined;
   for (const l of listing.rounds) {
     const path = join(dir, l.name);
-    const prev = rounds[rounds.length - 1];
     if (prev && prev.round === l.round) {
-      throw new ChainError("Fork", `${path}: round ${l.round} is also ${files[files.length - 1]}: the chain forks`, { data: { file: path, round: l.round } });
+      throw new ChainError("Fork", `${path}: round ${l.round} is also ${prev.name}: the chain forks`, { data: { file: path, round: l.round } });
     }
-    if (l.round !== rounds.length + 1) {
-      throw new ChainError("Corrupt", `${path}: round ${l.round} where round ${rounds.length + 1} was expected`, { data: { file: path, round: l.round } });
+    if (l.round !== (prev?.round ?? 0) + 1) {
+      throw new ChainError("Corrupt", `${path}: round ${l.round} where round ${(prev?.round ?? 0) + 1} was expected`, { data: { file: path, round: l.round } });
     }
     const bytes = await fsp.readFile(path).catch((e: unknown) => {
       throw new ChainError("Io", `${path}: cannot read: ${String(e)}`, { data: { file: path }, cause: e });
@@ -139,39 +141,52 @@ export async function readChain(root: string, conversationId: string): Promise<C
     if (r.round !== l.round || r.commit.slice(0, 12) !== l.digest12) {
       throw new ChainError("Corrupt", `${path}: name does not match round ${r.round} with commit ${r.commit.slice(0, 12)}`, { data: { file: path } });
     }
-    rounds.push(r);
-    files.push(l.name);
+    take(r, l.name, path);
+    prev = { round: l.round, name: l.name };
   }
+}
+
+/**
+ * Read and check every round of a chain: each file decodes, its commit digest matches, its name matches its number and
+ * digest, and the numbers run 1..N with no fork. Throws ChainError `Corrupt` or `Fork` naming the file.
+ */
+export async function readChain(root: string, conversationId: string): Promise<ChainRead> {
+  const rounds: Round[] = [];
+  const files: string[] = [];
+  await eachRound(root, conversationId, (r, name) => {
+    rounds.push(r);
+    files.push(name);
+  });
   return { rounds, files };
 }
 
 /** Fold a chain read from disk into its conversation (the fold of every round, nothing else). */
 export async function foldChain(root: string, conversationId: string): Promise<Conversation> {
-  return (await readState(root, conversationId)).toConversation();
+  return (await readState(root, conversationId, false)).toConversation();
 }
 
 /**
- * What a parse in this process left a chain as, under its lock: the fold, the text of `conversation.state` it wrote,
- * and the identity and times of `rounds/` after its last change. A later parse here reuses the fold while both are
- * unchanged (every publisher writes `conversation.state` and changes `rounds/`; one that dies holding the lock leaves
- * `rounds/` changed), so it reads no round again: the cost of a parse follows what is new, not the chain's length.
- * Authority reads (`readChain`, `foldChain`, `recoverHead`, `verify`) never use it.
+ * What a parse in this process left a chain as, under its lock: the (lean) fold, the text of `conversation.state` it
+ * wrote, and the identity and times of `rounds/` after its last change. A later parse here reuses the fold while both
+ * are unchanged (every publisher writes `conversation.state` and changes `rounds/`; one that dies holding the lock
+ * leaves `rounds/` changed), so it reads no round again: the cost of a parse follows what is new, not the chain's
+ * length. Authority reads (`readChain`, `foldChain`, `recoverHead`, `verify`) never use it.
  */
 interface Kept {
   state: ChainState;
   stateText: string;
   rounds: string;
-  /** The records its turns cite (what the fold's size follows). */
-  refs: number;
+  /** The calls its fold holds (what a lean fold's size follows). */
+  calls: number;
 }
 const kept = new Map<string, Kept>();
 /**
- * Chains kept at most, and the records their folds' turns may cite together (the least recently
- * parsed goes first, the one just parsed always stays): a watcher over many sessions, or over a
- * few very long ones, stays bounded. A caller done with a chain drops it ({@link releaseFold}).
+ * Chains kept at most, and the calls their folds may hold together (the least recently parsed goes first, the one just
+ * parsed always stays): a watcher over many sessions, or over a few very long ones, stays bounded. A caller done with
+ * a chain drops it ({@link releaseFold}).
  */
 const KEPT_MAX = 64;
-const KEPT_MAX_REFS = 262_144;
+const KEPT_MAX_CALLS = 131_072;
 
 async function roundsStamp(dir: string): Promise<string | null> {
   const st = await fsp.stat(join(dir, "rounds"), { bigint: true }).catch(() => null);
@@ -197,37 +212,42 @@ export function releaseFold(root: string, conversationId: string): void {
   kept.delete(chainDir(root, conversationId));
 }
 
-/** @internal What the fold cache holds now: chain directories (least recently parsed first) and the records their turns cite (tests). */
-export function keptChains(): { dirs: string[]; refs: number } {
-  let refs = 0;
-  for (const k of kept.values()) refs += k.refs;
-  return { dirs: [...kept.keys()], refs };
-}
-
-function turnRefs(state: ChainState): number {
-  let n = 0;
-  for (const s of state.streams.values()) for (const t of s.turns) n += t.length;
-  return n;
+/**
+ * @internal What the fold cache holds now: chain directories (least recently parsed first), the calls their folds
+ * hold, and the record addresses their turns hold (none: kept folds are lean) (tests).
+ */
+export function keptChains(): { dirs: string[]; calls: number; records: number } {
+  let calls = 0;
+  let records = 0;
+  for (const k of kept.values()) {
+    calls += k.calls;
+    for (const s of k.state.streams.values()) for (const t of s.turns) records += t.length;
+  }
+  return { dirs: [...kept.keys()], calls, records };
 }
 
 async function keep(dir: string, state: ChainState, stateText: string): Promise<void> {
   const rounds = await roundsStamp(dir);
   if (rounds === null) return;
   kept.delete(dir);
-  kept.set(dir, { state, stateText, rounds, refs: turnRefs(state) });
-  let refs = 0;
-  for (const k of kept.values()) refs += k.refs;
+  kept.set(dir, { state, stateText, rounds, calls: state.calls.size });
+  let calls = 0;
+  for (const k of kept.values()) calls += k.calls;
   for (const [d, k] of kept) {
-    if (kept.size <= 1 || (kept.size <= KEPT_MAX && refs <= KEPT_MAX_REFS)) break;
+    if (kept.size <= 1 || (kept.size <= KEPT_MAX && calls <= KEPT_MAX_CALLS)) break;
     kept.delete(d);
-    refs -= k.refs;
+    calls -= k.calls;
   }
 }
 
-async function readState(root: string, conversationId: string): Promise<ChainState> {
-  const { rounds, files } = await readChain(root, conversationId);
-  const dir = join(chainDir(root, conversationId), "rounds");
-  return foldState(conversationId, rounds, files.map((f) => join(dir, f)));
+/**
+ * Fold every round of a chain, one round read at a time (a round is decoded, checked, folded and dropped). `lean`: the
+ * fold the next round is built from, without the records that only render the conversation.
+ */
+async function readState(root: string, conversationId: string, lean: boolean): Promise<ChainState> {
+  const st = new ChainState(conversationId, lean);
+  await eachRound(root, conversationId, (r, _name, path) => st.apply(r, path));
+  return st;
 }
 
 /** The head as `conversation.state` caches it. */
@@ -240,7 +260,7 @@ export interface HeadState {
 
 /** Recover the head by listing and reading the rounds directory (never from `conversation.state`), and rewrite the cache. */
 export async function recoverHead(root: string, conversationId: string): Promise<HeadState | null> {
-  const st = await readState(root, conversationId);
+  const st = await readState(root, conversationId, true);
   const head = headOf(st.head, st.throughSeq);
   if (head) await writeStateFile(chainDir(root, conversationId), head);
   return head;
@@ -311,7 +331,7 @@ export async function publishRound(root: string, body: RoundBody, options: Publi
   const dir = chainDir(root, body.conversation);
   await fsp.mkdir(join(dir, "rounds"), { recursive: true });
   return withLock(dir, options, async () => {
-    const st = await readState(root, body.conversation);
+    const st = await readState(root, body.conversation, true);
     return publishLocked(root, dir, st, body, options);
   });
 }
@@ -444,14 +464,15 @@ export async function parse(root: string, sessionId: string, options: ParseOptio
     result = await withLock(dir, options, async () => {
       // The fold this process left, while nothing changed the chain since; else every round is read again.
       const reused = await takeKept(dir);
-      const st = reused ?? (await readState(root, sessionId));
+      const st = reused ?? (await readState(root, sessionId, true));
       const current = headOf(st.head, st.throughSeq);
       // rounds/ is as a parse here left it (clean, or it would not have been kept): only the chain directory's own leftovers.
       const clean = await cleanLeftovers(root, sessionId, reused === null);
       if (!(await exists(sessionDir)) || forgotten(root, sessionId)) return { published: null, head: current };
+      // The index by range: the entries past the chain's reach (the rest is searched, not held).
+      // Held by nothing once the body is built: the entries go before the round is encoded and published.
       const read = options.readIndex ?? defaultReadIndex;
-      const index = await read(root, sessionId);
-      const body = buildRoundBody(st, index, options.policy ?? DEFAULT_POLICY);
+      const body = buildRoundBody(st, await read(root, sessionId, { from: st.throughSeq + 1 }), options.policy ?? DEFAULT_POLICY);
       if (!body) {
         if (current) {
           const text = stateFileText(current);

@@ -36,12 +36,28 @@ export interface IndexEntry {
   duplicate: boolean;
 }
 
+/**
+ * Questions about every entry of an index read by range (those it left out and those it holds), answered on demand.
+ * Re-landed copies (`duplicate`) are never an answer.
+ */
+export interface IndexLookup {
+  /** Of each stream named, the `parent_id` of its first entry that has one. */
+  firstParents(streams: Iterable<string>): Map<string, string>;
+  /** Of each record id named, its first entry (in any stream). */
+  firstEntries(recordIds: Iterable<string>): Map<string, IndexEntry>;
+}
+
 /** The derived index of one session, as far as `indexedSeq` reaches. */
 export interface SessionIndex {
   /** The landed sequence the index covers; parse never reads past it. */
   indexedSeq: number;
+  /** Every indexed file. */
   files: readonly IndexFile[];
+  /** Every entry, or with `from` the entries of the files from that seq on. */
   entries: readonly IndexEntry[];
+  /** A read by range: `entries` start at this landed seq (they need not hold ids or links), and `lookup` answers for every entry. */
+  from?: number | undefined;
+  lookup?: IndexLookup | undefined;
 }
 
 /** A record address in a round: `[landed seq, row]`. */

@@ -94,7 +94,7 @@ export async function verify(root: string, conversationId: string): Promise<Veri
     else seen.set(v.round, v.file);
   }
   for (let n = 1; n <= Math.max(0, ...seen.keys()); n++) if (!seen.has(n)) problems.push(`${dir}: round ${n} is missing`);
-  const st = new ChainState(conversationId);
+  const st = new ChainState(conversationId, true);
   const firstOfEach = decoded.filter((d) => seen.get(d.round.round) === d.file.split(/[\\/]/).pop());
   for (const d of firstOfEach) {
     try {

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { IndexEntry, IndexFile, SessionIndex } from "@lake/chain";
+import type { IndexEntry, IndexFile, IndexLookup, SessionIndex } from "@lake/chain";
 
 /** A synthetic record: the index-visible fields only. */
 export interface Rec {
@@ -75,6 +75,39 @@ export function indexOf(files: FileSpec[], firstSeq = 1): SessionIndex {
     });
   });
   return { ...out, files: fs, entries: es };
+}
+
+/**
+ * `index` as a read by range gives it: the entries from `from` on, without ids or links (the store's read for the
+ * chain decodes only calls, launches and vendor types), and a lookup over every entry written here on its own (a scan
+ * in (seq, row) order), which counts the entries it looked at and the answers it gave in `scanned`.
+ */
+export function rangeIndex(index: SessionIndex, from: number, scanned = { entries: 0, found: 0 }): SessionIndex {
+  const every = [...index.entries].filter((e) => e.seq <= index.indexedSeq && !e.duplicate).sort((a, b) => a.seq - b.seq || a.row - b.row);
+  const lookup: IndexLookup = {
+    firstParents(streams) {
+      const want = new Set(streams);
+      const out = new Map<string, string>();
+      for (const e of every) {
+        scanned.entries++;
+        if (want.has(e.stream) && e.parent_id !== undefined && !out.has(e.stream)) out.set(e.stream, e.parent_id);
+      }
+      scanned.found += out.size;
+      return out;
+    },
+    firstEntries(ids) {
+      const want = new Set(ids);
+      const out = new Map<string, IndexEntry>();
+      for (const e of every) {
+        scanned.entries++;
+        if (e.record_id !== undefined && want.has(e.record_id) && !out.has(e.record_id)) out.set(e.record_id, e);
+      }
+      scanned.found += out.size;
+      return out;
+    },
+  };
+  const held = index.entries.filter((e) => e.seq >= from).map(({ record_id: _r, parent_id: _p, ...e }) => e);
+  return { ...index, entries: held, from, lookup };
 }
 
 /** An index cut at `seq` (what the index said when it covered only that far). */

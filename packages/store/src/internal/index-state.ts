@@ -9,7 +9,7 @@ import { decodeKv, encodeKv, kvInt } from "./kv.js";
 import { checkId, isoMicros, nowNs } from "./names.js";
 
 /** Index schema. A different schema on disk is discarded and rebuilt, never migrated. */
-export const INDEX_SCHEMA = 1;
+export const INDEX_SCHEMA = 2;
 
 /** index.state. */
 export interface IndexState {

@@ -5,7 +5,8 @@ import { landNoReplace } from "./fsx.js";
 import { checkId, checkKind, isoMicros, landedName, nowNs, type Area } from "./names.js";
 import type { Cursor } from "./cursor.js";
 import { buildLandedBody } from "./landed.js";
-import { encodeLines, factsEntry, type EncodedRecords } from "./records.js";
+import { encodeLines, type EncodedRecords } from "./records.js";
+import { pendingFile } from "./indexer.js";
 import type { Convert, ConvertContext, Mutable, PassSummary, SourceLine, SourceOutcome, SourceRef } from "./contracts.js";
 import type { SessionStore } from "./session.js";
 import { appendSteps } from "./append.js";
@@ -159,11 +160,7 @@ export class Pass {
     landNoReplace(dir, name, built.chunks, s.opts.onStep, s.opts.fsync !== false, s.dirSync);
     const rel = `${dirRel}/${name}`;
     s.noteLanded({ seq, name, area, stream: src.stream, kind: src.kind, stamp: this.stamp, rel });
-    const where = { seq, area, stream: src.stream, kind: src.kind };
-    s.pendingIndex.set(seq, {
-      file: { seq, name, area, stream: src.stream, kind: src.kind, sha256: built.sha256, records, rel },
-      entries: out.facts.map((f, row) => factsEntry(f, where, row)),
-    });
+    s.pendingIndex.set(seq, pendingFile({ seq, name, area, stream: src.stream, kind: src.kind, sha256: built.sha256, records, rel }, out.facts));
     this.landedFiles++;
     this.records += records;
     return { seq, rel, records, bytes: built.bytes };
