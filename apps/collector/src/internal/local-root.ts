@@ -124,7 +124,7 @@ export function localRoot(root: string): LocalRoot {
   const indexOf = async (sessionId: string) => {
     if (cached?.sessionId !== sessionId) {
       const { store } = await loadHeavy();
-      cached = { sessionId, index: store.readIndex(root, sessionId) };
+      cached = { sessionId, index: store.readIndex(root, sessionId, { fields: ["vendor_type"] }) };
       store.releaseIndex(root, sessionId);
     }
     return cached.index;
