@@ -117,6 +117,34 @@ describe("the convert pool", () => {
     expect(bad.stderr).toMatch(/LAKE_COLLECT_JOBS=two/);
   });
 
+  it("one long session without --jobs hears from its workers and uses them; a line over 4 MiB is converted on the main thread, the same bytes", { timeout: 180_000 }, async () => {
+    const dir = tempDir("pool-one");
+    const projects = join(dir, "vendor", "projects");
+    // One 12 MB session: past the 4 MiB a pass converts before it starts its pool. A pass over it lands
+    // window after window without waiting on I/O: without a turn of the event loop per window it
+    // never hears its workers say they are ready.
+    const big = await generateClaudeCorpus({ dir: join(dir, "vendor"), bytes: 12_000_000, sessionBytes: 12_000_000, seed: 7 });
+    const file = big.files[0]!;
+    const sid = file.slice(file.lastIndexOf("/") + 1, -".jsonl".length);
+    // A line of 5 MiB of text (one tool result): its window goes to no worker.
+    appendFileSync(file, userLine(sid, 910_001, "x".repeat(5 * 1024 * 1024)));
+    const one = rootWithKey(join(dir, "one"));
+    const r1 = await runCli(["collect", "--root", one, "--sources-only", "--source", `claude-code=${projects}`, "--jobs", "1", "--json"], { HOME: join(dir, "home") });
+    expect(r1.code, r1.stderr).toBe(EXIT.ok);
+    const pooled = rootWithKey(join(dir, "pooled"), join(one, "redact.key"));
+    const r2 = await runCli(["collect", "--root", pooled, "--sources-only", "--source", `claude-code=${projects}`, "--json"], { HOME: join(dir, "home"), LAKE_COLLECT_JOBS: "" });
+    expect(r2.code, r2.stderr).toBe(EXIT.ok);
+    const s2 = JSON.parse(r2.stdout) as { convert_workers: number; convert_failed: number; sessions: number };
+    expect(s2.sessions).toBe(1);
+    expect(s2.convert_workers).toBeGreaterThanOrEqual(1);
+    expect(s2.convert_failed).toBe(0);
+    const a = landed(one);
+    const b = landed(pooled);
+    expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
+    for (const [name, bytes] of a) expect(b.get(name) === bytes, `${name} differs`).toBe(true);
+    expect([...a.values()].some((t) => t.includes("x".repeat(1024 * 1024)))).toBe(true);
+  });
+
   it("a pooled collect SIGKILLed at random steps and rerun until it finishes counts the usage of a clean one-thread run", { timeout: 600_000 }, async () => {
     const dir = tempDir("pool-kill");
     const t = tree(dir);
