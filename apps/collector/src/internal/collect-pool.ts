@@ -33,6 +33,9 @@ export type ConvertReply =
 /** Bytes above which a piece is cut (a window of the default 2 MiB budget becomes a few pieces per worker). */
 const CHUNK_BYTES = 256 * 1024;
 
+/** The longest piece a worker takes: a piece is longer than CHUNK_BYTES only when one line is. */
+const MAX_PIECE_BYTES = 4 * 1024 * 1024;
+
 interface Slot {
   readonly worker: Worker;
   ready: boolean;
@@ -54,10 +57,12 @@ export class ConvertPool {
 
   private constructor(size: number, root: string) {
     for (let i = 0; i < size; i++) {
-      // A worker keeps nothing between pieces: a young generation of 16 MB (V8's default is larger)
-      // takes ~35 MB off a pooled pass's peak RSS at no measured cost in time. The old generation
-      // is left unbounded: one very long line must not run a worker out of memory.
-      const worker = new Worker(new URL("./collect-worker.js", import.meta.url), { workerData: { root }, resourceLimits: { maxYoungGenerationSizeMb: 16 } });
+      // A worker keeps nothing between pieces, and takes no piece over MAX_PIECE_BYTES (a window
+      // with a longer line is converted on the main thread, whose heap is not bounded): its heap is
+      // bounded (a young generation of 8 MB, an old one of 64 MB), so garbage it has not collected
+      // yet does not add some 100 MB to a pass's peak RSS. A worker that still runs out of memory is
+      // lost: what it held is converted on the main thread.
+      const worker = new Worker(new URL("./collect-worker.js", import.meta.url), { workerData: { root }, resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 } });
       const slot: Slot = { worker, ready: false, dead: false, used: false, load: 0, outstanding: new Map() };
       worker.unref();
       worker.on("message", (m: ConvertReply | { ready: true }) => {
@@ -126,13 +131,16 @@ export class ConvertPool {
   /**
    * Convert and encode a window of `src` (its text as the store's encoder takes it): cut into pieces
    * over the ready workers, joined in order. Undefined when no worker is ready or a piece could not
-   * be converted: the pass then converts the window on the main thread.
+   * be converted, or one of its lines is longer than MAX_PIECE_BYTES: the pass then converts the
+   * window on the main thread.
    */
   async encode(src: DiscoveredSource, sessionId: string, ref: PieceSource, text: Buffer, at: { readonly offset: number; readonly ord: number }): Promise<EncodedWindow | undefined> {
     const ready = this.slots.filter((s) => s.ready);
     if (ready.length === 0) return undefined;
     const target = Math.max(1, Math.min(CHUNK_BYTES, Math.ceil(text.length / ready.length)));
-    const replies = await Promise.all(windowPieces(text, at, target).map((p) => this.send(src, sessionId, ref, text.subarray(p.start, p.end), p.offset, p.ord)));
+    const pieces = windowPieces(text, at, target);
+    if (pieces.some((p) => p.end - p.start > MAX_PIECE_BYTES)) return undefined;
+    const replies = await Promise.all(pieces.map((p) => this.send(src, sessionId, ref, text.subarray(p.start, p.end), p.offset, p.ord)));
     const parts: EncodedWindow[] = [];
     for (const r of replies) {
       if ("failed" in r) return undefined;
