@@ -118,6 +118,14 @@ export function claudeLine(source: SourceRef, line: SourceLine): RawRecord[] {
 type Common = { parent_id: string | undefined; ts: string | undefined; cwd: string | undefined; branch: string | undefined; is_sidechain: boolean | undefined };
 type BaseAttrs = { version: string | undefined; agent_id: string | undefined; line_session_id: string | undefined };
 
+/** `{ ...base, ...extra }`, by assignment (see LineRecords.add). */
+function extend(base: Fields, extra: Fields): Fields {
+  const f: Record<string, unknown> = {};
+  for (const k in base) f[k] = (base as Record<string, unknown>)[k];
+  for (const k in extra) f[k] = (extra as Record<string, unknown>)[k];
+  return f as Fields;
+}
+
 /**
  * `attrs` of a record: the line's base attributes, then `extra` (attrsText of `{ ...base, ...extra }`,
  * built by assignment: see LineRecords.add).
@@ -147,24 +155,7 @@ function assistant(b: LineRecords, o: Obj, m: Obj, common: Common, baseAttrs: Ba
     is_error: isError,
   };
   // Usage goes on the line's first record only: one line, one copy of the response's usage.
-  const withUsage: Fields = usage
-    ? {
-        parent_id: common.parent_id,
-        ts: common.ts,
-        cwd: common.cwd,
-        branch: common.branch,
-        is_sidechain: common.is_sidechain,
-        role: "assistant",
-        model,
-        message_id: messageId,
-        request_id: requestId,
-        is_error: isError,
-        usage,
-        usage_mode: "delta",
-        usage_key: requestId ?? messageId,
-        cost_usd: recordedCost(o.costUSD),
-      }
-    : shared;
+  const withUsage: Fields = usage ? extend(shared, { usage, usage_mode: "delta", usage_key: requestId ?? messageId, cost_usd: recordedCost(o.costUSD) }) : shared;
   const attrs = attrsOf(baseAttrs, { stop_reason: str(m.stop_reason), service_tier: str(obj(m.usage)?.service_tier) });
   const content = Array.isArray(m.content) ? m.content : typeof m.content === "string" ? [{ type: "text", text: m.content }] : [];
   let first = true;

@@ -917,12 +917,7 @@ export function readIndex(root: string, sessionId: string, options: ReadIndexOpt
     }
   }
   if (state && state.schema === INDEX_SCHEMA) {
-    let fd: number | undefined;
-    try {
-      fd = openSync(binPath, "r");
-    } catch (e) {
-      if (errno(e) !== "ENOENT") throw ioError(binPath, "read index", e);
-    }
+    const fd = openIndex(binPath);
     if (fd !== undefined) {
       try {
         const st = fstatSync(fd);
@@ -951,17 +946,22 @@ export function readIndex(root: string, sessionId: string, options: ReadIndexOpt
   return { ...index, from, lookup: lookupOf((visit) => deriveBlocks(dir, scanSession(dir).landed, visit)) };
 }
 
+/** entries.bin opened for reading, or undefined when there is none (another failure names the file). */
+function openIndex(binPath: string): number | undefined {
+  try {
+    return openSync(binPath, "r");
+  } catch (e) {
+    if (errno(e) !== "ENOENT") throw ioError(binPath, "read index", e);
+    return undefined;
+  }
+}
+
 /**
  * The blocks of the entries.bin a read by range read (the same file: its first `bytes` are never
  * rewritten in place); derived from the landed files when that file is gone or replaced since.
  */
 function blocksOnDisk(dir: string, binPath: string, bytes: number, ino: number, visit: (b: BlockView) => boolean | void): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(binPath, "r");
-  } catch (e) {
-    if (errno(e) !== "ENOENT") throw ioError(binPath, "read index", e);
-  }
+  const fd = openIndex(binPath);
   if (fd !== undefined) {
     try {
       if (fstatSync(fd).ino === ino) {
