@@ -118,14 +118,6 @@ export function claudeLine(source: SourceRef, line: SourceLine): RawRecord[] {
 type Common = { parent_id: string | undefined; ts: string | undefined; cwd: string | undefined; branch: string | undefined; is_sidechain: boolean | undefined };
 type BaseAttrs = { version: string | undefined; agent_id: string | undefined; line_session_id: string | undefined };
 
-/** `{ ...base, ...extra }`, by assignment (see LineRecords.add). */
-function extend(base: Fields, extra: Fields): Fields {
-  const f: Record<string, unknown> = {};
-  for (const k in base) f[k] = (base as Record<string, unknown>)[k];
-  for (const k in extra) f[k] = (extra as Record<string, unknown>)[k];
-  return f as Fields;
-}
-
 /**
  * `attrs` of a record: the line's base attributes, then `extra` (attrsText of `{ ...base, ...extra }`,
  * built by assignment: see LineRecords.add).
@@ -155,13 +147,13 @@ function assistant(b: LineRecords, o: Obj, m: Obj, common: Common, baseAttrs: Ba
     is_error: isError,
   };
   // Usage goes on the line's first record only: one line, one copy of the response's usage.
-  const withUsage: Fields = usage ? extend(shared, { usage, usage_mode: "delta", usage_key: requestId ?? messageId, cost_usd: recordedCost(o.costUSD) }) : shared;
+  const withUsage: readonly Fields[] = usage ? [shared, { usage, usage_mode: "delta", usage_key: requestId ?? messageId, cost_usd: recordedCost(o.costUSD) }] : [shared];
   const attrs = attrsOf(baseAttrs, { stop_reason: str(m.stop_reason), service_tier: str(obj(m.usage)?.service_tier) });
   const content = Array.isArray(m.content) ? m.content : typeof m.content === "string" ? [{ type: "text", text: m.content }] : [];
   let first = true;
-  // The fields every record of the line shares, the usage with them on the first one.
-  const u = (): Fields => {
-    if (!first) return shared;
+  // The bases of a record (LineRecords.add): the fields every record of the line shares, and the usage after them on the first one.
+  const u = (): readonly Fields[] => {
+    if (!first) return [shared];
     first = false;
     return withUsage;
   };
@@ -169,9 +161,9 @@ function assistant(b: LineRecords, o: Obj, m: Obj, common: Common, baseAttrs: Ba
     const c = obj(blk);
     if (!c) continue;
     const t = str(c.type);
-    if (t === "text") b.add({ kind: "assistant", vendor_type: "assistant/text", text: str(c.text), attrs }, u());
+    if (t === "text") b.add({ kind: "assistant", vendor_type: "assistant/text", text: str(c.text), attrs }, ...u());
     else if (t === "thinking" || t === "redacted_thinking")
-      b.add({ kind: "assistant", vendor_type: `assistant/${t}`, text: str(c.thinking), attrs: attrsOf(baseAttrs, { thinking: true, signature_only: str(c.thinking) ? undefined : true }) }, u());
+      b.add({ kind: "assistant", vendor_type: `assistant/${t}`, text: str(c.thinking), attrs: attrsOf(baseAttrs, { thinking: true, signature_only: str(c.thinking) ? undefined : true }) }, ...u());
     else if (t === "tool_use" || t === "server_tool_use") {
       const name = str(c.name);
       const input = obj(c.input);
@@ -184,13 +176,13 @@ function assistant(b: LineRecords, o: Obj, m: Obj, common: Common, baseAttrs: Ba
           tool_input: jsonText(c.input),
           attrs: name && AGENT_TOOLS.has(name) ? attrsOf(baseAttrs, { subagent_type: str(input?.subagent_type), description: str(input?.description) }) : attrs,
         },
-        u(),
+        ...u(),
       );
     } else if (t?.endsWith("_tool_result"))
-      b.add({ kind: "tool_result", vendor_type: `assistant/${t}`, tool_call_id: str(c.tool_use_id), text: contentText(c.content) ?? jsonText(c.content), attrs }, u());
-    else b.add({ kind: "assistant", vendor_type: `assistant/${t ?? "?"}`, attrs }, u());
+      b.add({ kind: "tool_result", vendor_type: `assistant/${t}`, tool_call_id: str(c.tool_use_id), text: contentText(c.content) ?? jsonText(c.content), attrs }, ...u());
+    else b.add({ kind: "assistant", vendor_type: `assistant/${t ?? "?"}`, attrs }, ...u());
   }
-  if (first) b.add({ kind: "assistant", vendor_type: "assistant", attrs }, u());
+  if (first) b.add({ kind: "assistant", vendor_type: "assistant", attrs }, ...u());
 }
 
 function user(b: LineRecords, o: Obj, m: Obj, common: Common, baseAttrs: BaseAttrs): void {
