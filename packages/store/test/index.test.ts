@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
+import { crc32 } from "node:zlib";
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { decodeIndex, encodeBlock, encodeIndexHeader, INDEX_SCHEMA, isStoreError, openSession, readIndex, verify, type IndexBlock } from "../src/index.js";
+import { decodeIndex, encodeBlock, encodeIndexHeader, ENTRY_STRING_FIELDS, INDEX_SCHEMA, isStoreError, openSession, readIndex, verify, type IndexBlock } from "../src/index.js";
 import { convert, jline, src } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
@@ -48,6 +49,22 @@ describe("entries.bin format (golden vector)", () => {
       if (n === between) expect(decodeIndex(vector.subarray(0, n), "cut").blocks).toBe(1);
       else expect(() => decodeIndex(vector.subarray(0, n), "cut"), `cut at ${n}`).toThrow();
     }
+    // A string ref past the block's table, under a CRC-32 that holds, is named with its entry and field.
+    const block = blocksOf(vectorJson)[0]!;
+    const nfields = ENTRY_STRING_FIELDS.length; // an entry row: seq, row, flags, kind, then these string refs
+    const rowBytes = 13 + 4 * nfields;
+    const ne = block.readUInt32LE(24);
+    const entryAt = block.length - 4 - ne * rowBytes;
+    const reref = (pos: number, value: number): Buffer => {
+      const b = Buffer.from(block);
+      b.writeUInt32LE(value, pos);
+      b.writeUInt32LE(crc32(b.subarray(8, b.length - 4)), b.length - 4);
+      return Buffer.concat([encodeIndexHeader(), b]);
+    };
+    expect(() => decodeIndex(reref(entryAt + 9, 999), "k.bin")).toThrow(/^k\.bin: block at byte 8 entry 0 kind: string ref 999 out of range$/);
+    expect(() => decodeIndex(reref(entryAt + rowBytes + 13, 998), "f.bin")).toThrow(/^f\.bin: block at byte 8 entry 1 \w+: string ref 998 out of range$/);
+    // An absent field (0xffffffff) is not out of range.
+    expect(decodeIndex(reref(entryAt + 13 + 4 * (nfields - 1), 0xffffffff), "a.bin").entries).toHaveLength(vectorJson.entries.filter((e) => e.seq === vectorJson.files[0]!.seq).length);
     try {
       decodeIndex(vector.subarray(0, 30), "x.bin");
     } catch (e) {
