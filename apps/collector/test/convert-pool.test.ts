@@ -117,7 +117,7 @@ describe("the convert pool", () => {
     expect(bad.stderr).toMatch(/LAKE_COLLECT_JOBS=two/);
   });
 
-  it("one long session without --jobs hears from its workers and uses them; a line over 4 MiB is converted on the main thread, the same bytes", { timeout: 180_000 }, async () => {
+  it("one long session without --jobs hears from its one worker and uses it; a line over 4 MiB is converted on the main thread, the same bytes", { timeout: 180_000 }, async () => {
     const dir = tempDir("pool-one");
     const projects = join(dir, "vendor", "projects");
     // One 12 MB session: past the 4 MiB a pass converts before it starts its pool. A pass over it lands
@@ -136,7 +136,8 @@ describe("the convert pool", () => {
     expect(r2.code, r2.stderr).toBe(EXIT.ok);
     const s2 = JSON.parse(r2.stdout) as { convert_workers: number; convert_failed: number; sessions: number };
     expect(s2.sessions).toBe(1);
-    expect(s2.convert_workers).toBeGreaterThanOrEqual(1);
+    // One session's windows land one after another: one worker, not the machine's cores.
+    expect(s2.convert_workers).toBe(1);
     expect(s2.convert_failed).toBe(0);
     const a = landed(one);
     const b = landed(pooled);

@@ -306,6 +306,8 @@ export interface PassContext {
   converted: number;
   /** The convert pool, once started (collect-pass.ts starts it). */
   pool?: ConvertPool;
+  /** Sessions of the pass its cursors did not find unchanged (set before the first is taken). */
+  changedSessions: number;
 }
 
 type PassModule = typeof import("./collect-pass.js");
@@ -359,7 +361,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   let doneBytes = 0;
   let doneSessions = 0;
   const ctx: PassContext = {
-    root, absRoot, options, summary, passState, tracker, log, problem, jobs: convertJobs(options), converted: 0,
+    root, absRoot, options, summary, passState, tracker, log, problem, jobs: convertJobs(options), converted: 0, changedSessions: 0,
     ...(cache?.redactor ? { redactor: cache.redactor } : {}),
     resolve: sourceResolver(roots),
     stop: () => (summary.interrupted ||= options.shouldStop?.() === true),
@@ -425,17 +427,23 @@ async function eachSession(ctx: PassContext, bySession: Map<string, Planned[]>, 
   let failure: { e: unknown } | undefined;
   // Which sessions have a round chain: one listing for the pass, not one check per session.
   const listing = { conversations: listConversations(root) };
+  // Unchanged since its last complete pass (by its cursors and discovery's stat): no lock, no
+  // index, no chain. A mark whose cursors had to be read gains their stats (pass.state is written
+  // once for it). Every session is checked first: the convert pool is sized by how many changed.
+  const checked: Array<{ sessionId: string; sources: Planned[]; unchanged: boolean }> = [];
   for (const [sessionId, sources] of [...bySession].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (stopped || ctx.stop()) break;
     const foundSources = sources.map((p) => ({ source: cursorSource(p.src.runtime, p.src.rel), path: p.src.path, mode: p.src.mode, size: p.src.size, mtimeMs: p.src.mtimeMs, ...(p.src.ino !== undefined ? { ino: p.src.ino } : {}) }));
-    // Unchanged since its last complete pass (by its cursors and discovery's stat): no lock, no
-    // index, no chain. A mark whose cursors had to be read gains their stats (pass.state is written once for it).
     const check = checkSession(root, sessionId, passState.sessions.get(sessionId), foundSources, listing);
     if (check.mark) {
       passState.sessions.set(sessionId, check.mark);
       ctx.changed();
     }
-    if (check.unchanged) {
+    if (!check.unchanged) ctx.changedSessions++;
+    checked.push({ sessionId, sources, unchanged: check.unchanged });
+  }
+  for (const { sessionId, sources, unchanged } of checked) {
+    if (stopped || ctx.stop()) break;
+    if (unchanged) {
       summary.sessions++;
       summary.unchanged_sessions++;
       options.onSession?.(sessionId, { pending: 0, conflicts: 0 });
