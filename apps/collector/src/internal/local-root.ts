@@ -76,38 +76,59 @@ export function stampMs(stamp: string): number {
 // A landed line is the JSON.stringify of one canonical record: a flat object (`usage` the only
 // nested one, of numbers), so a key's quoted name followed by `:` occurs in its bytes only as that
 // key (inside a string every quote is escaped). Push reads the few fields it needs of most records
-// by key, in one scan of each file per key (the file read as latin1: one character per byte, so an
-// index is a byte offset), not by parsing them.
-const RUNTIME_KEY = '"runtime":"';
-const TS_KEY = '"ts":"';
-/** A record with usage (countUsage reads a row with a usage key), or a `latest` copy (it voids earlier ones): push needs it whole. */
-const USAGE_KEYS_OF = ['"usage":{', '"usage_mode":"latest"'];
+// by key, in one scan of each file's bytes per key (Buffer.indexOf: no string is made of the file),
+// not by parsing them.
+const RUNTIME_KEY = Buffer.from('"runtime":"');
+const TS_KEY = Buffer.from('"ts":"');
+/**
+ * A record with usage (countUsage reads a row with a usage key), or a `latest` copy (it voids
+ * earlier ones): push needs it whole. One scan finds both keys, and every other key that starts so
+ * (`usage_key`): a few records more than need it are parsed, never one fewer. A hit is a key when
+ * `"` or `_` follows (inside a string the quote after it would be escaped).
+ */
+const USAGE_KEY_PREFIX = Buffer.from('"usage');
+const UNDERSCORE = 0x5f;
+
+/** Whether the line [start, end) of `bytes` has a key starting `"usage`, its first hit at `at` (or -1). */
+function usageKeyIn(bytes: Buffer, at: number, end: number): boolean {
+  for (; at >= 0 && at < end; at = bytes.indexOf(USAGE_KEY_PREFIX, at + 1)) {
+    const next = bytes[at + USAGE_KEY_PREFIX.length];
+    if (next === QUOTE || next === UNDERSCORE) return true;
+  }
+  return false;
+}
 
 /** The next occurrence of a key at or after a line's start, kept across the lines of one file. */
 class KeyScan {
   #at = -2;
   constructor(
-    private readonly text: string,
-    private readonly key: string,
+    private readonly bytes: Buffer,
+    private readonly key: Buffer,
   ) {}
-  /** Where the key occurs in [start, end) of the text (the first time), or -1. */
+  /** Where the key occurs in [start, end) of the bytes (the first time), or -1. */
   within(start: number, end: number): number {
-    if (this.#at !== -1 && this.#at < start) this.#at = this.text.indexOf(this.key, start);
+    if (this.#at !== -1 && this.#at < start) this.#at = this.bytes.indexOf(this.key, start);
     return this.#at >= start && this.#at < end ? this.#at : -1;
   }
 }
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
 /**
  * The string value of a key found at `at` (its quoted name, `:` and opening quote, `key` long) in
- * `text`, read from `bytes` (the same bytes, decoded as UTF-8 here): undefined when `at` is -1,
- * null when the value holds an escape or does not end before `end` (the caller parses the line).
+ * `bytes`: undefined when `at` is -1, null when the value holds an escape or does not end before
+ * `end` (the caller parses the line).
  */
-function stringAt(text: string, bytes: Buffer, at: number, key: string, end: number): string | undefined | null {
+function stringAt(bytes: Buffer, at: number, key: Buffer, end: number): string | undefined | null {
   if (at < 0) return undefined;
   const start = at + key.length;
-  const close = text.indexOf('"', start);
-  if (close < 0 || close >= end) return null;
-  for (let i = start; i < close; i++) if (text.charCodeAt(i) === 92) return null;
+  let close = start;
+  while (close < end && bytes[close] !== QUOTE) {
+    if (bytes[close] === BACKSLASH) return null;
+    close++;
+  }
+  if (close >= end) return null;
   return bytes.toString("utf8", start, close);
 }
 
@@ -168,21 +189,19 @@ export function localRoot(root: string): LocalRoot {
         if (want !== undefined && lf.sha256 !== want) throw new CollectorError("Input", `${join(root, sessionId, f.rel)}: SHA-256 ${lf.sha256} differs from the index's ${want} (damaged landed file)`);
         digests.set(f.rel, lf.sha256);
         const body = lf.body;
-        const text = body.toString("latin1");
-        const runtimes = new KeyScan(text, RUNTIME_KEY);
-        const times = new KeyScan(text, TS_KEY);
-        const usage = USAGE_KEYS_OF.map((k) => new KeyScan(text, k));
+        const runtimes = new KeyScan(body, RUNTIME_KEY);
+        const times = new KeyScan(body, TS_KEY);
+        const usage = new KeyScan(body, USAGE_KEY_PREFIX);
         lf.rows.forEach((bytes, row) => {
           const start = bytes.byteOffset - body.byteOffset;
           const end = start + bytes.length;
-          let carries = false;
-          for (const u of usage) if (u.within(start, end) >= 0) carries = true;
+          const carries = usageKeyIn(body, usage.within(start, end), end);
           const runtimeAt = runtimes.within(start, end);
           const tsAt = times.within(start, end);
           const seqRow = f.seq * ROWS_PER_SEQ + row;
           if (dup.has(seqRow)) return;
-          let runtime = stringAt(text, body, runtimeAt, RUNTIME_KEY, end);
-          let ts = stringAt(text, body, tsAt, TS_KEY, end);
+          let runtime = stringAt(body, runtimeAt, RUNTIME_KEY, end);
+          let ts = stringAt(body, tsAt, TS_KEY, end);
           let rec: FleetRow | undefined;
           if (carries || typeof runtime !== "string" || ts === null || held.has(seqRow)) {
             // The record's fields, checked as the schema declares them without zod (checkStoredRecord;
