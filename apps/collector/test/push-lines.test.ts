@@ -77,16 +77,16 @@ describe("push's landed lines", () => {
           expect([l.landed_seq, l.landed_row, l.runtime, l.ts]).toEqual([r.seq, r.row, r.rec.runtime, r.rec.ts]);
           const ms = r.rec.ts === undefined ? NaN : Date.parse(r.rec.ts);
           expect(l.tsMs).toBe(Number.isNaN(ms) ? null : ms);
-          // Parsed exactly when push needs the record: it may carry usage, or it is quarantined (else by key).
-          const needs = r.rec.usage !== undefined || r.rec.usage_mode === "latest" || r.rec.vendor_type === QUARANTINE_TYPE;
-          if (needs) expect(l.row).toEqual(r.rec);
-          if (l.row) parsed++;
+          // What push keeps of a record: its usage record (usageRecordsOfRows of it alone) and, quarantined, the record.
+          expect(l.usage).toEqual(usageRecordsOfRows([r.rec], r.rec.runtime)[0]);
+          expect(l.quarantined).toEqual(r.rec.vendor_type === QUARANTINE_TYPE ? r.rec : undefined);
+          if (l.usage || l.quarantined) parsed++;
           else keyed++;
         });
         for (const runtime of new Set(ref.map((r) => r.rec.runtime))) {
           const mine = lines.filter((l) => l.runtime === runtime);
           const theirs = ref.filter((r) => r.rec.runtime === runtime);
-          expect(usageRecordsOfRows(mine.flatMap((l) => (l.row ? [l.row] : [])), runtime)).toEqual(usageRecordsOfRows(theirs.map((r) => r.rec), runtime));
+          expect(mine.flatMap((l) => (l.usage ? [l.usage] : []))).toEqual(usageRecordsOfRows(theirs.map((r) => r.rec), runtime));
           // The segment from the bytes is the segment from the text (as push wrote it before).
           const fromText: RecordLine[] = theirs.map((r) => {
             const ms = r.rec.ts === undefined ? NaN : Date.parse(r.rec.ts);
@@ -101,9 +101,10 @@ describe("push's landed lines", () => {
     } finally {
       w.close();
     }
-    // The odd session: the re-landed u1 is left out, the quarantined record and every usage record parsed.
+    // The odd session: the re-landed u1 is left out; u1's text that reads like a usage key is not one;
+    // the quarantined record is kept, and every record with usage counted (a4 is replayed: it counts none).
     const odds = (await local.readRows("odd-session", await local.landedFiles("odd-session"), "host-a")).lines;
-    expect(odds.map((l) => l.row?.record_id ?? null)).toEqual([null, "a1", "a2", "a3", "q1", "u2", "a4", null]);
+    expect(odds.map((l) => l.usage?.record_id ?? l.quarantined?.record_id ?? null)).toEqual([null, "a1", "a2", "a3", "q1", null, null, null]);
     expect(odds.map((l) => l.ts)).toEqual(ODD.filter((r) => r.text !== "a re-landed copy of u1").map((r) => r.ts));
   });
 });

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeCursor, indexedSeq, indexStamp, listForgotten, listSessions, readPassState, type PassState } from "@lake/store/pass";
 import type { FleetRow, RecordLine } from "@lake/segments";
+import type { UsageRecord } from "@lake/events/usage";
 import { CollectorError } from "./errors.js";
 
 /** A landed file as push sees it. */
@@ -53,8 +54,13 @@ export interface PushLine extends RecordLine {
   readonly landed_row: number;
   readonly runtime: string;
   readonly ts: string | undefined;
-  /** The record as a fleet row, when it may carry usage or is quarantined; else undefined. */
-  readonly row: FleetRow | undefined;
+  /**
+   * The usage record the segment's rollup counts of it (usageRecordsOfRows), when it has one. Made
+   * as the line is read: the parsed record is not kept (its text would live until the session is sent).
+   */
+  readonly usage: UsageRecord | undefined;
+  /** The record as a fleet row when it is quarantined (its quarantine object is made from it); else undefined. */
+  readonly quarantined: FleetRow | undefined;
 }
 
 /** What push reads of a session's landed files: their lines in order, and each file's SHA-256. */
@@ -132,10 +138,15 @@ function stringAt(bytes: Buffer, at: number, key: Buffer, end: number): string |
   return bytes.toString("utf8", start, close);
 }
 
-type Heavy = { store: typeof import("@lake/store/read"); events: typeof import("@lake/events/record"); quarantined: string };
+type Heavy = { store: typeof import("@lake/store/read"); events: typeof import("@lake/events/record"); quarantined: string; usageRecordsOfRows: typeof import("@lake/segments").usageRecordsOfRows };
 let heavy: Promise<Heavy> | undefined;
 const loadHeavy = (): Promise<Heavy> =>
-  (heavy ??= Promise.all([import("@lake/store/read"), import("@lake/events/record"), import("@lake/redact/quarantine")]).then(([store, events, q]) => ({ store, events, quarantined: q.QUARANTINE_TYPE })));
+  (heavy ??= Promise.all([import("@lake/store/read"), import("@lake/events/record"), import("@lake/redact/quarantine"), import("@lake/segments")]).then(([store, events, q, segments]) => ({
+    store,
+    events,
+    quarantined: q.QUARANTINE_TYPE,
+    usageRecordsOfRows: segments.usageRecordsOfRows,
+  })));
 
 /** A LocalRoot over a @lake/store storage root. */
 export function localRoot(root: string): LocalRoot {
@@ -169,7 +180,7 @@ export function localRoot(root: string): LocalRoot {
     },
     async readRows(sessionId, files, agent) {
       const idx = await indexOf(sessionId);
-      const { store, events, quarantined } = await loadHeavy();
+      const { store, events, quarantined, usageRecordsOfRows } = await loadHeavy();
       // Rows the index marks: re-landed duplicates (never sent) and quarantined records (push needs their fields).
       const dup = new Set<number>();
       const held = new Set<number>();
@@ -202,16 +213,20 @@ export function localRoot(root: string): LocalRoot {
           if (dup.has(seqRow)) return;
           let runtime = stringAt(body, runtimeAt, RUNTIME_KEY, end);
           let ts = stringAt(body, tsAt, TS_KEY, end);
-          let rec: FleetRow | undefined;
+          let usageRec: UsageRecord | undefined;
+          let quarantinedRow: FleetRow | undefined;
           if (carries || typeof runtime !== "string" || ts === null || held.has(seqRow)) {
             // The record's fields, checked as the schema declares them without zod (checkStoredRecord;
             // a record that does not fit stops this session only). The object is this line's own.
-            rec = Object.assign(events.checkStoredRecord(JSON.parse(bytes.toString("utf8"))), { agent, landed_seq: f.seq, landed_row: row }) as FleetRow;
+            const rec = Object.assign(events.checkStoredRecord(JSON.parse(bytes.toString("utf8"))), { agent, landed_seq: f.seq, landed_row: row }) as FleetRow;
             runtime = rec.runtime;
             ts = rec.ts;
+            // usageRecordsOfRows makes one record of a row or none, from that row alone.
+            if (carries) usageRec = usageRecordsOfRows([rec], rec.runtime)[0];
+            if (rec.vendor_type === quarantined) quarantinedRow = rec;
           }
           const ms = ts === undefined ? NaN : Date.parse(ts);
-          lines.push({ json: bytes, tsMs: Number.isNaN(ms) ? null : ms, landed_seq: f.seq, landed_row: row, runtime: runtime as string, ts, row: rec });
+          lines.push({ json: bytes, tsMs: Number.isNaN(ms) ? null : ms, landed_seq: f.seq, landed_row: row, runtime: runtime as string, ts, usage: usageRec, quarantined: quarantinedRow });
         });
       }
       return { lines, digests };

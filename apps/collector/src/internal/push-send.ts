@@ -24,7 +24,6 @@ import {
   type SessionPartition,
 } from "@lake/layout";
 import type { FleetRow, RecordLine } from "@lake/segments";
-import { QUARANTINE_TYPE } from "@lake/redact/quarantine";
 import { CollectorError } from "./errors.js";
 import type { LocalRoot, LandedFileRef, PushLine, PushRows } from "./local-root.js";
 import { step } from "./crash.js";
@@ -149,7 +148,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         for (const [runtime, list] of byRuntime) {
           runtimes.add(runtime);
           const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: sessionLabel(sessionId, st.part) };
-          for (const l of list) if (l.row?.vendor_type === QUARANTINE_TYPE) summary.quarantined += await putQuarantine(store, options.agent, l.row);
+          for (const l of list) if (l.quarantined !== undefined) summary.quarantined += await putQuarantine(store, options.agent, l.quarantined);
           let pending = list;
           while (pending.length > 0) {
             const seg = st.next_seg[runtime] ?? 0;
@@ -165,7 +164,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
             // Every segment gets beside it the usage rollup of its directory up to it (segments
             // 0..seg): a reader of a fleet not compacted yet adds the newest one instead of reading
             // the directory's rows.
-            if (r.status === "written") await putSegmentRollup(store, local.root, p, seg, parsedRows(pending), tmp, !sealing);
+            if (r.status === "written") await putSegmentRollup(store, local.root, p, seg, usageOf(pending), tmp, !sealing);
             rmSync(path, { force: true });
             if (r.status === "written") {
               st.next_seg[runtime] = seg + 1;
@@ -323,14 +322,10 @@ function recordWatermark(ss: SessionPushState, watermark: number | undefined, st
   return true;
 }
 
-/**
- * The records of `lines` that push parsed: every one that may carry usage (and the quarantined).
- * usageRecordsOfRows takes no other row, so the rollup counted from them is the rollup of all of
- * `lines`.
- */
-function parsedRows(lines: readonly PushLine[]): FleetRow[] {
-  const out: FleetRow[] = [];
-  for (const l of lines) if (l.row !== undefined) out.push(l.row);
+/** The usage records of `lines` (what usageRecordsOfRows makes of the rows they are), in order. */
+function usageOf(lines: readonly PushLine[]): UsageRecord[] {
+  const out: UsageRecord[] = [];
+  for (const l of lines) if (l.usage !== undefined) out.push(l.usage);
   return out;
 }
 
@@ -347,19 +342,19 @@ async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionP
  * Upload the usage rollup of segments 0..seq of a directory, keys first, and keep its carry (the
  * usage records it counted, @lake/events encodeUsageCarry) in `_export/usage/` of the local root
  * for the next one: rollup `seq` is counted from carry `seq - 1` and segment `seq`'s records —
- * `rows` as written (usageRecordsOfRows; the rows that may carry usage are enough), or the segment
- * downloaded when undefined — so a push never reads a directory's history again. Without that carry
+ * `counted`, the usage records of the rows written (usageRecordsOfRows), or the segment downloaded
+ * when undefined — so a push never reads a directory's history again. Without that carry
  * (a push stopped before it, a root that lost it) the earlier segments are downloaded once; one that
  * cannot be fetched or does not check (its footer's content hash) leaves the directory without this
  * rollup: the reader reads its rows, as for a directory pushed before rollups. `keepCarry` false: the
  * directory is sealed right after (its carry would only be removed).
  */
-async function putSegmentRollup(store: ObjectStore, root: string, p: SessionPartition, seq: number, rows: readonly FleetRow[] | undefined, tmp: string, keepCarry = true): Promise<void> {
+async function putSegmentRollup(store: ObjectStore, root: string, p: SessionPartition, seq: number, counted: UsageRecord[] | undefined, tmp: string, keepCarry = true): Promise<void> {
   const carries = carryFiles(root, store, p);
-  const { readUsageRecords, usageRecordsOfRows, usageRollupOf, checkContentHash, isSegmentError } = await import("@lake/segments");
+  const { readUsageRecords, usageRollupOf, checkContentHash, isSegmentError } = await import("@lake/segments");
   const { decodeUsageCarry, encodeUsageCarry } = await import("@lake/events/usage");
   // A carry is written only once its rollup is uploaded: one for `seq` means this rollup is there.
-  if (rows === undefined && readCarry(carries.at(seq), decodeUsageCarry) !== undefined) return;
+  if (counted === undefined && readCarry(carries.at(seq), decodeUsageCarry) !== undefined) return;
   // Downloads go to a directory of their own, made only when one is needed.
   const dir = join(tmp, `rollup-${randomBytes(4).toString("hex")}`);
   let made = false;
@@ -398,7 +393,7 @@ async function putSegmentRollup(store: ObjectStore, root: string, p: SessionPart
       if (before === undefined) return;
     }
     let now: UsageRecord[] | undefined;
-    if (rows !== undefined) now = usageRecordsOfRows(rows, p.runtime);
+    if (counted !== undefined) now = counted;
     else {
       const f = await download(seq);
       if (f === undefined) return;
