@@ -138,14 +138,14 @@ function stringAt(bytes: Buffer, at: number, key: Buffer, end: number): string |
   return bytes.toString("utf8", start, close);
 }
 
-type Heavy = { store: typeof import("@lake/store/read"); events: typeof import("@lake/events/record"); quarantined: string; usageRecordsOfRows: typeof import("@lake/segments").usageRecordsOfRows };
+type Heavy = { store: typeof import("@lake/store/read"); events: typeof import("@lake/events/record"); quarantined: string; usageRecordsOfRows: (rows: Iterable<FleetRow>, runtime: string) => UsageRecord[] };
 let heavy: Promise<Heavy> | undefined;
 const loadHeavy = (): Promise<Heavy> =>
-  (heavy ??= Promise.all([import("@lake/store/read"), import("@lake/events/record"), import("@lake/redact/quarantine"), import("@lake/segments")]).then(([store, events, q, segments]) => ({
+  (heavy ??= Promise.all([import("@lake/store/read"), import("@lake/events/record"), import("@lake/redact/quarantine"), import("@lake/segments").then(({ usageRecordsOfRows }) => usageRecordsOfRows)]).then(([store, events, q, usageRecordsOfRows]) => ({
     store,
     events,
     quarantined: q.QUARANTINE_TYPE,
-    usageRecordsOfRows: segments.usageRecordsOfRows,
+    usageRecordsOfRows,
   })));
 
 /** A LocalRoot over a @lake/store storage root. */
