@@ -258,22 +258,15 @@ class BlockView {
   readonly strings: number;
   /** Start and end of each string's bytes in `buf`. */
   private readonly at: Uint32Array;
-  /** Strings decoded so far (made at the first). */
-  private decoded: (string | undefined)[] | undefined;
+  private readonly decoded: (string | undefined)[];
   private readonly fileAt: number;
   private readonly entriesAt: number;
   private fileRow: IndexedFile | undefined;
 
-  /**
-   * `buf`: the block's bytes, `LKBK` through its CRC-32; `bad` makes the error naming the block.
-   * `scratch`: where its string table is kept — a walk's, reused for its next block (as its bytes
-   * are): a block of a long session's index holds tens of thousands of strings, and a table made for
-   * every block of every walk is garbage by the megabyte.
-   */
+  /** `buf`: the block's bytes, `LKBK` through its CRC-32; `bad` makes the error naming the block. */
   constructor(
     readonly buf: Buffer,
     bad: (why: string) => StoreError,
-    scratch?: U32Scratch,
   ) {
     const end = buf.length - 4;
     if (crc32(buf.subarray(8, end)) !== buf.readUInt32LE(end)) throw bad("fails its CRC-32");
@@ -291,7 +284,7 @@ class BlockView {
     const ne = u32();
     if (nf !== 1) throw bad(`holds ${nf} files, not one`);
     if (ns > (end - q) / 4) throw bad("is shorter than its counts");
-    this.at = scratch ? scratch.take(ns * 2) : new Uint32Array(ns * 2);
+    this.at = new Uint32Array(ns * 2);
     for (let i = 0; i < ns; i++) {
       const l = u32();
       if (q + l > end) throw bad(`string ${i} overruns the block`);
@@ -300,6 +293,7 @@ class BlockView {
       q += l;
     }
     this.strings = ns;
+    this.decoded = new Array<string | undefined>(ns);
     const ref = (r: number, what: string, absent = false) => {
       if (r >= ns && !(absent && r === NONE)) throw bad(`${what}: string ref ${r} out of range`);
     };
@@ -332,11 +326,10 @@ class BlockView {
 
   /** String `r` of the block's table (decoded once). */
   str(r: number): string {
-    const decoded = (this.decoded ??= new Array<string | undefined>(this.strings));
-    let s = decoded[r];
+    let s = this.decoded[r];
     if (s === undefined) {
       s = this.buf.toString("utf8", this.at[r * 2]!, this.at[r * 2 + 1]!);
-      decoded[r] = s;
+      this.decoded[r] = s;
     }
     return s;
   }
@@ -351,13 +344,11 @@ class BlockView {
     if (!this.fileRow) {
       const b = this.buf;
       const q = this.fileAt;
-      // Decoded here, not through str(): a walk that reads only files and keys makes no string cache.
-      const text = (r: number) => b.toString("utf8", this.at[r * 2]!, this.at[r * 2 + 1]!);
-      const name = text(b.readUInt32LE(q + 4));
+      const name = this.str(b.readUInt32LE(q + 4));
       const area: Area = b[q + 8] === 1 ? "runs" : "streams";
-      const stream = text(b.readUInt32LE(q + 9));
+      const stream = this.str(b.readUInt32LE(q + 9));
       this.fileRow = {
-        seq: this.seq, name, area, stream, kind: text(b.readUInt32LE(q + 13)), sha256: b.toString("hex", q + 17, q + 49), records: this.entries, rel: `${area}/${stream}/${name}`,
+        seq: this.seq, name, area, stream, kind: this.str(b.readUInt32LE(q + 13)), sha256: b.toString("hex", q + 17, q + 49), records: this.entries, rel: `${area}/${stream}/${name}`,
       };
     }
     return this.fileRow;
@@ -440,16 +431,6 @@ class RecordKeys {
   }
 }
 
-/** A Uint32Array reused from block to block of a walk: `take(n)` is valid until the next call. */
-class U32Scratch {
-  private buf = new Uint32Array(1024);
-
-  take(n: number): Uint32Array {
-    if (n > this.buf.length) this.buf = new Uint32Array(Math.max(n, this.buf.length * 2));
-    return this.buf.subarray(0, n);
-  }
-}
-
 /** Reads `len` bytes of entries.bin at `pos`: a view valid until the next call. */
 type ReadAt = (pos: number, len: number) => Buffer;
 
@@ -471,7 +452,6 @@ function fileReader(fd: number, path: string): ReadAt {
 /**
  * Read the blocks of entries.bin's first `length` bytes in order, each checked, each following the
  * one before it in sequence. `visit` returning false stops the walk. Throws `Corrupt` naming `file`.
- * The block `visit` gets is valid until it returns (its string table is reused for the next).
  */
 function walkBlocks(read: ReadAt, length: number, file: string, visit: (b: BlockView, at: number) => boolean | void): { blocks: number; entries: number; strings: number } {
   const bad = (why: string) => new StoreError("Corrupt", `${file}: ${why}`, { data: { file } });
@@ -485,7 +465,6 @@ function walkBlocks(read: ReadAt, length: number, file: string, visit: (b: Block
   let strings = 0;
   let prev = 0;
   let p = FILE_HEADER_BYTES;
-  const scratch = new U32Scratch();
   while (p < length) {
     if (p + 8 > length) throw bad(`no block at byte ${p}`);
     const h = read(p, 8);
@@ -493,7 +472,7 @@ function walkBlocks(read: ReadAt, length: number, file: string, visit: (b: Block
     const len = h.readUInt32LE(4);
     if (len < BLOCK_HEAD_BYTES + 4 || p + 8 + len > length) throw bad(`block at byte ${p} is truncated`);
     const at = p;
-    const b = new BlockView(read(p, 8 + len), (why) => bad(`block at byte ${at} ${why}`), scratch);
+    const b = new BlockView(read(p, 8 + len), (why) => bad(`block at byte ${at} ${why}`));
     if (b.seq <= prev) throw bad(`block at byte ${p} is seq ${b.seq}, after seq ${prev}`);
     prev = b.seq;
     blocks++;
