@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { addUsageInto, countUsage, isEmptyUsage, sumUsage, totalTokens, usageByDay, usageBySession, usageDelta, usageEquals, type Usage, type UsageRecord } from "../src/index.js";
+import { addUsageInto, countUsage, isEmptyUsage, isoTime, recordDay, sumUsage, totalTokens, usageByDay, usageBySession, usageDelta, usageEquals, type Usage, type UsageRecord } from "../src/index.js";
 
 describe("usage arithmetic (absent is not zero)", () => {
   it("keeps a key absent when no operand reported it", () => {
@@ -171,5 +171,33 @@ describe("properties", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("isoTime (a time as toISOString writes what Date.parse reads)", () => {
+  const viaDate = (s: string): string | undefined => {
+    const ms = Date.parse(s);
+    return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  };
+  it("agrees with Date on the edges of the canonical form", () => {
+    const edges = [
+      "2024-02-29T00:00:00.000Z", "2023-02-29T00:00:00.000Z", "2100-02-29T12:00:00.000Z", "2000-02-29T12:00:00.000Z",
+      "2024-04-31T10:00:00.000Z", "2024-01-01T24:00:00.000Z", "2024-01-01T23:59:60.000Z", "2024-13-01T00:00:00.000Z",
+      "2024-00-10T00:00:00.000Z", "2024-01-00T00:00:00.000Z", "0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",
+      "2024-01-01T00:00:00.000+01:00", "2024-01-01T00:00:00Z", "2024-01-01", "2024-1a-01T00:00:00.000Z", "not a time", "",
+    ];
+    for (const s of edges) expect(isoTime(s), s).toBe(viaDate(s));
+    // Rolled over by Date, so not returned as given.
+    expect(isoTime("2024-02-30T00:00:00.000Z")).toBe("2024-03-01T00:00:00.000Z");
+    expect(recordDay({ ts: "2024-04-31T10:00:00.000Z" })).toBe("2024-05-01");
+    expect(recordDay({ ts: "2024-13-01T00:00:00.000Z" })).toBe("unknown");
+  });
+  it("agrees with Date on any time written in the canonical shape", () => {
+    // Each field from just below to just past its range, so most draws are real times and the rest miss by one.
+    const d2 = (min: number, max: number) => fc.integer({ min, max }).map((n) => String(n).padStart(2, "0"));
+    const shaped = fc
+      .tuple(fc.integer({ min: 0, max: 9999 }), d2(0, 13), d2(0, 32), d2(0, 24), d2(0, 60), d2(0, 60), fc.integer({ min: 0, max: 999 }))
+      .map(([y, mo, d, h, mi, s, ms]) => `${String(y).padStart(4, "0")}-${mo}-${d}T${h}:${mi}:${s}.${String(ms).padStart(3, "0")}Z`);
+    fc.assert(fc.property(shaped, (s) => isoTime(s) === viaDate(s) && recordDay({ ts: s }) === (viaDate(s)?.slice(0, 10) ?? "unknown")), { numRuns: 5000 });
   });
 });

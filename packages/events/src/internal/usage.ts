@@ -89,8 +89,46 @@ export function usageEquals(a: Usage | null | undefined, b: Usage | null | undef
 export function recordDay(r: { ts?: string | undefined }): string {
   const ts = r.ts;
   if (ts && /^\d{4}-\d{2}-\d{2}/.test(ts)) {
-    const d = new Date(ts);
-    if (!Number.isNaN(d.getTime())) return d.toISOString().slice(0, 10);
+    const iso = isoTime(ts);
+    if (iso !== undefined) return iso.slice(0, 10);
   }
   return "unknown";
+}
+
+/**
+ * `ts` as `Date.prototype.toISOString` writes the time `Date.parse` reads in it (undefined: it
+ * reads none). A time already in that form (`yyyy-mm-ddThh:mm:ss.sssZ`, every field in range, as
+ * collected records carry) is itself, found without a Date: counting a push's usage parsed one
+ * per usage line.
+ */
+export function isoTime(ts: string): string | undefined {
+  if (isCanonicalIso(ts)) return ts;
+  const ms = Date.parse(ts);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** `yyyy-mm-ddThh:mm:ss.sssZ` with a real calendar day and time (Date would roll 02-30 over to March). */
+function isCanonicalIso(s: string): boolean {
+  if (s.length !== 24 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || s.charCodeAt(19) !== 46 || s.charCodeAt(23) !== 90) return false;
+  const num = (at: number, n: number): number => {
+    let v = 0;
+    for (let i = at; i < at + n; i++) {
+      const d = s.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) return -1;
+      v = v * 10 + d;
+    }
+    return v;
+  };
+  const year = num(0, 4);
+  const month = num(5, 2);
+  const day = num(8, 2);
+  if (year < 0 || month < 1 || month > 12 || day < 1 || num(20, 3) < 0) return false;
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0)) return false;
+  const h = num(11, 2);
+  const m = num(14, 2);
+  const sec = num(17, 2);
+  return h >= 0 && h <= 23 && m >= 0 && m <= 59 && sec >= 0 && sec <= 59;
 }

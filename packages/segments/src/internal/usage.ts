@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Usage, UsageRecord } from "@lake/events/usage";
-import { USAGE_KEYS, USAGE_ROLLUP_FILES, buildUsageRollup, encodeUsageRollup } from "@lake/events/usage";
+import { USAGE_KEYS, USAGE_ROLLUP_FILES, buildUsageRollup, encodeUsageRollup, isoTime } from "@lake/events/usage";
 import { duckdb } from "./duckdb.js";
 import { SegmentError } from "./errors.js";
 import { parquetSource, sqlString, type FleetRow, type SegmentLayout } from "./segments.js";
@@ -247,8 +247,7 @@ export function writeUsageRollupOf(records: readonly UsageRecord[], dir: string)
 /** Milliseconds of an ISO time as a segment stores it (the writer's Date.parse; NaN: NULL). */
 function storedTs(ts: string | undefined): string | undefined {
   if (ts === undefined || ts === null) return undefined;
-  const ms = Date.parse(String(ts));
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  return isoTime(String(ts));
 }
 
 /**
