@@ -292,9 +292,11 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
 /**
  * Sessions a push sends at once, and the most landed-line bytes they may hold together (one session
  * is always let in): small sessions (an incremental push) go four at a time, large ones one or two.
+ * 24 MiB lets four sessions of a few MB each be in flight: a first push of 524 MB (128 sessions of
+ * about 4 MB) took 5.5 s at 8 MiB, 5.1 s at 24 and 48 MiB, for some 20 MB more peak RSS.
  */
 const IN_FLIGHT = 4;
-const IN_FLIGHT_CHARS = 8 << 20;
+const IN_FLIGHT_CHARS = 24 << 20;
 
 /** A session as read before it is sent: its watermark, landed files, those not sent yet and their rows; or why it cannot be read. */
 type Sent = { watermark: number | undefined; stamp: string | undefined; files: LandedFileRef[]; fresh: LandedFileRef[]; read: PushRows | undefined };
