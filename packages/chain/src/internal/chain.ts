@@ -1,8 +1,8 @@
 // The chain on disk: listing, head recovery, no-replace publish under `.lock`, parse from the session index.
 import { randomBytes } from "node:crypto";
-import { promises as fsp } from "node:fs";
 import { join } from "node:path";
 import { ChainError, errnoCode, isChainError } from "./errors.js";
+import { fsp } from "./fs.js";
 import { ChainState, type Conversation, type RoundSummary } from "./conversation.js";
 import { buildRoundBody } from "./build.js";
 import { installNoReplace, processAlive, writeAtomic } from "@lake/durable";
@@ -189,7 +189,7 @@ const KEPT_MAX = 64;
 const KEPT_MAX_CALLS = 131_072;
 
 async function roundsStamp(dir: string): Promise<string | null> {
-  const st = await fsp.stat(join(dir, "rounds"), { bigint: true }).catch(() => null);
+  const st = await fsp.statBig(join(dir, "rounds")).catch(() => null);
   return st ? `${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}` : null;
 }
 
@@ -198,7 +198,7 @@ async function takeKept(dir: string): Promise<ChainState | null> {
   const k = kept.get(dir);
   if (!k) return null;
   kept.delete(dir);
-  const text = await fsp.readFile(join(dir, "conversation.state"), "utf8").catch(() => null);
+  const text = await fsp.readText(join(dir, "conversation.state")).catch(() => null);
   if (text !== k.stateText || (await roundsStamp(dir)) !== k.rounds) return null;
   return k.state;
 }
@@ -275,7 +275,7 @@ export async function readConversationState(root: string, conversationId: string
   const path = join(chainDir(root, conversationId), "conversation.state");
   let text: string;
   try {
-    text = await fsp.readFile(path, "utf8");
+    text = await fsp.readText(path);
   } catch (e) {
     if (errnoCode(e) === "ENOENT") return null;
     throw new ChainError("Io", `${path}: cannot read: ${String(e)}`, { data: { file: path }, cause: e });
@@ -329,7 +329,7 @@ export interface Published {
  */
 export async function publishRound(root: string, body: RoundBody, options: PublishOptions = {}): Promise<Published> {
   const dir = chainDir(root, body.conversation);
-  await fsp.mkdir(join(dir, "rounds"), { recursive: true });
+  await fsp.mkdirs(join(dir, "rounds"));
   return withLock(dir, options, async () => {
     const st = await readState(root, body.conversation, true);
     return publishLocked(root, dir, st, body, options);
@@ -458,7 +458,7 @@ export async function parse(root: string, sessionId: string, options: ParseOptio
   if (!hadDir && !(await exists(sessionDir))) return { published: null, head: null };
   // A forgotten session publishes nothing: its removal may have taken some of it already.
   if (forgotten(root, sessionId)) return { published: null, head: null };
-  await fsp.mkdir(join(dir, "rounds"), { recursive: true });
+  await fsp.mkdirs(join(dir, "rounds"));
   let result: ParseResult;
   try {
     result = await withLock(dir, options, async () => {

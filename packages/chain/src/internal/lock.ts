@@ -1,5 +1,5 @@
 // `.lock`: one parser per chain. @lake/durable's one lock file; its failures as ChainError.
-import { promises as fsp } from "node:fs";
+import { fsp } from "./fs.js";
 import { join } from "node:path";
 import { errno, tryLock, type InstallMode, type LockHandle } from "@lake/durable";
 import { ChainError } from "./errors.js";
@@ -26,7 +26,7 @@ export async function acquireLock(dir: string): Promise<HeldLock> {
     } catch (e) {
       // The chain directory went away under us (a parse that found nothing removed the one it created): recreate it.
       if (errno(e) === "ENOENT" && again) {
-        await fsp.mkdir(join(dir, "rounds"), { recursive: true });
+        await fsp.mkdirs(join(dir, "rounds"));
         continue;
       }
       throw new ChainError("Io", `${path}: cannot take the lock: ${String(e)}`, { data: { file: path }, cause: e });
