@@ -451,6 +451,9 @@ async function eachSession(ctx: PassContext, bySession: Map<string, Planned[]>, 
       continue;
     }
     while (running.size >= SESSIONS_AT_ONCE) await Promise.race(running);
+    // A session's landing and publishing may not turn the event loop (their file calls are
+    // synchronous): one turn before each, so a Ctrl-C that came meanwhile is heard here.
+    await new Promise<void>((turn) => setImmediate(turn));
     if (stopped || ctx.stop()) break;
     const work = load()
       .then((m) => m.passSession(ctx, sessionId, sources))
