@@ -20,6 +20,7 @@ import {
   segmentKey,
   segmentUsageKey,
   utcDate,
+  type FleetManifest,
   type ObjectStore,
   type SessionPartition,
 } from "@lake/layout";
@@ -34,26 +35,38 @@ import { CARRY_DIR, carryName, emptySummary, writePushState, type PushOptions, t
  * `state` (push.state, saved at most every second, before a seal and at the end) what was sent and each looked-at session's index
  * watermark.
  */
-export async function send(local: LocalRoot, store: ObjectStore, options: PushOptions, state: PushState, look: readonly string[] | undefined): Promise<PushSummary> {
+export async function send(local: LocalRoot, store: ObjectStore, options: PushOptions, state: PushState, look: readonly string[] | undefined, grown = true): Promise<PushSummary> {
   const now = options.now ?? Date.now;
-  let fleet = await readFleet(store);
-  if (!fleet) fleet = (await initFleet(store, options.fleetId ?? `fleet-${randomBytes(4).toString("hex")}`)).manifest;
-  const recv = (state.receivers[store.url] ??= { fleet_id: fleet.fleet_id, sessions: {} });
-  if (recv.fleet_id !== fleet.fleet_id) {
-    throw new CollectorError("Store", `${store.url}: fleet.json names fleet ${fleet.fleet_id}, but this root pushed to fleet ${recv.fleet_id} there; refusing to mix`);
+  // @lake/segments (DuckDB) is loaded when the first segment is written: a push that only seals,
+  // or only records watermarks, does not pay for it. One whose sessions grew starts it now, so
+  // DuckDB opens (on a thread) while the fleet, the tombstones and the first sessions are read.
+  // Its files are scratch copies, uploaded (the store's copy is made durable) and removed: not
+  // fsynced. Two connections: two of the sessions in flight write their segments at once, each
+  // COPY on a thread of its own (a third waits its turn).
+  let opening: Promise<Awaited<ReturnType<typeof import("@lake/segments").SegmentWriter.open>>> | undefined;
+  const openWriter = () => (opening ??= import("@lake/segments").then(({ SegmentWriter }) => SegmentWriter.open({ fsync: false, connections: SEGMENTS_AT_ONCE })));
+  // Started ahead, it may fail before anything waits for it: the failure is met where it is waited for.
+  if (grown) openWriter().catch(() => undefined);
+  const writeSegment = async (path: string, lines: readonly RecordLine[]) => (await openWriter()).writeLines(path, lines, "bronze");
+  let fleet: FleetManifest | undefined;
+  let tombstones: Set<string>;
+  try {
+    fleet = await readFleet(store);
+    if (!fleet) fleet = (await initFleet(store, options.fleetId ?? `fleet-${randomBytes(4).toString("hex")}`)).manifest;
+    const recv = state.receivers[store.url];
+    if (recv !== undefined && recv.fleet_id !== fleet.fleet_id) {
+      throw new CollectorError("Store", `${store.url}: fleet.json names fleet ${fleet.fleet_id}, but this root pushed to fleet ${recv.fleet_id} there; refusing to mix`);
+    }
+    // A session forgotten in this fleet is refused: one listing of tombstones/ per push.
+    tombstones = await listTombstones(store);
+  } catch (e) {
+    if (opening !== undefined) (await opening.catch(() => undefined))?.close();
+    throw e;
   }
+  const recv = (state.receivers[store.url] ??= { fleet_id: fleet.fleet_id, sessions: {} });
   const summary = emptySummary(store.url, fleet.fleet_id);
-  // A session forgotten in this fleet is refused: one listing of tombstones/ per push.
-  const tombstones = await listTombstones(store);
   const tmp = join(tmpdir(), `lake-push-${process.pid}-${randomBytes(4).toString("hex")}`);
   mkdirSync(tmp, { recursive: true });
-  // @lake/segments (DuckDB) is loaded when the first segment is written: a push that only seals,
-  // or only records watermarks, does not pay for it. Its files are scratch copies, uploaded (the
-  // store's copy is made durable) and removed: not fsynced. Two connections: two of the sessions in
-  // flight write their segments at once, each COPY on a thread of its own (a third waits its turn).
-  let opening: Promise<Awaited<ReturnType<typeof import("@lake/segments").SegmentWriter.open>>> | undefined;
-  const writeSegment = async (path: string, lines: readonly RecordLine[]) =>
-    (await (opening ??= import("@lake/segments").then(({ SegmentWriter }) => SegmentWriter.open({ fsync: false, connections: SEGMENTS_AT_ONCE })))).writeLines(path, lines, "bronze");
   const runtimes = new Set<string>();
   // push.state holds every session: rewriting it after each one would make a push of a few
   // sessions cost the whole file once per session. It is saved at most every SAVE_EVERY_MS, at the

@@ -160,11 +160,13 @@ export function emptySummary(store: string, fleetId: string): PushSummary {
  * by the recorded newest stamp, or every source gone (cursors read only for a session the last
  * complete collect pass did not confirm live). Undefined: every session. `stamped`: entries whose
  * watermark was read and still held, given index.state's stamp (push.state is then saved).
+ * `grown`: some session is looked at for its moved watermark (not only for its seal): likely rows to send.
  */
-export function sessionsToLook(local: LocalRoot, recv: ReceiverState | undefined, sealIdleSeconds: number, now: number): { look: string[] | undefined; stamped: number } {
-  if (recv === undefined) return { look: undefined, stamped: 0 };
+export function sessionsToLook(local: LocalRoot, recv: ReceiverState | undefined, sealIdleSeconds: number, now: number): { look: string[] | undefined; stamped: number; grown: boolean } {
+  if (recv === undefined) return { look: undefined, stamped: 0, grown: true };
   const out: string[] = [];
   let stamped = 0;
+  let grown = false;
   for (const id of local.sessions()) {
     const ss = recv.sessions[id];
     let seq: number | undefined;
@@ -190,10 +192,10 @@ export function sessionsToLook(local: LocalRoot, recv: ReceiverState | undefined
       if (ss.sealed || ss.newest_ms === undefined) continue;
       const due = now - ss.newest_ms >= sealIdleSeconds * 1000 || (!local.sourcesLive(id) && local.allSourcesGone(id));
       if (!due) continue;
-    }
+    } else grown = true;
     out.push(id);
   }
-  return { look: out, stamped };
+  return { look: out, stamped, grown };
 }
 
 /** Push every session of the root to `store`. */
@@ -201,9 +203,9 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
   const now = options.now ?? Date.now;
   const state = readPushState(local.root);
   const prior = state.receivers[store.url];
-  const { look, stamped } = sessionsToLook(local, prior, options.sealIdleSeconds, now());
+  const { look, stamped, grown } = sessionsToLook(local, prior, options.sealIdleSeconds, now());
   if (stamped > 0) writePushState(local.root, state);
   if (prior !== undefined && look !== undefined && look.length === 0) return emptySummary(store.url, prior.fleet_id);
   const { send } = await import("./push-send.js");
-  return send(local, store, options, state, look);
+  return send(local, store, options, state, look, grown);
 }
