@@ -27,6 +27,9 @@ try {
   line("corpus", `${n} sessions (tool_heavy.jsonl, fresh ids)`);
   collector(["collect", ...flags, "--json"], env);
   collector(["push", "--root", root, "--store", store, "--json"], env);
+  // The setup wrote some 20,000 files: their write-back is let finish before anything is timed
+  // (an fsync meanwhile waits on it), as it has long finished before a collector's everyday pass.
+  spawnSync("sync");
 
   // In turns (one run of each subject per round), so a machine whose load changes slows all alike:
   // node -e 0, a no-op collect and push, then collect and push after appending to 10 sessions.
