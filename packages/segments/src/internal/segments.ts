@@ -320,12 +320,14 @@ export class SegmentWriter {
             a = `,"a":${wellFormed(JSON.stringify(name))}`;
           }
           const start = out.size;
-          out.text(`{"s":${num(line.landed_seq)},"r":${num(line.landed_row)},"t":${num(line.tsMs)}${a},"d":`);
+          const head = `{"s":${num(line.landed_seq)},"r":${num(line.landed_row)},"t":${num(line.tsMs)}`;
+          if (a === "") out.ascii(`${head},"d":`);
+          else out.text(`${head}${a},"d":`);
           const json = line.json;
           if (typeof json === "string") out.text(wellFormed(json));
           else if (mayHoldLoneSurrogate(json)) out.text(wellFormed(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString("utf8")));
           else out.bytes(json);
-          out.text("}\n");
+          out.ascii("}\n");
           if (out.size - start > longest) longest = out.size - start;
           count++;
         }
@@ -395,6 +397,16 @@ class RowsBuffer {
     this.size += n;
   }
 
+  /** Text known to be ASCII (numbers and JSON punctuation): one byte a unit, no UTF-8 encoder. */
+  ascii(s: string): void {
+    if (this.#at + s.length > this.#buf.length) {
+      this.text(s);
+      return;
+    }
+    this.#at += this.#buf.write(s, this.#at, "latin1");
+    this.size += s.length;
+  }
+
   bytes(b: Uint8Array): void {
     if (this.#at + b.length > this.#buf.length) {
       this.flush();
@@ -424,7 +436,7 @@ const ESCAPE_U = Buffer.from("\\u", "latin1");
 
 /** Whether JSON bytes may hold a lone surrogate's escape (`\\udXXX`, JSON.stringify's form of one): one scan for `\\u`. */
 function mayHoldLoneSurrogate(json: Uint8Array): boolean {
-  const b = Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+  const b = Buffer.isBuffer(json) ? json : Buffer.from(json.buffer, json.byteOffset, json.byteLength);
   for (let at = b.indexOf(ESCAPE_U); at >= 0; at = b.indexOf(ESCAPE_U, at + 2)) {
     const c = b[at + 2];
     if (c === 0x64 || c === 0x44) return true;
