@@ -113,10 +113,11 @@ export class LocalStore implements ObjectStore {
     const dir = dirname(p);
     const first = await mkdirs(dir);
     if (first === undefined) return;
-    // fsync every new directory's parent, deepest first, so the new entries survive a crash.
+    // fsync every new directory's parent, deepest first, so the new entries survive a crash (on
+    // the thread pool, as a put's own directory fsync: a first push makes a directory per session).
     let d = dir;
     while (d.length >= first.length) {
-      fsyncDir(dirname(d));
+      await fsyncDirAsync(dirname(d));
       if (d === first) break;
       d = dirname(d);
     }
