@@ -9,12 +9,20 @@ import { syncBuiltinESMExports } from "node:module";
 const out = process.env.LAKE_TEST_OPENS_OUT;
 const opened = [];
 const pathOf = (p) => (typeof p === "string" ? p : p instanceof URL ? p.pathname : Buffer.isBuffer(p) ? p.toString() : undefined);
+// A call made inside another recorded one is the same open (readFileSync of a Buffer opens through
+// fs.openSync): recorded once, as the outer call.
+let inside = 0;
 const wrap = (obj, name, how) => {
   const orig = obj[name];
   obj[name] = function (p, ...rest) {
     const path = pathOf(p);
-    if (path !== undefined) opened.push({ how, path });
-    return orig.call(this, p, ...rest);
+    if (path !== undefined && inside === 0) opened.push({ how, path });
+    inside++;
+    try {
+      return orig.call(this, p, ...rest);
+    } finally {
+      inside--;
+    }
   };
 };
 for (const n of ["openSync", "open", "readFileSync", "readFile", "writeFileSync", "writeFile", "appendFileSync", "appendFile", "readdirSync", "readdir", "opendirSync", "opendir", "createReadStream", "createWriteStream"]) {

@@ -1,7 +1,7 @@
 // The chain's file calls, in the shape of `fs.promises` but made synchronously: a chain's files are
 // small (a round, conversation.state, a directory of rounds) and a pass reads them one after
 // another, so a libuv thread-pool round trip per call cost more than the call did (a collect pass
-// that published rounds for 10 sessions waited some 20 ms on them, its thread idle).
+// that published rounds for 10 sessions took some 30 ms longer, its thread idle meanwhile).
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, type BigIntStats, type Stats } from "node:fs";
 
 function now<T>(call: () => T): Promise<T> {
