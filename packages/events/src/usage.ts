@@ -3,7 +3,7 @@
 // also exported from the package root.
 export { EventsError, isEventsError } from "./internal/errors.js";
 export type { EventsErrorCode, EventsErrorData } from "./internal/errors.js";
-export { USAGE_KEYS, sumUsage, addUsageInto, totalTokens, isEmptyUsage, usageDelta, usageEquals, recordDay, isoTime } from "./internal/usage.js";
+export { USAGE_KEYS, sumUsage, addUsageInto, totalTokens, isEmptyUsage, usageDelta, usageEquals, recordDay, isoTime, isIsoMillis } from "./internal/usage.js";
 export type { Usage, UsageKey } from "./internal/usage.js";
 export { RUNTIMES } from "./internal/runtimes.js";
 export type { Runtime } from "./internal/runtimes.js";

@@ -1,6 +1,7 @@
 // Building raw records: provenance, deterministic ids, usage normalisation, safe JSON access.
 import { createHash } from "node:crypto";
 import type { RawRecord, Usage } from "@lake/events";
+import { isIsoMillis } from "@lake/events/usage";
 import type { SourceLine, SourceRef } from "./types.js";
 
 const decoder = new TextDecoder("utf-8", { fatal: false });
@@ -71,37 +72,6 @@ export function isoTs(v: unknown): string | undefined {
   else if (typeof v === "number" && Number.isFinite(v)) d = new Date(v < 1e11 ? v * 1000 : v);
   if (!d || Number.isNaN(d.getTime())) return undefined;
   return d.toISOString();
-}
-
-/** Days in each month of a common year. */
-const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** The two-digit number at `i` of `s`, or -1. */
-function twoDigits(s: string, i: number): number {
-  const a = s.charCodeAt(i) - 48;
-  const b = s.charCodeAt(i + 1) - 48;
-  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
-}
-
-/**
- * True when `s` is `YYYY-MM-DDTHH:MM:SS.mmmZ` naming a real instant, so that Date would print it
- * back unchanged. (Date rolls an impossible day or hour over to a later one, `02-30` to `03-02`: such
- * a string is not taken here.)
- */
-function isIsoMillis(s: string): boolean {
-  if (s.length !== 24 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || s.charCodeAt(19) !== 46 || s.charCodeAt(23) !== 90) return false;
-  const hi = twoDigits(s, 0);
-  const lo = twoDigits(s, 2);
-  const month = twoDigits(s, 5);
-  const day = twoDigits(s, 8);
-  if (hi < 0 || lo < 0 || month < 1 || month > 12 || day < 1 || twoDigits(s, 20) < 0 || s.charCodeAt(22) < 48 || s.charCodeAt(22) > 57) return false;
-  const hour = twoDigits(s, 11);
-  const minute = twoDigits(s, 14);
-  const second = twoDigits(s, 17);
-  if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return false;
-  const year = hi * 100 + lo;
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  return day <= (month === 2 && leap ? 29 : MONTH_DAYS[month - 1]!);
 }
 
 /** JSON text of a value for `tool_input`/`attrs`; a string that already holds JSON is kept as it is. */

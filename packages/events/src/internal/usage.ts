@@ -102,33 +102,38 @@ export function recordDay(r: { ts?: string | undefined }): string {
  * per usage line.
  */
 export function isoTime(ts: string): string | undefined {
-  if (isCanonicalIso(ts)) return ts;
+  if (isIsoMillis(ts)) return ts;
   const ms = Date.parse(ts);
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** Days in each month of a common year. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/** `yyyy-mm-ddThh:mm:ss.sssZ` with a real calendar day and time (Date would roll 02-30 over to March). */
-function isCanonicalIso(s: string): boolean {
+/** The two-digit number at `i` of `s`, or -1. */
+function twoDigits(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/**
+ * True when `s` is `YYYY-MM-DDTHH:MM:SS.mmmZ` naming a real instant, so that Date would print it
+ * back unchanged. (Date rolls an impossible day or hour over to a later one, `02-30` to `03-01`: such
+ * a string is not taken here.) The adapters' time normalizer and isoTime share it.
+ */
+export function isIsoMillis(s: string): boolean {
   if (s.length !== 24 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || s.charCodeAt(19) !== 46 || s.charCodeAt(23) !== 90) return false;
-  const num = (at: number, n: number): number => {
-    let v = 0;
-    for (let i = at; i < at + n; i++) {
-      const d = s.charCodeAt(i) - 48;
-      if (d < 0 || d > 9) return -1;
-      v = v * 10 + d;
-    }
-    return v;
-  };
-  const year = num(0, 4);
-  const month = num(5, 2);
-  const day = num(8, 2);
-  if (year < 0 || month < 1 || month > 12 || day < 1 || num(20, 3) < 0) return false;
-  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  if (day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0)) return false;
-  const h = num(11, 2);
-  const m = num(14, 2);
-  const sec = num(17, 2);
-  return h >= 0 && h <= 23 && m >= 0 && m <= 59 && sec >= 0 && sec <= 59;
+  const hi = twoDigits(s, 0);
+  const lo = twoDigits(s, 2);
+  const month = twoDigits(s, 5);
+  const day = twoDigits(s, 8);
+  if (hi < 0 || lo < 0 || month < 1 || month > 12 || day < 1 || twoDigits(s, 20) < 0 || s.charCodeAt(22) < 48 || s.charCodeAt(22) > 57) return false;
+  const hour = twoDigits(s, 11);
+  const minute = twoDigits(s, 14);
+  const second = twoDigits(s, 17);
+  if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return false;
+  const year = hi * 100 + lo;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : MONTH_DAYS[month - 1]!);
 }
