@@ -55,7 +55,7 @@ export interface PushLine extends RecordLine {
   readonly runtime: string;
   readonly ts: string | undefined;
   /**
-   * The usage record the segment's rollup counts of it (usageRecordsOfRows), when it has one. Made
+   * The usage record the segment's rollup counts of it (usageRecordOfRow), when it has one. Made
    * as the line is read: the parsed record is not kept (its text would live until the session is sent).
    */
   readonly usage: UsageRecord | undefined;
@@ -138,14 +138,14 @@ function stringAt(bytes: Buffer, at: number, key: Buffer, end: number): string |
   return bytes.toString("utf8", start, close);
 }
 
-type Heavy = { store: typeof import("@lake/store/read"); events: typeof import("@lake/events/record"); quarantined: string; usageRecordsOfRows: (rows: Iterable<FleetRow>, runtime: string) => UsageRecord[] };
+type Heavy = { store: typeof import("@lake/store/read"); events: typeof import("@lake/events/record"); quarantined: string; usageRecordOfRow: (row: FleetRow, runtime: string) => UsageRecord | undefined };
 let heavy: Promise<Heavy> | undefined;
 const loadHeavy = (): Promise<Heavy> =>
-  (heavy ??= Promise.all([import("@lake/store/read"), import("@lake/events/record"), import("@lake/redact/quarantine"), import("@lake/segments").then(({ usageRecordsOfRows }) => usageRecordsOfRows)]).then(([store, events, q, usageRecordsOfRows]) => ({
+  (heavy ??= Promise.all([import("@lake/store/read"), import("@lake/events/record"), import("@lake/redact/quarantine"), import("@lake/segments").then(({ usageRecordOfRow }) => usageRecordOfRow)]).then(([store, events, q, usageRecordOfRow]) => ({
     store,
     events,
     quarantined: q.QUARANTINE_TYPE,
-    usageRecordsOfRows,
+    usageRecordOfRow,
   })));
 
 /** A LocalRoot over a @lake/store storage root. */
@@ -180,7 +180,7 @@ export function localRoot(root: string): LocalRoot {
     },
     async readRows(sessionId, files, agent) {
       const idx = await indexOf(sessionId);
-      const { store, events, quarantined, usageRecordsOfRows } = await loadHeavy();
+      const { store, events, quarantined, usageRecordOfRow } = await loadHeavy();
       // Rows the index marks: re-landed duplicates (never sent) and quarantined records (push needs their fields).
       const dup = new Set<number>();
       const held = new Set<number>();
@@ -221,8 +221,7 @@ export function localRoot(root: string): LocalRoot {
             const rec = Object.assign(events.checkStoredRecord(JSON.parse(bytes.toString("utf8"))), { agent, landed_seq: f.seq, landed_row: row }) as FleetRow;
             runtime = rec.runtime;
             ts = rec.ts;
-            // usageRecordsOfRows makes one record of a row or none, from that row alone.
-            if (carries) usageRec = usageRecordsOfRows([rec], rec.runtime)[0];
+            if (carries) usageRec = usageRecordOfRow(rec, rec.runtime);
             if (rec.vendor_type === quarantined) quarantinedRow = rec;
           }
           const ms = ts === undefined ? NaN : Date.parse(ts);

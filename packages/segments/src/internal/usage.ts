@@ -259,36 +259,42 @@ function storedTs(ts: string | undefined): string | undefined {
 export function usageRecordsOfRows(rows: Iterable<FleetRow>, runtime: string): UsageRecord[] {
   const out: UsageRecord[] = [];
   for (const r of rows) {
-    if (r.replayed) continue;
-    const src = r.usage as Record<string, number | null | undefined> | undefined;
-    const usage: Usage = {};
-    let any = false;
-    if (src) {
-      for (const k of USAGE_KEYS) {
-        const x = src[k];
-        if (x === undefined || x === null) continue;
-        usage[k] = Number(x);
-        any = true;
-      }
-    }
-    const key = r.usage_key === undefined || r.usage_key === null ? undefined : String(r.usage_key);
-    const mode = r.usage_mode === undefined || r.usage_mode === null ? undefined : String(r.usage_mode);
-    if (!any && !(mode === "latest" && key !== undefined)) continue;
-    const hasId = r.record_id !== undefined && r.record_id !== null;
-    out.push({
-      session_id: String(r.session_id),
-      runtime,
-      stream: String(r.stream),
-      content_hash: hasId ? "" : r.content_hash === undefined || r.content_hash === null ? "" : String(r.content_hash),
-      record_id: hasId ? String(r.record_id) : undefined,
-      ts: storedTs(r.ts),
-      model: r.model === undefined || r.model === null ? undefined : String(r.model),
-      usage,
-      usage_mode: mode,
-      usage_key: key,
-      is_sidechain: r.is_sidechain === undefined || r.is_sidechain === null ? undefined : Boolean(r.is_sidechain),
-      cost_usd: r.cost_usd === undefined || r.cost_usd === null ? undefined : Number(r.cost_usd),
-    } as UsageRecord);
+    const u = usageRecordOfRow(r, runtime);
+    if (u !== undefined) out.push(u);
   }
   return out;
+}
+
+/** The one UsageRecord usageRecordsOfRows makes of `r` (undefined: none), from that row alone. */
+export function usageRecordOfRow(r: FleetRow, runtime: string): UsageRecord | undefined {
+  if (r.replayed) return undefined;
+  const src = r.usage as Record<string, number | null | undefined> | undefined;
+  const usage: Usage = {};
+  let any = false;
+  if (src) {
+    for (const k of USAGE_KEYS) {
+      const x = src[k];
+      if (x === undefined || x === null) continue;
+      usage[k] = Number(x);
+      any = true;
+    }
+  }
+  const key = r.usage_key === undefined || r.usage_key === null ? undefined : String(r.usage_key);
+  const mode = r.usage_mode === undefined || r.usage_mode === null ? undefined : String(r.usage_mode);
+  if (!any && !(mode === "latest" && key !== undefined)) return undefined;
+  const hasId = r.record_id !== undefined && r.record_id !== null;
+  return {
+    session_id: String(r.session_id),
+    runtime,
+    stream: String(r.stream),
+    content_hash: hasId ? "" : r.content_hash === undefined || r.content_hash === null ? "" : String(r.content_hash),
+    record_id: hasId ? String(r.record_id) : undefined,
+    ts: storedTs(r.ts),
+    model: r.model === undefined || r.model === null ? undefined : String(r.model),
+    usage,
+    usage_mode: mode,
+    usage_key: key,
+    is_sidechain: r.is_sidechain === undefined || r.is_sidechain === null ? undefined : Boolean(r.is_sidechain),
+    cost_usd: r.cost_usd === undefined || r.cost_usd === null ? undefined : Number(r.cost_usd),
+  } as UsageRecord;
 }
