@@ -1,12 +1,13 @@
 // Directories: moveDir (never replacing, a process killed at each step, racing movers) and the
-// directory lease (golden owner record, racing claimers, a killed owner, racing and killed breakers).
+// directory lease (golden owner record, racing claimers, a killed owner, racing and killed breakers),
+// and scratch directories a killed owner left (swept by the next).
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { acquireDirLease, decodeLeaseOwner, dirLeaseOwner, encodeLeaseOwner, moveDir, type LeaseOwner } from "@lake/durable";
+import { acquireDirLease, decodeLeaseOwner, dirLeaseOwner, encodeLeaseOwner, moveDir, removeAbandoned, scratchDir, type LeaseOwner } from "@lake/durable";
 import { race, runChild } from "./support.js";
 
 afterAll(cleanupTempDirs);
@@ -215,5 +216,52 @@ describe("the directory lease", () => {
       // what a killed claimer or breaker leaves (a prepared directory, an aside copy, the break guard) is gone
       expect(readdirSync(root).filter((n) => n !== "log"), s).toEqual([]);
     }
+  });
+});
+
+describe("scratchDir", () => {
+  const hold = async (parent: string, prefix: string) => {
+    const child = spawn(process.execPath, [new URL("./bin/child.mjs", import.meta.url).pathname, "scratch", parent, prefix], { stdio: ["ignore", "pipe", "inherit"] });
+    const line = await new Promise<string>((r) => child.stdout.once("data", (d: Buffer) => r(d.toString())));
+    return { child, dir: (JSON.parse(line) as { dir: string }).dir };
+  };
+
+  it("is private and removed whole by done(); a killed owner's (and a killed claimer's prepared one) is removed by the next of its prefix, a live owner's, another prefix's and an owner-less one are not", async () => {
+    const parent = tempDir("durable-scratch");
+    const own = scratchDir("lake-test", { parent });
+    expect(own.dir.startsWith(join(parent, "lake-test-"))).toBe(true);
+    expect(statSync(own.dir).mode & 0o777).toBe(0o700);
+    writeFileSync(join(own.dir, "part.parquet"), "x");
+    own.done();
+    expect(readdirSync(parent)).toEqual([]);
+
+    const killed = await hold(parent, "lake-test");
+    const live = await hold(parent, "lake-test");
+    const other = await hold(parent, "lake-other");
+    mkdirSync(join(parent, "lake-test-older-build"));
+    killed.child.kill("SIGKILL");
+    other.child.kill("SIGKILL");
+    await Promise.all([killed, other].map((c) => new Promise((r) => c.child.on("close", r))));
+    expect(dirLeaseOwner(killed.dir)?.liveness).toBe("dead");
+    expect(existsSync(join(killed.dir, "spill.tmp"))).toBe(true);
+
+    // and one killed while taking its lease (a prepared directory beside its name)
+    const claimer = await runChild(["scratch", parent, "lake-test"], { LAKE_TEST_KILL_AT: "lease:claim" });
+    expect(claimer.signal).toBe("SIGKILL");
+    expect(readdirSync(parent).filter((n) => n.startsWith(".lake-test-"))).toHaveLength(1);
+    const next = scratchDir("lake-test", { parent });
+    expect(existsSync(killed.dir)).toBe(false);
+    expect(existsSync(join(live.dir, "spill.tmp"))).toBe(true);
+    expect(existsSync(join(other.dir, "spill.tmp"))).toBe(true);
+    expect(existsSync(join(parent, "lake-test-older-build"))).toBe(true);
+    next.done();
+    // nothing of the sweep is left beside them (no prepared, aside or break entries)
+    expect(readdirSync(parent).sort()).toEqual([basename(live.dir), basename(other.dir), "lake-test-older-build"].sort());
+    expect(removeAbandoned("lake-other", parent)).toBe(1);
+    expect(removeAbandoned("lake-test", parent)).toBe(0);
+    live.child.kill("SIGKILL");
+    await new Promise((r) => live.child.on("close", r));
+    expect(removeAbandoned("lake-test", parent)).toBe(1);
+    expect(readdirSync(parent)).toEqual(["lake-test-older-build"]);
   });
 });

@@ -160,7 +160,7 @@ function removeAside(aside: string, step: StepHook | undefined, label: string): 
  * each only once its owner is proven dead (or it names none for 5 s), so a live claimer's prepared
  * directory and a live owner's lease being moved back are never touched.
  */
-function sweep(dir: string): void {
+export function sweep(dir: string): void {
   const parent = dirname(dir);
   const name = basename(dir);
   let names: string[];

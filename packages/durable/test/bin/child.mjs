@@ -9,9 +9,10 @@
 //   node child.mjs hold-lease <dir>              take the directory lease, print it, wait to be killed
 //   node child.mjs move     <from> <to> [barrierDir]   moveDir (LAKE_TEST_KILL_AT may kill it)
 //   node child.mjs batch    <dir> <text> <n>     writeAtomic f1..fn in dir with one DirSync, then flush
+//   node child.mjs scratch  <parent> <prefix>    take a scratch directory (LAKE_TEST_KILL_AT may kill it), write a file in it, print it, wait to be killed
 // barrierDir: write <dir>/ready-<pid>, then spin until <dir>/go exists (all racers start together).
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
-import { acquireDirLease, acquireLock, DirSync, envStepHook, installNoReplace, moveDir, writeAtomic } from "@lake/durable";
+import { acquireDirLease, acquireLock, DirSync, envStepHook, installNoReplace, moveDir, scratchDir, writeAtomic } from "@lake/durable";
 
 const [cmd, path, ...rest] = process.argv.slice(2);
 const step = envStepHook();
@@ -84,4 +85,9 @@ if (cmd === "lock") {
   for (let i = 1; i <= Number(n); i++) writeAtomic(`${path}/f${i}`, text, { label: "batch", dirSync, ...(step ? { step } : {}) });
   dirSync.flush();
   out({ synced: dirSync.synced, saved: dirSync.saved });
+} else if (cmd === "scratch") {
+  const s = scratchDir(rest[0], { parent: path, ...(step ? { step } : {}) });
+  writeFileSync(`${s.dir}/spill.tmp`, "x".repeat(4096));
+  out({ dir: s.dir });
+  setInterval(() => {}, 1000);
 }
