@@ -1,9 +1,12 @@
 // Real processes (the built bin): two compactions at once, a crash between part files and the
-// marker swap, and a run whose lease is taken over before its swap.
+// marker swap (its scratch directory removed by the rerun), and a run whose lease is taken over before its swap.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "@lake/cli";
 import { compactedMarkerKey, type ObjectStore, type SessionPartition } from "@lake/layout";
-import { cleanupTempDirs } from "@lake/tooling/tmp";
+import { dirLeaseOwner } from "@lake/durable";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { BACKENDS, fixtureRecords, freshStore, initStore, keys, pushSession, rec, row, run, runBin, split } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
@@ -44,8 +47,13 @@ describe.each(BACKENDS)("maint processes (%s)", (backend) => {
     const g1Parts = await Promise.all(g1.parts.map(async (p: { key: string }) => [p.key, (await store.head(p.key))!.etag]));
 
     await pushSession(store, P("s2"), [[row(rec("s2", 0, "two"), "host-a")]]);
-    const crashed = await runBin(["compact", "--store", url, "--lease-ttl", "1"], { LAKE_MAINT_TEST_HOOK: "compact:after-parts=crash" }, backend);
+    const tmp = tempDir("maint-crash-tmp");
+    const crashed = await runBin(["compact", "--store", url, "--lease-ttl", "1"], { LAKE_MAINT_TEST_HOOK: "compact:after-parts=crash", TMPDIR: tmp }, backend);
     expect(crashed.signal).toBe("SIGKILL");
+    // It left its scratch directory (downloaded segments, DuckDB's spill), its owner proven dead.
+    const left = readdirSync(tmp).filter((n) => n.startsWith("lake-maint-compact-"));
+    expect(left).toHaveLength(1);
+    expect(dirLeaseOwner(join(tmp, left[0]!))?.liveness).toBe("dead");
     // The marker still names the old generation, whose files are intact; the new parts exist but nothing names them.
     const after = (await store.get(MARKER))!;
     expect(after.etag).toBe(before.etag);
@@ -60,9 +68,11 @@ describe.each(BACKENDS)("maint processes (%s)", (backend) => {
 
     // The crashed run's lease expires (1 s TTL + 5 s skew bound); a rerun publishes the new generation.
     await new Promise((r) => setTimeout(r, 6500));
-    const rerun = await run(["compact", "--store", url, "--json"]);
-    expect(rerun.code, rerun.err.join("\n")).toBe(0);
-    const rep = JSON.parse(rerun.out[0]!).partitions[0];
+    const rerun = await runBin(["compact", "--store", url, "--json"], { TMPDIR: tmp }, backend);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const rep = JSON.parse(rerun.stdout).partitions[0];
+    // The rerun removed what the killed run left, and its own.
+    expect(readdirSync(tmp)).toEqual([]);
     expect(rep.status).toBe("compacted");
     expect(rep.previous_gen).toBe(g1.gen);
     expect(rep.rows).toBe(3);

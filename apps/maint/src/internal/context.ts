@@ -1,10 +1,8 @@
 // What every operation gets: the store, this run's lease owner name, a clock, a scratch directory,
 // and the leases it holds (with fencing epochs).
-import { mkdtempSync, rmSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { crashNow } from "@lake/durable";
+import { crashNow, scratchDir, type ScratchDir } from "@lake/durable";
 import { acquireLease, isLayoutError, readFleet, releaseLease, renewLease, type FleetManifest, type ObjectStore } from "@lake/layout";
 import { MaintError } from "./errors.js";
 
@@ -153,8 +151,11 @@ export async function requireFleet(store: ObjectStore): Promise<FleetManifest> {
   return f;
 }
 
-/** A scratch directory, removed by the returned function. */
-export function scratch(label: string): { dir: string; done: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), `lake-maint-${label}-`));
-  return { dir, done: () => rmSync(dir, { recursive: true, force: true }) };
+/**
+ * A scratch directory (downloaded segments, DuckDB's spill), removed by the returned function; one a
+ * killed maint left is removed by the next maint that takes a scratch directory of the same label
+ * (@lake/durable's scratchDir).
+ */
+export function scratch(label: string): ScratchDir {
+  return scratchDir(`lake-maint-${label}`);
 }
