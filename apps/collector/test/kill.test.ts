@@ -8,7 +8,8 @@
 // rerun (and is killed again further on, so kills also land in recovery) until a run finishes by
 // itself; then `verify` must exit 0. push runs the same way against the worker's fleet, and every
 // seg-*.parquet is fingerprinted (SHA-256 + inode) after every run: a segment seen once must never
-// change. At the end the fleet is read through DuckDB and compared with the adapters' own parse.
+// change; a push that finishes leaves no scratch directory in its TMPDIR (the killed pushes' removed
+// by it). At the end the fleet is read through DuckDB and compared with the adapters' own parse.
 import { appendFileSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -68,7 +69,7 @@ function makeWorker(name: string, seed: number): Worker {
   const tree = vendorTree(join(dir, "vendor"));
   addClaudeSessions(corpora.first, tree.claude);
   return {
-    name, dir, tree, root: join(dir, "root"), fleet: join(dir, "fleet"), env: { HOME: join(dir, "home") }, next: rng(seed),
+    name, dir, tree, root: join(dir, "root"), fleet: join(dir, "fleet"), env: { HOME: join(dir, "home"), TMPDIR: tempDir(`kill-${name}-tmp`) }, next: rng(seed),
     killedAt: new Map(), segments: new Map(), collectKills: 0, pushKills: 0, runs: 0, verifies: 0,
   };
 }
@@ -152,6 +153,9 @@ async function pushChain(w: Worker): Promise<void> {
       continue;
     }
     expect(r.code, `${w.name}: push rerun\n${r.stderr}`).toBe(0);
+    // The scratch directories of the pushes killed before it were removed by it (their owners
+    // proven dead; by its sweep when it had nothing to send), and its own when it finished.
+    expect(readdirSync(w.env.TMPDIR as string), `${w.name}: scratch left`).toEqual([]);
     break;
   }
   await verifyClean(w);

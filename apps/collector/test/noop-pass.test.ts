@@ -5,9 +5,9 @@
 // with its watermark), and asks the fleet store nothing; after appending to 10 sessions, only those sessions' directories, indexes
 // and chains are touched, and only their segments are written. Opens are counted in the real
 // collector process (a preload records every path node:fs opens, reads whole, writes or lists), not
-// timed.
-import { spawnSync } from "node:child_process";
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+// timed. A push with nothing to send still sweeps the scratch directories killed pushes left.
+import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -195,5 +195,39 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
     const second = countedCollect(pushArgs, env, join(dir, "opens-2.json"), dir);
     expect(JSON.parse(second.stdout)).toMatchObject({ sessions: 0, segments: 0 });
     expect(indexReads(second.opens)).toEqual([]);
+  });
+
+  it("a push with nothing to send still removes the scratch directory a killed push left (its owner proven dead), not a live one's", async () => {
+    const dir = tempDir("noop-pass-4");
+    const tmp = tempDir("noop-pass-4-tmp");
+    const { projects } = claudeSessions(join(dir, "vendor"), 2, 4);
+    const root = join(dir, "root");
+    const env = { HOME: join(dir, "home"), TMPDIR: tmp };
+    expect((await runCli(["collect", "--root", root, "--sources-only", "--source", `claude-code=${projects}`, "--json"], env)).code).toBe(0);
+    const pushArgs = ["push", "--root", root, "--store", `file://${join(dir, "fleet")}`, "--agent", "host-n", "--json"];
+    // A push killed at its first rollup upload leaves its scratch directory (segments written there).
+    const killed = await runCli(pushArgs, { ...env, LAKE_TEST_KILL_AT: "push:rollup" });
+    expect(killed.signal).toBe("SIGKILL");
+    const left = readdirSync(tmp);
+    expect(left).toEqual([expect.stringMatching(/^lake-push-/)]);
+    // Its rerun sends the rest, and removes it.
+    expect((await runCli(pushArgs, env)).code).toBe(0);
+    expect(readdirSync(tmp)).toEqual([]);
+    // One a push killed again leaves, and one a live process holds (the same prefix), before a push with nothing to send.
+    const holder = (wait: boolean) =>
+      spawn(process.execPath, ["--input-type=module", "-e", `import { scratchDir } from "@lake/durable"; const s = scratchDir("lake-push"); console.log(s.dir); ${wait ? "setInterval(() => {}, 1000);" : "process.kill(process.pid, 'SIGKILL');"}`], { cwd: fileURLToPath(new URL("..", import.meta.url)), env: { ...process.env, TMPDIR: tmp }, stdio: ["ignore", "pipe", "inherit"] });
+    // (the live one first: taking one sweeps the dead ones)
+    const live = holder(true);
+    const liveDir = (await new Promise<string>((r) => live.stdout.once("data", (d: Buffer) => r(d.toString())))).trim();
+    try {
+      const dead = holder(false);
+      await new Promise((r) => dead.on("close", r));
+      expect(readdirSync(tmp)).toHaveLength(2);
+      const noop = await runCli(pushArgs, env);
+      expect(JSON.parse(noop.stdout)).toMatchObject({ sessions: 0, segments: 0 });
+      expect(readdirSync(tmp).map((n) => join(tmp, n))).toEqual([liveDir]);
+    } finally {
+      live.kill("SIGKILL");
+    }
   });
 });

@@ -2,9 +2,8 @@
 // recorded in push.state (see push.ts). Loaded only when there is something to look at.
 import { randomBytes, createHash } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
-import { writeAtomic } from "@lake/durable";
+import { scratchDir, writeAtomic } from "@lake/durable";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
 import type { UsageRecord } from "@lake/events/usage";
 import {
   encodeQuarantine,
@@ -28,7 +27,7 @@ import type { FleetRow, RecordLine } from "@lake/segments";
 import { CollectorError } from "./errors.js";
 import type { LocalRoot, LandedFileRef, PushLine, PushRows } from "./local-root.js";
 import { step } from "./crash.js";
-import { CARRY_DIR, carryName, emptySummary, writePushState, type PushOptions, type PushState, type PushSummary, type SessionPushState } from "./push.js";
+import { CARRY_DIR, carryName, emptySummary, PUSH_SCRATCH, writePushState, type PushOptions, type PushState, type PushSummary, type SessionPushState } from "./push.js";
 
 /**
  * Send the sessions in `look` (every session of the root when undefined) to `store`, recording in
@@ -65,8 +64,9 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
   }
   const recv = (state.receivers[store.url] ??= { fleet_id: fleet.fleet_id, sessions: {} });
   const summary = emptySummary(store.url, fleet.fleet_id);
-  const tmp = join(tmpdir(), `lake-push-${process.pid}-${randomBytes(4).toString("hex")}`);
-  mkdirSync(tmp, { recursive: true });
+  // Segments and rollups are written here before upload; a push killed meanwhile leaves it to the next push's sweep.
+  const scratch = scratchDir(PUSH_SCRATCH);
+  const tmp = scratch.dir;
   const runtimes = new Set<string>();
   // push.state holds every session: rewriting it after each one would make a push of a few
   // sessions cost the whole file once per session. It is saved at most every SAVE_EVERY_MS, at the
@@ -297,7 +297,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
     // A read ahead that was not used is waited for (it reads only; its result is dropped).
     await Promise.all(ahead.values());
     if (opening !== undefined) (await opening.catch(() => undefined))?.close();
-    rmSync(tmp, { recursive: true, force: true });
+    scratch.done();
   }
   return summary;
 }

@@ -15,7 +15,7 @@
 // session (index.state, whose stamp push.state keeps beside the watermark).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { writeAtomic } from "@lake/durable";
+import { removeAbandoned, writeAtomic } from "@lake/durable";
 import { join } from "node:path";
 import type { ObjectStore } from "@lake/layout/store";
 import { CollectorError } from "./errors.js";
@@ -198,6 +198,9 @@ export function sessionsToLook(local: LocalRoot, recv: ReceiverState | undefined
   return { look: out, stamped, grown };
 }
 
+/** The prefix of a push's scratch directory (`$TMPDIR/lake-push-*`, @lake/durable's scratchDir). */
+export const PUSH_SCRATCH = "lake-push";
+
 /** Push every session of the root to `store`. */
 export async function push(local: LocalRoot, store: ObjectStore, options: PushOptions): Promise<PushSummary> {
   const now = options.now ?? Date.now;
@@ -205,7 +208,11 @@ export async function push(local: LocalRoot, store: ObjectStore, options: PushOp
   const prior = state.receivers[store.url];
   const { look, stamped, grown } = sessionsToLook(local, prior, options.sealIdleSeconds, now());
   if (stamped > 0) writePushState(local.root, state);
-  if (prior !== undefined && look !== undefined && look.length === 0) return emptySummary(store.url, prior.fleet_id);
+  if (prior !== undefined && look !== undefined && look.length === 0) {
+    // Nothing to send, so no scratch directory of its own (whose taking sweeps): what killed pushes left is swept here.
+    removeAbandoned(PUSH_SCRATCH);
+    return emptySummary(store.url, prior.fleet_id);
+  }
   const { send } = await import("./push-send.js");
   return send(local, store, options, state, look, grown);
 }
