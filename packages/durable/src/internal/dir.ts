@@ -217,11 +217,19 @@ let processStartMs: number | undefined;
  * comparing; one from another host never is. The handle, or who holds it; I/O errors are Node's.
  */
 export function acquireDirLease(dir: string, options: DirLeaseOptions = {}): DirLeaseHandle | DirLeaseBusy {
+  return takeDirLease(dir, options, true);
+}
+
+/**
+ * `acquireDirLease`, with the sweep of what killed claimers and breakers left beside `dir` only when
+ * `sweepFirst` (a caller that has just swept the parent, or made a fresh random name, skips a listing).
+ */
+export function takeDirLease(dir: string, options: DirLeaseOptions, sweepFirst: boolean): DirLeaseHandle | DirLeaseBusy {
   const step = options.step;
   processStartMs ??= Date.now() - Math.round(process.uptime() * 1000);
   const owner: LeaseOwner = { ...selfHolder(randomBytes(16).toString("hex")), startedAt: processStartMs };
   const text = encodeLeaseOwner(owner);
-  sweep(dir);
+  if (sweepFirst) sweep(dir);
   let recovered = false;
   for (let i = 0; ; i++) {
     const prep = beside(dir, `prep-${randomBytes(6).toString("hex")}`);

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { acquireDirLease, dirLeaseOwner, sweep } from "./dir.js";
+import { dirLeaseOwner, sweep, takeDirLease } from "./dir.js";
 import type { StepHook } from "./step.js";
 
 /** A private scratch directory: `done()` removes it (with everything in it). */
@@ -31,7 +31,8 @@ export function scratchDir(prefix: string, options: ScratchOptions = {}): Scratc
   removeAbandoned(prefix, parent);
   for (;;) {
     const dir = join(parent, `${prefix}-${randomBytes(6).toString("hex")}`);
-    const lease = acquireDirLease(dir, options.step ? { step: options.step } : {});
+    // A fresh random name: nothing lies beside it (removeAbandoned swept the prefix), so no second listing.
+    const lease = takeDirLease(dir, options.step ? { step: options.step } : {}, false);
     if (!lease.held) continue; // the name is taken: another
     chmodSync(dir, 0o700);
     return { dir, done: () => lease.release() };
@@ -67,7 +68,8 @@ export function removeAbandoned(prefix: string, parent: string = tmpdir()): numb
     if (dirLeaseOwner(dir)?.liveness !== "dead") continue;
     try {
       // Taking the lease breaks the dead owner's (once, whoever else sweeps); releasing deletes it.
-      const got = acquireDirLease(dir);
+      // What lies beside it was swept above.
+      const got = takeDirLease(dir, {}, false);
       if (got.held) {
         got.release();
         removed++;
