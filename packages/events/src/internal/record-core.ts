@@ -1,7 +1,7 @@
 // The canonical record without its schema: the type, the kinds and modes, the content hash and
 // canonicalize. zod-free, so a program that only builds records (the adapters, a collector pass
 // with nothing to land) does not load the schema; record.ts adds it.
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./sha256.js";
 import { isEmptyUsage, recordDay } from "./usage.js";
 import type { Usage } from "./usage.js";
 
@@ -118,7 +118,7 @@ export function contentHash(r: RawRecord | CanonicalRecord): string {
   for (const k of HASHED_USAGE_KEYS) values.push(r.usage?.[k] ?? null);
   if (r.usage?.cache_write_1h_tokens !== undefined) values.push(["cache_write_1h_tokens", r.usage.cache_write_1h_tokens]);
   if (r.cost_usd !== undefined) values.push(["cost_usd", r.cost_usd]);
-  return createHash("sha256").update(JSON.stringify(values)).digest("hex");
+  return sha256Hex(JSON.stringify(values));
 }
 
 /** Turn an adapter's (already masked) record into a canonical record: hash it and attach the rule ids. */

@@ -5,6 +5,7 @@ import * as crypto from "node:crypto";
 import { countUsage, type UsageContribution, type UsageRecord } from "./accounting.js";
 import { EventsError } from "./errors.js";
 import { USAGE_MODES } from "./record-core.js";
+import { sha256 } from "./sha256.js";
 import { USAGE_KEYS, addUsageInto, isEmptyUsage, type Usage } from "./usage.js";
 
 /** The `format` field of a rollup document. */
@@ -87,13 +88,6 @@ export function usageKeyHash(rec: UsageRecord): bigint | undefined {
   if (rec.usage_key === undefined || rec.usage_mode === "cumulative" || !counted(rec)) return undefined;
   return sha256(`${rec.usage_mode === "latest" ? "l" : "d"}\0${rec.usage_key}`).readBigUInt64BE(0);
 }
-
-/**
- * SHA-256 of a short string's UTF-8 bytes. One key per record is hashed: Node's one-shot
- * `crypto.hash` (20.12 and later) costs about half of a Hash object per call; older Nodes use one.
- */
-const sha256: (text: string) => Buffer =
-  typeof crypto.hash === "function" ? (text) => crypto.hash("sha256", text, "buffer") : (text) => crypto.createHash("sha256").update(text).digest();
 
 /** What records could interact with other records in countUsage: their sessions and usage keys. */
 export interface UsageIdentity {
