@@ -1,7 +1,7 @@
 /**
  * An exact set of byte strings kept outside the JS heap: the index's dedupe keys (the record ids a
  * stream already holds). The keys' bytes go into one growing buffer and an open-addressing table of
- * their numbers finds them; equal bytes, equal key (no fingerprint can make two ids one). About 50
+ * their numbers finds them; equal bytes, equal key (no fingerprint can make two ids one). About 54
  * bytes per key of a 36-character id, where a `Set` of strings takes some 90 on the heap.
  */
 export class ByteSet {
@@ -9,6 +9,8 @@ export class ByteSet {
   private used = 0;
   /** Where key i starts in the arena (key i ends where key i + 1 starts, the last at `used`). */
   private starts = new Uint32Array(64);
+  /** Key i's hash: a probe compares bytes only when the hashes are equal, and a growing table hashes no key again. */
+  private hashes = new Uint32Array(64);
   private count = 0;
   /** Slots: key number + 1, 0 when empty; a power of two, at most half full. */
   private table = new Int32Array(128);
@@ -18,9 +20,9 @@ export class ByteSet {
     return this.count;
   }
 
-  /** Bytes this set holds outside the heap (arena, starts and table). */
+  /** Bytes this set holds outside the heap (arena, starts, hashes and table). */
   get bytes(): number {
-    return this.arena.length + this.starts.byteLength + this.table.byteLength;
+    return this.arena.length + this.starts.byteLength + this.hashes.byteLength + this.table.byteLength;
   }
 
   /** True when `key[start, end)` is in the set. */
@@ -43,8 +45,14 @@ export class ByteSet {
       const next = new Uint32Array(this.starts.length * 2);
       next.set(this.starts);
       this.starts = next;
+      const hashes = new Uint32Array(this.starts.length);
+      hashes.set(this.hashes);
+      this.hashes = hashes;
     }
-    this.arena.set(key.subarray(start, end), this.used);
+    // A short key (an id) byte by byte: no view of it is made per key.
+    if (len <= 64) for (let i = 0; i < len; i++) this.arena[this.used + i] = key[start + i]!;
+    else this.arena.set(key.subarray(start, end), this.used);
+    this.hashes[this.count] = h;
     this.starts[this.count] = this.used;
     this.used += len;
     this.count++;
@@ -60,6 +68,7 @@ export class ByteSet {
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const k = this.table[slot]!;
       if (k === 0) return slot;
+      if (this.hashes[k - 1] !== h) continue;
       const a = this.starts[k - 1]!;
       const b = this.starts[k]!;
       if (b - a === len && this.arena.compare(key, start, end, a, b) === 0) return slot;
@@ -70,7 +79,7 @@ export class ByteSet {
     const table = new Int32Array(this.table.length * 2);
     const mask = table.length - 1;
     for (let k = 1; k <= this.count; k++) {
-      let slot = hash(this.arena, this.starts[k - 1]!, this.starts[k]!) & mask;
+      let slot = this.hashes[k - 1]! & mask;
       while (table[slot] !== 0) slot = (slot + 1) & mask;
       table[slot] = k;
     }
