@@ -11,6 +11,7 @@ import { DEFAULT_POLICY, type ChainPolicy } from "./policy.js";
 import { decodeRound, encodeRound, parseRoundFileName, type EncodedRound } from "./round.js";
 import type { Round, RoundBody, SessionIndex } from "./types.js";
 import { defaultReadIndex, forgotten } from "./store-bridge.js";
+import { FOLD_FILE, decodeFold, encodeFold } from "./fold-cache.js";
 
 /** The directory of conversation `id`'s chain: `<root>/_conversations/<id>`. */
 export function chainDir(root: string, conversationId: string): string {
@@ -311,6 +312,35 @@ async function writeStateFile(dir: string, head: HeadState): Promise<void> {
   }
 }
 
+/** The lean fold `conversation.fold` holds, while it stands for the chain as it is (fold-cache.ts); else null. */
+async function readFold(dir: string, conversationId: string): Promise<ChainState | null> {
+  let bytes: Buffer;
+  let stateText: string;
+  let names: string[];
+  try {
+    bytes = await fsp.readFile(join(dir, FOLD_FILE));
+    stateText = await fsp.readText(join(dir, "conversation.state"));
+    names = await fsp.readdir(join(dir, "rounds"));
+  } catch {
+    return null;
+  }
+  return decodeFold(bytes, { conversation: conversationId, stateText, roundFiles: names.filter((n) => parseRoundFileName(n) !== null), roundsDir: join(dir, "rounds") });
+}
+
+/**
+ * Replace `conversation.fold` with the lean fold `st` of the chain whose `conversation.state` is
+ * `stateText`: atomically, without fsync (a cache: one that is old, torn or gone only makes the next
+ * parse read every round). A failure to write it is not the parse's.
+ */
+function writeFold(dir: string, st: ChainState, stateText: string): void {
+  const path = join(dir, FOLD_FILE);
+  try {
+    writeAtomic(path, encodeFold(st, stateText), { temp: join(dir, `.${FOLD_FILE}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`), mode: 0o644, label: "fold", sync: false });
+  } catch {
+    // The next parse reads every round.
+  }
+}
+
 /** What a publication did. */
 export interface Published {
   round: number;
@@ -388,7 +418,7 @@ async function cleanLeftovers(root: string, id: string, roundsToo = true): Promi
     }
   }
   for (const n of await fsp.readdir(chain).catch(() => [] as string[])) {
-    const m = /^\.(?:lock|conversation\.state)\.tmp-(\d+)-/.exec(n);
+    const m = /^\.(?:lock|conversation\.state|conversation\.fold)\.tmp-(\d+)-/.exec(n);
     if (m && !processAlive(Number(m[1]))) await fsp.unlink(join(chain, n)).catch(() => undefined);
   }
   return clean;
@@ -462,9 +492,11 @@ export async function parse(root: string, sessionId: string, options: ParseOptio
   let result: ParseResult;
   try {
     result = await withLock(dir, options, async () => {
-      // The fold this process left, while nothing changed the chain since; else every round is read again.
+      // The fold this process left, while nothing changed the chain since; else the one a parse left
+      // on disk (conversation.fold), while rounds/ holds exactly what it folded; else every round is read again.
       const reused = await takeKept(dir);
-      const st = reused ?? (await readState(root, sessionId, true));
+      const cached = reused ? null : await readFold(dir, sessionId);
+      const st = reused ?? cached ?? (await readState(root, sessionId, true));
       const current = headOf(st.head, st.throughSeq);
       // rounds/ is as a parse here left it (clean, or it would not have been kept): only the chain directory's own leftovers.
       const clean = await cleanLeftovers(root, sessionId, reused === null);
@@ -476,14 +508,20 @@ export async function parse(root: string, sessionId: string, options: ParseOptio
       if (!body) {
         if (current) {
           const text = stateFileText(current);
-          if (!reused) await writeStateFile(dir, current);
+          if (!reused && !cached) {
+            await writeStateFile(dir, current);
+            if (clean) writeFold(dir, st, text);
+          }
           if (clean) await keep(dir, st, text);
         }
         return { published: null, head: current };
       }
       const published = await publishLocked(root, dir, st, body, options, true);
       const head = { round: published.round, commit: published.commit, file: published.file, throughSeq: body.range.to };
-      if (clean) await keep(dir, st, stateFileText(head));
+      const text = stateFileText(head);
+      // A fold kept in memory (a watcher) is not written at each round: the next parse in another process reads the rounds once.
+      if (clean && !reused) writeFold(dir, st, text);
+      if (clean) await keep(dir, st, text);
       return { published, head };
     });
   } finally {

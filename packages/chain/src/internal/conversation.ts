@@ -182,7 +182,7 @@ class FullCalls implements CallTable {
  * fragments), off the heap but for the id itself. A session of 110,000 calls holds some 9 MB here,
  * against 25 MB as objects.
  */
-class LeanCalls implements CallTable {
+export class LeanCalls implements CallTable {
   private readonly rows = new Map<string, number>();
   private readonly streamNames: string[] = [];
   private readonly streamNo = new Map<string, number>();
@@ -253,6 +253,39 @@ class LeanCalls implements CallTable {
   *values(): IterableIterator<CallState> {
     for (const id of this.rows.keys()) yield this.get(id)!;
   }
+
+  /** @internal The table as it is held: its rows in order (an id's row is its place in `ids`), for conversation.fold. */
+  columns(): LeanColumns {
+    const n = this.rows.size;
+    return { streams: [...this.streamNames], ids: [...this.rows.keys()], stream: this.stream.subarray(0, n), turn: this.turn.subarray(0, n), refs: this.refs.subarray(0, n * 4) };
+  }
+
+  /** @internal Fill an empty table with {@link columns} of another (conversation.fold). */
+  load(c: LeanColumns): void {
+    if (this.rows.size > 0) throw new ChainError("InvalidInput", "a lean call table is loaded only when empty");
+    const n = c.ids.length;
+    const cap = Math.max(1024, n);
+    this.stream = new Int32Array(cap);
+    this.stream.set(c.stream);
+    this.turn = new Int32Array(cap);
+    this.turn.set(c.turn);
+    this.refs = new Float64Array(cap * 4);
+    this.refs.set(c.refs);
+    c.streams.forEach((name, i) => {
+      this.streamNames.push(name);
+      this.streamNo.set(name, i);
+    });
+    c.ids.forEach((id, i) => this.rows.set(id, i));
+  }
+}
+
+/** @internal A lean call table's columns: stream names, then per row its id, stream number, turn and four refs (seq 0: none). */
+export interface LeanColumns {
+  readonly streams: readonly string[];
+  readonly ids: readonly string[];
+  readonly stream: ArrayLike<number>;
+  readonly turn: ArrayLike<number>;
+  readonly refs: ArrayLike<number>;
 }
 
 /**
