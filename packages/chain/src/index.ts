@@ -50,6 +50,7 @@ export {
   publishRound,
   parse,
   releaseFold,
+  FOLD_MIN_BYTES,
 } from "./internal/chain.js";
 export type { PublishStep, PublishOptions, ParseOptions, ChainListing, ChainRead, HeadState, Published, ParseResult } from "./internal/chain.js";
 export { verify, citedSeqs } from "./internal/verify.js";

@@ -46,7 +46,7 @@ async function expectOneHead(root: string, results: ChildResult[], losers: strin
   const chain = await readChain(root, SESSION);
   expect(chain.rounds.map((r) => r.round)).toEqual([1, 2]);
   expect((await verify(root, SESSION)).ok).toBe(true);
-  expect(readdirSync(join(root, "_conversations", SESSION)).sort()).toEqual(["conversation.fold", "conversation.state", "rounds"]);
+  expect(readdirSync(join(root, "_conversations", SESSION)).sort()).toEqual(["conversation.state", "rounds"]);
 }
 
 describe("four parsers at once", () => {

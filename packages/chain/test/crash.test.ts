@@ -68,7 +68,7 @@ describe("a writer killed at every step", () => {
         expect(snapshot(root)).toEqual(reference);
         // nothing left behind: no temporary file, no lock
         expect(readdirSync(rounds(root)).filter((n) => !parseRoundFileName(n))).toEqual([]);
-        expect(readdirSync(join(root, "_conversations", SESSION)).sort()).toEqual(["conversation.fold", "conversation.state", "rounds"]);
+        expect(readdirSync(join(root, "_conversations", SESSION)).sort()).toEqual(["conversation.state", "rounds"]);
         expect((await verify(root, SESSION)).ok).toBe(true);
       });
     }

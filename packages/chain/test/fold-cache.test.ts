@@ -8,7 +8,7 @@ import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, write
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { isChainError, parse, releaseFold, verify } from "../src/index.js";
+import { FOLD_MIN_BYTES, isChainError, parse, releaseFold, verify } from "../src/index.js";
 import { ChainState } from "../src/internal/conversation.js";
 import { FOLD_FILE, decodeFold, encodeFold } from "../src/internal/fold-cache.js";
 import { decodeRound } from "../src/internal/round.js";
@@ -21,10 +21,10 @@ const rounds = (root: string) => join(chain(root), "rounds");
 const foldOf = (root: string) => readFileSync(join(chain(root), FOLD_FILE), "utf8");
 const roundFiles = (root: string) => Object.fromEntries(readdirSync(rounds(root)).sort().map((n) => [n, readFileSync(join(rounds(root), n), "utf8")]));
 
-/** A parse as a fresh process makes it: nothing of the chain kept in memory. */
+/** A parse as a fresh process makes it: nothing of the chain kept in memory; a fold written however small the chain. */
 async function freshParse(root: string) {
   releaseFold(root, SESSION);
-  return parse(root, SESSION);
+  return parse(root, SESSION, { foldMinBytes: 0 });
 }
 
 /** Overwrite round 1's bytes with a same-length text that no longer matches its digest. */
@@ -82,6 +82,31 @@ describe("conversation.fold", () => {
     expect((await freshParse(cached)).published).toBeNull();
     expect(foldOf(cached)).toBe(before);
     expect((await verify(cached, SESSION)).ok).toBe(true);
+  });
+
+  it("is written by default only for a chain whose rounds hold FOLD_MIN_BYTES or more", async () => {
+    const src = tempDir("fold-src");
+    const root = join(tempDir("fold-default"), "root");
+    partialSource(src, 40);
+    await collect(root, src, 16 * 1024);
+    releaseFold(root, SESSION);
+    await parse(root, SESSION);
+    // The fixture's first rounds are a few KB: read again by the next parse, not cached.
+    expect(readdirSync(chain(root)).sort()).toEqual(["conversation.state", "rounds"]);
+    releaseFold(root, SESSION);
+    const size = readdirSync(rounds(root)).reduce((n, f) => n + readFileSync(join(rounds(root), f)).length, 0);
+    expect(size).toBeLessThan(FOLD_MIN_BYTES);
+    completeSource(src, 40, 80);
+    await collect(root, src, 16 * 1024);
+    await parse(root, SESSION, { foldMinBytes: size });
+    expect(readdirSync(chain(root)).sort()).toEqual(["conversation.fold", "conversation.state", "rounds"]);
+    // Once there, it is kept up to date whatever the threshold.
+    completeSource(src, 80, 120);
+    await collect(root, src, 16 * 1024);
+    releaseFold(root, SESSION);
+    await parse(root, SESSION);
+    expect(foldOf(root)).toContain(`"rounds":[[1,`);
+    expect(JSON.parse(foldOf(root).split("\n")[0]!).rounds).toHaveLength(3);
   });
 
   it("reads no round while the fold stands for the chain; verify still reads them all", async () => {

@@ -46,7 +46,7 @@ describe("publish and parse", () => {
     const again = await parse(root, "s1", { readIndex: read });
     expect(again.published).toBeNull();
     expect(again.head?.file).toBe(name);
-    expect(readdirSync(join(root, "_conversations", "s1")).sort()).toEqual(["conversation.fold", "conversation.state", "rounds"]);
+    expect(readdirSync(join(root, "_conversations", "s1")).sort()).toEqual(["conversation.state", "rounds"]);
   });
 
   it("conversation.state is only a cache: the head is recovered by listing the directory", async () => {
@@ -93,7 +93,7 @@ describe("publish and parse", () => {
     writeFileSync(join(dir, "rounds", `.r000001-000000000000.sf.tmp-${deadPid}-dd`), "partial");
     expect((await listChain(root, "s1")).temps).toHaveLength(1);
     expect((await parse(root, "s1", { readIndex: read })).published?.round).toBe(1);
-    expect(readdirSync(dir).sort()).toEqual([live, "conversation.fold", "conversation.state", "rounds"]);
+    expect(readdirSync(dir).sort()).toEqual([live, "conversation.state", "rounds"]);
     expect((await listChain(root, "s1")).temps).toEqual([]);
   });
 

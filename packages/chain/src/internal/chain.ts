@@ -58,7 +58,15 @@ export interface ParseOptions extends PublishOptions {
    * first landed seq past the chain's reach: it may give every entry, or only those, with `from` and `lookup` set.
    */
   readIndex?: (root: string, sessionId: string, options: { from: number }) => SessionIndex | Promise<SessionIndex>;
+  /**
+   * Bytes of rounds a parse reads (with nothing kept and no `conversation.fold` to fold from) from which it writes
+   * `conversation.fold` (default {@link FOLD_MIN_BYTES}): below, reading the rounds again costs less than the file.
+   */
+  foldMinBytes?: number;
 }
+
+/** Default {@link ParseOptions.foldMinBytes}: a chain of a few small rounds is read again, not cached. */
+export const FOLD_MIN_BYTES = 256 * 1024;
 
 /** A round file as listed. */
 interface Listed {
@@ -123,7 +131,7 @@ export interface ChainRead {
  * its number and digest, the numbers run 1..N with no fork), with its path; one round at a time. Throws ChainError
  * `Corrupt` or `Fork` naming the file.
  */
-async function eachRound(root: string, conversationId: string, take: (r: Round, name: string, path: string) => void): Promise<void> {
+async function eachRound(root: string, conversationId: string, take: (r: Round, name: string, path: string, bytes: number) => void): Promise<void> {
   const dir = join(chainDir(root, conversationId), "rounds");
   const listing = await listChain(root, conversationId);
   let prev: { round: number; name: string } | undefined;
@@ -142,7 +150,7 @@ async function eachRound(root: string, conversationId: string, take: (r: Round, 
     if (r.round !== l.round || r.commit.slice(0, 12) !== l.digest12) {
       throw new ChainError("Corrupt", `${path}: name does not match round ${r.round} with commit ${r.commit.slice(0, 12)}`, { data: { file: path } });
     }
-    take(r, l.name, path);
+    take(r, l.name, path, bytes.length);
     prev = { round: l.round, name: l.name };
   }
 }
@@ -245,9 +253,12 @@ async function keep(dir: string, state: ChainState, stateText: string): Promise<
  * Fold every round of a chain, one round read at a time (a round is decoded, checked, folded and dropped). `lean`: the
  * fold the next round is built from, without the records that only render the conversation.
  */
-async function readState(root: string, conversationId: string, lean: boolean): Promise<ChainState> {
+async function readState(root: string, conversationId: string, lean: boolean, read?: (bytes: number) => void): Promise<ChainState> {
   const st = new ChainState(conversationId, lean);
-  await eachRound(root, conversationId, (r, _name, path) => st.apply(r, path));
+  await eachRound(root, conversationId, (r, _name, path, bytes) => {
+    st.apply(r, path);
+    read?.(bytes);
+  });
   return st;
 }
 
@@ -312,8 +323,11 @@ async function writeStateFile(dir: string, head: HeadState): Promise<void> {
   }
 }
 
-/** The lean fold `conversation.fold` holds, while it stands for the chain as it is (fold-cache.ts); else null. */
-async function readFold(dir: string, conversationId: string): Promise<ChainState | null> {
+/**
+ * The lean fold `conversation.fold` holds, while it stands for the chain as it is (fold-cache.ts), and whether
+ * `rounds/` holds nothing but its rounds (no temporary file to clean); else null.
+ */
+async function readFold(dir: string, conversationId: string): Promise<{ fold: ChainState; onlyRounds: boolean } | null> {
   let bytes: Buffer;
   let stateText: string;
   let names: string[];
@@ -324,7 +338,9 @@ async function readFold(dir: string, conversationId: string): Promise<ChainState
   } catch {
     return null;
   }
-  return decodeFold(bytes, { conversation: conversationId, stateText, roundFiles: names.filter((n) => parseRoundFileName(n) !== null), roundsDir: join(dir, "rounds") });
+  const roundFiles = names.filter((n) => parseRoundFileName(n) !== null);
+  const fold = decodeFold(bytes, { conversation: conversationId, stateText, roundFiles, roundsDir: join(dir, "rounds") });
+  return fold ? { fold, onlyRounds: roundFiles.length === names.length } : null;
 }
 
 /**
@@ -405,7 +421,7 @@ async function publishLocked(root: string, dir: string, st: ChainState, body: Ro
  * Under the lock: remove temporary round files of interrupted writers, reservations older than a minute, and the
  * chain directory's own leftovers (lock and state temporaries) whose writer process on this host is gone.
  */
-async function cleanLeftovers(root: string, id: string, roundsToo = true): Promise<boolean> {
+async function cleanLeftovers(root: string, id: string, roundsToo = true, chainNames?: readonly string[]): Promise<boolean> {
   const chain = chainDir(root, id);
   const dir = join(chain, "rounds");
   let clean = true;
@@ -417,7 +433,7 @@ async function cleanLeftovers(root: string, id: string, roundsToo = true): Promi
       else clean = false;
     }
   }
-  for (const n of await fsp.readdir(chain).catch(() => [] as string[])) {
+  for (const n of chainNames ?? (await fsp.readdir(chain).catch(() => [] as string[]))) {
     const m = /^\.(?:lock|conversation\.state|conversation\.fold)\.tmp-(\d+)-/.exec(n);
     if (m && !processAlive(Number(m[1]))) await fsp.unlink(join(chain, n)).catch(() => undefined);
   }
@@ -495,11 +511,16 @@ export async function parse(root: string, sessionId: string, options: ParseOptio
       // The fold this process left, while nothing changed the chain since; else the one a parse left
       // on disk (conversation.fold), while rounds/ holds exactly what it folded; else every round is read again.
       const reused = await takeKept(dir);
-      const cached = reused ? null : await readFold(dir, sessionId);
-      const st = reused ?? cached ?? (await readState(root, sessionId, true));
+      const names = reused ? undefined : await fsp.readdir(dir).catch(() => [] as string[]);
+      const cached = names?.includes(FOLD_FILE) ? await readFold(dir, sessionId) : null;
+      let roundBytes = 0;
+      const st = reused ?? cached?.fold ?? (await readState(root, sessionId, true, (n) => (roundBytes += n)));
+      // Written (when the chain is clean) by a parse that read many bytes of rounds, or found a fold file there.
+      const foldWorth = names?.includes(FOLD_FILE) === true || roundBytes >= (options.foldMinBytes ?? FOLD_MIN_BYTES);
       const current = headOf(st.head, st.throughSeq);
-      // rounds/ is as a parse here left it (clean, or it would not have been kept): only the chain directory's own leftovers.
-      const clean = await cleanLeftovers(root, sessionId, reused === null);
+      // rounds/ is as a parse here left it (clean, or it would not have been kept), or holds the fold's rounds and
+      // nothing else: only the chain directory's own leftovers.
+      const clean = await cleanLeftovers(root, sessionId, reused === null && cached?.onlyRounds !== true, names);
       if (!(await exists(sessionDir)) || forgotten(root, sessionId)) return { published: null, head: current };
       // The index by range: the entries past the chain's reach (the rest is searched, not held).
       // Held by nothing once the body is built: the entries go before the round is encoded and published.
@@ -510,7 +531,7 @@ export async function parse(root: string, sessionId: string, options: ParseOptio
           const text = stateFileText(current);
           if (!reused && !cached) {
             await writeStateFile(dir, current);
-            if (clean) writeFold(dir, st, text);
+            if (clean && foldWorth) writeFold(dir, st, text);
           }
           if (clean) await keep(dir, st, text);
         }
@@ -520,7 +541,7 @@ export async function parse(root: string, sessionId: string, options: ParseOptio
       const head = { round: published.round, commit: published.commit, file: published.file, throughSeq: body.range.to };
       const text = stateFileText(head);
       // A fold kept in memory (a watcher) is not written at each round: the next parse in another process reads the rounds once.
-      if (clean && !reused) writeFold(dir, st, text);
+      if (clean && !reused && foldWorth) writeFold(dir, st, text);
       if (clean) await keep(dir, st, text);
       return { published, head };
     });
