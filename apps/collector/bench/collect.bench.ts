@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { MAXRSS_IMPORT, line, maxRss, measure, measureRounds, report, scale } from "@lake/tooling/bench";
 import { generateClaudeCorpus } from "@lake/tooling/corpus";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { BIN, walk } from "../test/helpers.js";
+import { BIN, userLine, walk } from "../test/helpers.js";
 
 
 
@@ -106,14 +106,33 @@ try {
     const big = await generateClaudeCorpus({ dir: join(dir, "big"), bytes: Math.round(7e8 * scale()), sessionBytes: Math.round(7e8 * scale()), seed: 3 });
     const bigSources = ["--sources-only", "--source", `claude-code=${join(dir, "big", "projects")}`];
     let passes = 0;
+    const bigRoot = (jobs: string[]) => join(dir, `big-root-${jobs.length}`);
     const peak = (jobs: string[]) => {
-      const r = join(dir, `big-root-${jobs.length}`);
-      const out = collectAll(["collect", "--root", r, ...bigSources, ...jobs, "--json"]);
-      rmSync(r, { recursive: true, force: true });
+      const out = collectAll(["collect", "--root", bigRoot(jobs), ...bigSources, ...jobs, "--json"]);
       passes = out.passes;
       return out.rss;
     };
-    line("one session file", `${(big.bytes / 1e6).toFixed(0)} MB: peak RSS --jobs 1 ${mb(peak(["--jobs", "1"]))}, convert pool ${mb(peak([]))} over ${passes} passes (65 windows each) (goal: <= 256 MB at 700 MB)`);
+    const one = peak(["--jobs", "1"]);
+    rmSync(bigRoot(["--jobs", "1"]), { recursive: true, force: true });
+    line("one session file", `${(big.bytes / 1e6).toFixed(0)} MB: peak RSS --jobs 1 ${mb(one)}, convert pool ${mb(peak([]))} over ${passes} passes (65 windows each) (goal: <= 256 MB at 700 MB)`);
+
+    // The long session collected, a line appended to it: the pass costs what the line costs, not what
+    // the session holds (its index's ids, its chain's fold), against a pass of the same root that finds nothing.
+    const file = big.files[0]!;
+    const sid = file.slice(file.lastIndexOf("/") + 1, -".jsonl".length);
+    const again = () => collector(["collect", "--root", bigRoot([]), ...bigSources, "--json"]);
+    let appendedLines = 0;
+    const [bigNoop, bigLine] = await measureRounds(
+      [
+        { name: "collect, nothing new (the long session's root)", fn: again },
+        { name: "collect after appending one line to the long session", before: () => appendFileSync(file, userLine(sid, ++appendedLines, `line ${appendedLines} appended`)), fn: again },
+      ],
+      { runs: 3, warmup: 0 },
+    );
+    report("one line in a long session", bigNoop!, [bigLine!], [
+      `${(big.bytes / 1e6).toFixed(0)} MB session; the line's pass costs ${(bigLine!.medianMs - bigNoop!.medianMs).toFixed(0)} ms more than a pass that finds nothing`,
+    ]);
+    rmSync(bigRoot([]), { recursive: true, force: true });
     rmSync(join(dir, "big"), { recursive: true, force: true });
   }
 
