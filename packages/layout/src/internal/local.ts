@@ -79,16 +79,32 @@ export class LocalStore implements ObjectStore {
 
   // ---- temp files, directories, locks ----
 
-  private async tempPath(): Promise<string> {
+  /** The temp directory was made by this store (each write then opens its temp file at once). */
+  private tmpMade = false;
+
+  /** A fresh temp file, open for writing: its directory is made once, and again if it went away meanwhile. */
+  private async openTemp(): Promise<{ tmp: string; h: fs.FileHandle }> {
     const dir = join(this.root, LOCAL_INTERNAL_DIR, "tmp");
-    await mkdirs(dir);
-    return join(dir, `${process.pid}-${randomBytes(8).toString("hex")}`);
+    for (let again = true; ; again = false) {
+      const made = this.tmpMade;
+      if (!made) {
+        await mkdirs(dir);
+        this.tmpMade = true;
+      }
+      const tmp = join(dir, `${process.pid}-${randomBytes(8).toString("hex")}`);
+      try {
+        return { tmp, h: await fs.open(tmp, fsc.O_CREAT | fsc.O_EXCL | fsc.O_WRONLY, 0o644) };
+      } catch (e) {
+        // Made before this write and gone since (a person cleaned the store's directory): made again, once.
+        if (errno(e) !== "ENOENT" || !made || !again) throw e;
+        this.tmpMade = false;
+      }
+    }
   }
 
   /** Write chunks to a fresh temp file and fsync it; returns its path, hash and size. */
   private async writeTemp(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ tmp: string; etag: string; size: number }> {
-    const tmp = await this.tempPath();
-    const h = await fs.open(tmp, fsc.O_CREAT | fsc.O_EXCL | fsc.O_WRONLY, 0o644);
+    const { tmp, h } = await this.openTemp();
     const hash = createHash("sha256");
     let size = 0;
     try {
@@ -101,7 +117,7 @@ export class LocalStore implements ObjectStore {
       await h.sync();
     } catch (e) {
       await h.close();
-      await fs.rm(tmp, { force: true });
+      await removeTemp(tmp);
       throw e;
     }
     await h.close();
@@ -197,7 +213,7 @@ export class LocalStore implements ObjectStore {
     } catch (e) {
       throw e instanceof LayoutError ? e : this.io("put", key, e);
     } finally {
-      await fs.rm(tmp, { force: true });
+      await removeTemp(tmp);
     }
   }
 
@@ -207,7 +223,7 @@ export class LocalStore implements ObjectStore {
     try {
       return await this.linkIfAbsent(key, tmp, p, etag);
     } finally {
-      await fs.rm(tmp, { force: true });
+      await removeTemp(tmp);
     }
   }
 
@@ -253,7 +269,7 @@ export class LocalStore implements ObjectStore {
     } catch (e) {
       throw e instanceof LayoutError ? e : this.io("compare-and-swap", key, e);
     } finally {
-      await fs.rm(tmp, { force: true });
+      await removeTemp(tmp);
     }
   }
 
@@ -277,7 +293,7 @@ export class LocalStore implements ObjectStore {
       await this.withLock(key, () => this.publish(tmp, p));
       return { status: "written", etag };
     } finally {
-      await fs.rm(tmp, { force: true });
+      await removeTemp(tmp);
     }
   }
 
@@ -297,7 +313,7 @@ export class LocalStore implements ObjectStore {
       replaceFrom(tmp, file, { syncTemp: true });
       return { etag: hash.digest("hex"), size };
     } catch (e) {
-      await fs.rm(tmp, { force: true });
+      await removeTemp(tmp);
       if (["ENOENT", "EISDIR", "ENOTDIR"].includes(errno(e) ?? "") && !(await this.head(key))) {
         throw new LayoutError("NotFound", `no object ${key} in ${this.url}`, { data: { key, store: this.url }, cause: e });
       }
@@ -394,4 +410,13 @@ export class LocalStore implements ObjectStore {
   }
 
   close(): void {}
+}
+
+/** Remove a temp file, gone already or not (one unlink: what `rm --force` does for a file, without its lstat). */
+async function removeTemp(tmp: string): Promise<void> {
+  try {
+    await fs.unlink(tmp);
+  } catch (e) {
+    if (errno(e) !== "ENOENT") throw e;
+  }
 }
