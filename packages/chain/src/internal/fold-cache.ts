@@ -5,7 +5,8 @@
 // round is read, as without it. One encoder and one decoder, here (README "conversation.fold").
 import { createHash } from "node:crypto";
 import { basename, join } from "node:path";
-import { ChainState, LeanCalls, type RecordRef } from "./conversation.js";
+import { ChainState, LeanCalls, toRef, toTuple, type RecordRef } from "./conversation.js";
+import type { RefTuple } from "./types.js";
 import { ChainError } from "./errors.js";
 
 /** Value of the first member, `format`. */
@@ -15,10 +16,10 @@ export const FOLD_SCHEMA = 1;
 /** The file's name in the chain's directory. */
 export const FOLD_FILE = "conversation.fold";
 
-type Ref = [number, number] | null;
+type Ref = RefTuple | null;
 
-const ref = (r: RecordRef | null): Ref => (r ? [r.seq, r.row] : null);
-const unref = (r: Ref): RecordRef | null => (r ? { seq: r[0], row: r[1] } : null);
+const ref = (r: RecordRef | null): Ref => (r ? toTuple(r) : null);
+const unref = (r: Ref): RecordRef | null => (r ? toRef(r) : null);
 
 /**
  * The file's bytes for the lean fold `st` whose chain's `conversation.state` is `stateText`: one line

@@ -85,20 +85,21 @@ export class LocalStore implements ObjectStore {
   /** A fresh temp file, open for writing: its directory is made once, and again if it went away meanwhile. */
   private async openTemp(): Promise<{ tmp: string; h: fs.FileHandle }> {
     const dir = join(this.root, LOCAL_INTERNAL_DIR, "tmp");
-    for (let again = true; ; again = false) {
-      const made = this.tmpMade;
-      if (!made) {
-        await mkdirs(dir);
-        this.tmpMade = true;
-      }
+    const open = async () => {
       const tmp = join(dir, `${process.pid}-${randomBytes(8).toString("hex")}`);
-      try {
-        return { tmp, h: await fs.open(tmp, fsc.O_CREAT | fsc.O_EXCL | fsc.O_WRONLY, 0o644) };
-      } catch (e) {
-        // Made before this write and gone since (a person cleaned the store's directory): made again, once.
-        if (errno(e) !== "ENOENT" || !made || !again) throw e;
-        this.tmpMade = false;
-      }
+      return { tmp, h: await fs.open(tmp, fsc.O_CREAT | fsc.O_EXCL | fsc.O_WRONLY, 0o644) };
+    };
+    if (!this.tmpMade) {
+      await mkdirs(dir);
+      this.tmpMade = true;
+    }
+    try {
+      return await open();
+    } catch (e) {
+      // Gone since it was made (a person cleaned the store's directory): made again, once.
+      if (errno(e) !== "ENOENT") throw e;
+      await mkdirs(dir);
+      return open();
     }
   }
 
