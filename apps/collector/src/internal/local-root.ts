@@ -29,9 +29,11 @@ export interface LocalRoot {
   landedFiles(sessionId: string): Promise<LandedFileRef[]>;
   /**
    * The records of `files` (re-landed duplicates left out), each as its landed line's bytes with
-   * what push reads of it ({@link PushLine}), and each file's SHA-256.
+   * what push reads of it ({@link PushLine}), and each file's SHA-256. With `maxBytes`, the files
+   * are read in order until they hold that many bytes (one at least): `files` in the result says
+   * how many were read.
    */
-  readRows(sessionId: string, files: readonly LandedFileRef[], agent: string): Promise<PushRows>;
+  readRows(sessionId: string, files: readonly LandedFileRef[], agent: string, maxBytes?: number): Promise<PushRows>;
   /**
    * True when the last complete collect pass found the session with every source active (its
    * pass.state mark): not all gone then. A cache's answer — false means "not known", never "gone".
@@ -67,6 +69,8 @@ export interface PushLine extends RecordLine {
 export interface PushRows {
   readonly lines: PushLine[];
   readonly digests: Map<string, string>;
+  /** How many of the files asked for were read (the first ones): all of them unless a byte budget stopped it. */
+  readonly files: number;
 }
 
 /** A (seq, row) pair as one number: rows of a landed file stay below this (a file is cut at its byte budget). */
@@ -178,7 +182,7 @@ export function localRoot(root: string): LocalRoot {
       const { parseLandedName } = (await loadHeavy()).store;
       return idx.files.map((f) => ({ rel: f.rel, seq: f.seq, collectedAtMs: stampMs(parseLandedName(f.name)?.stamp ?? "") }));
     },
-    async readRows(sessionId, files, agent) {
+    async readRows(sessionId, files, agent, maxBytes = Infinity) {
       const idx = await indexOf(sessionId);
       const { store, events, quarantined, usageRecordOfRow } = await loadHeavy();
       // Rows the index marks: re-landed duplicates (never sent) and quarantined records (push needs their fields).
@@ -191,7 +195,11 @@ export function localRoot(root: string): LocalRoot {
       const lines: PushLine[] = [];
       const digests = new Map<string, string>();
       const indexed = new Map(idx.files.map((x) => [x.rel, x.sha256]));
+      let read = 0;
+      let bytesRead = 0;
       for (const f of files) {
+        if (read > 0 && bytesRead >= maxBytes) break;
+        read++;
         // The index recorded the file's SHA-256 when it landed: a file that changed since is damaged
         // (one that still hashes to it is not hashed twice: parseLanded). A file that hashes to it is
         // the one this collector wrote, a canonical record per line: its lines go on as bytes.
@@ -199,6 +207,7 @@ export function localRoot(root: string): LocalRoot {
         const lf = store.readLandedBytes(root, sessionId, f.rel, want !== undefined ? { sha256: want } : {});
         if (want !== undefined && lf.sha256 !== want) throw new CollectorError("Input", `${join(root, sessionId, f.rel)}: SHA-256 ${lf.sha256} differs from the index's ${want} (damaged landed file)`);
         digests.set(f.rel, lf.sha256);
+        bytesRead += lf.bytes;
         const body = lf.body;
         const runtimes = new KeyScan(body, RUNTIME_KEY);
         const times = new KeyScan(body, TS_KEY);
@@ -228,7 +237,7 @@ export function localRoot(root: string): LocalRoot {
           lines.push({ json: bytes, tsMs: Number.isNaN(ms) ? null : ms, landed_seq: f.seq, landed_row: row, runtime: runtime as string, ts, usage: usageRec, quarantined: quarantinedRow });
         });
       }
-      return { lines, digests };
+      return { lines, digests, files: read };
     },
     sourcesLive(sessionId) {
       if (passState === undefined) {

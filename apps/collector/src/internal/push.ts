@@ -82,6 +82,8 @@ export interface PushOptions {
   readonly onSession?: (sessionId: string, sent: number) => void;
   /** Asked before each session: true stops the push there (push.state is saved before it returns). */
   readonly shouldStop?: () => boolean;
+  /** Landed bytes of a session sent at a time, one segment per runtime each (default 16 MiB). */
+  readonly batchBytes?: number;
 }
 
 /** What one push did. */

@@ -1,0 +1,134 @@
+// push sends a session in batches of its landed files (PushOptions.batchBytes): each batch a
+// segment per runtime, the directory's usage rollup once, beside the last segment the push wrote.
+// Sent a file at a time, the fleet holds the rows and rollups a one-batch push writes; a damaged
+// file in a later batch stops that session there (named, what came before it sent, not sealed).
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { openStore, parseKey } from "@lake/layout";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+import { localRoot } from "../src/internal/local-root.js";
+import { push } from "../src/internal/push.js";
+import { fleetRecords, runCli, userLine, vendorTree, walk } from "./helpers.js";
+
+afterAll(cleanupTempDirs);
+
+/** A root whose Claude Code sessions each landed three files (collected, grown twice). */
+async function grownRoot(name: string): Promise<{ dir: string; root: string }> {
+  const dir = tempDir(name);
+  const tree = vendorTree(join(dir, "vendor"));
+  const root = join(dir, "root");
+  const collect = async () => expect((await runCli(["collect", "--root", root, ...tree.flags], { HOME: join(dir, "home") })).code).toBe(0);
+  await collect();
+  const sources = walk(tree.claude).filter((f) => f.endsWith(".jsonl") && !f.includes("subagents"));
+  for (const round of [1, 2]) {
+    for (const [i, f] of sources.entries()) {
+      const sid = (JSON.parse(readFileSync(f, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
+      appendFileSync(f, userLine(sid, 1000 * round + i, `grown in round ${round}`));
+    }
+    await collect();
+  }
+  return { dir, root };
+}
+
+/** The fleet's objects under sessions/, as keys. */
+function keysOf(fleet: string): string[] {
+  return walk(join(fleet, "sessions")).map((f) => f.slice(fleet.length + 1).split("\\").join("/"));
+}
+
+const rowKey = (r: Record<string, unknown>) => `${String(r.session_id)} ${String(r.landed_seq).padStart(8, "0")} ${String(r.landed_row).padStart(8, "0")}`;
+
+describe("push in batches", () => {
+  it("a file at a time: the rows and usage rollups of a one-batch push, one rollup per directory beside its newest segment", async () => {
+    const { dir, root } = await grownRoot("push-batches");
+    const opts = { agent: "host-a", sealIdleSeconds: 86_400, fleetId: "f1" };
+    const a = join(dir, "fleet-a");
+    const b = join(dir, "fleet-b");
+    const whole = await push(localRoot(root), openStore(pathToFileURL(a).href), opts);
+    // Counted from the records it sent, never from the store: nothing is downloaded.
+    const downloads: string[] = [];
+    const storeB = openStore(pathToFileURL(b).href);
+    const watched = new Proxy(storeB, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== "download" || typeof v !== "function") return v;
+        return (...args: unknown[]) => (downloads.push(String(args[0])), (v as (...a: unknown[]) => unknown).apply(target, args));
+      },
+    });
+    const batched = await push(localRoot(root), watched, { ...opts, batchBytes: 1 });
+    expect(downloads).toEqual([]);
+    expect(batched.problems).toEqual([]);
+    expect(batched.sessions).toBe(whole.sessions);
+    expect(batched.rows).toBe(whole.rows);
+    // The grown sessions landed 3 files each: 3 segments where the one-batch push wrote 1.
+    expect(batched.segments).toBeGreaterThanOrEqual(whole.segments + 2 * 2);
+
+    const rows = async (fleet: string) => (await fleetRecords(fleet)).sort((x, y) => (rowKey(x) < rowKey(y) ? -1 : 1));
+    expect(await rows(b)).toEqual(await rows(a));
+
+    // Per directory: the rollup beside the newest segment, the same bytes (named by them) as the
+    // one-batch push's; no rollup beside an earlier segment.
+    const dirs = (keys: string[]) => {
+      const out = new Map<string, { segs: number[]; rollups: Map<number, string[]> }>();
+      for (const k of keys) {
+        const p = parseKey(k);
+        if (p?.kind !== "segment" && p?.kind !== "segment-usage") continue;
+        const d = k.slice(0, k.lastIndexOf("/"));
+        const e = out.get(d) ?? { segs: [] as number[], rollups: new Map<number, string[]>() };
+        out.set(d, e);
+        const seq = Number(/seg-(\d+)\./.exec(k)![1]);
+        if (p.kind === "segment") e.segs.push(seq);
+        else e.rollups.set(seq, [...(e.rollups.get(seq) ?? []), k.slice(k.lastIndexOf("/") + 1).replace(/^seg-\d+\./, "")]);
+      }
+      return out;
+    };
+    const da = dirs(keysOf(a));
+    const db = dirs(keysOf(b));
+    expect([...db.keys()].sort()).toEqual([...da.keys()].sort());
+    let several = 0;
+    for (const [d, e] of db) {
+      const newest = Math.max(...e.segs);
+      if (e.segs.length > 1) several++;
+      expect([...e.rollups.keys()], d).toEqual([newest]);
+      const ea = da.get(d)!;
+      expect(e.rollups.get(newest)!.sort(), d).toEqual(ea.rollups.get(Math.max(...ea.segs))!.sort());
+    }
+    expect(several).toBeGreaterThanOrEqual(2);
+
+    // Nothing new: nothing sent again.
+    expect(await push(localRoot(root), openStore(pathToFileURL(b).href), { ...opts, batchBytes: 1 })).toMatchObject({ sessions: 0, segments: 0 });
+  }, 180_000);
+
+  it("a damaged file in a later batch: the session is named, the files before it sent, the session not sealed; the others are", async () => {
+    const { dir, root } = await grownRoot("push-batches-damaged");
+    const local = localRoot(root);
+    const victim = local.sessions().find((id) => walk(join(root, id)).filter((f) => f.endsWith(".sd")).length >= 3)!;
+    expect(victim).toBeDefined();
+    const files = await local.landedFiles(victim);
+    const last = files[files.length - 1]!;
+    const path = join(root, victim, last.rel);
+    const buf = readFileSync(path);
+    buf[buf.length - 3] = buf[buf.length - 3]! ^ 1;
+    writeFileSync(path, buf);
+
+    const fleet = join(dir, "fleet");
+    const r = await push(localRoot(root), openStore(pathToFileURL(fleet).href), { agent: "host-a", sealIdleSeconds: 0, fleetId: "f1", batchBytes: 1 });
+    expect(r.problems.map((p) => p.session)).toEqual([victim]);
+    expect(r.problems[0]!.reason).toContain(path);
+    const keys = keysOf(fleet);
+    const mine = keys.filter((k) => k.includes(`/session=${victim}/`));
+    // Its files before the damaged one went out (a segment each), with the rollup of what was sent.
+    expect(mine.filter((k) => parseKey(k)?.kind === "segment").length).toBe(files.length - 1);
+    expect(mine.some((k) => parseKey(k)?.kind === "segment-usage")).toBe(true);
+    expect(mine.some((k) => parseKey(k)?.kind === "sealed")).toBe(false);
+    const sealed = new Set(keys.filter((k) => parseKey(k)?.kind === "sealed").map((k) => /session=([^/]+)\//.exec(k)![1]));
+    expect(sealed.size).toBe(r.sealed);
+    expect(sealed.has(victim)).toBe(false);
+    expect(r.sealed).toBe(local.sessions().length - 1);
+    const state = JSON.parse(readFileSync(join(root, "push.state"), "utf8")) as { receivers: Record<string, { sessions: Record<string, { files: Record<string, string>; sealed: boolean }> }> };
+    const st = Object.values(state.receivers)[0]!.sessions[victim]!;
+    expect(Object.keys(st.files).sort()).toEqual(files.slice(0, -1).map((f) => f.rel).sort());
+    expect(st.sealed).toBe(false);
+  }, 180_000);
+});
