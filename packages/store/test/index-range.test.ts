@@ -82,6 +82,18 @@ describe("an index read for what is new", () => {
     // Only the fields asked for are decoded into the entries.
     const slim = readIndex(root, "s1", { from: 9, fields: [] });
     expect(slim.entries).toStrictEqual(readIndex(root, "s1", { from: 9 }).entries.map(({ record_id: _r, ...e }) => e));
+    // Only the entries of the files asked for (push: those not sent yet): every file listed, the
+    // others' entries not decoded; the same from the blocks a watcher kept.
+    const odd = (f: { seq: number }) => f.seq % 2 === 1;
+    const all = readIndex(root, "s1");
+    for (const read of [() => readIndex(root, "s1", { entriesOf: odd }), () => readIndex(root, "s1", { from: 4, entriesOf: odd })]) {
+      releaseIndex(root, "s1");
+      const at = decodedEntries();
+      const some = read();
+      expect(some.files).toEqual(all.files);
+      expect(some.entries).toEqual(all.entries.filter((e) => e.seq % 2 === 1 && (some.from === undefined || e.seq >= some.from)));
+      expect(decodedEntries() - at).toBe(some.entries.length);
+    }
   });
 
   it("answers for every entry, before the range or in it: first parent links and first copies, re-lands never, from the index or from the landed files", async () => {

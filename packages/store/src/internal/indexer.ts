@@ -115,6 +115,11 @@ export interface ReadIndexOptions {
    * others undecoded, and its entries hold only those.
    */
   readonly fields?: readonly (typeof ENTRY_STRING_FIELDS)[number][];
+  /**
+   * Decode the entries of only the files this returns true for (every file is still listed): push
+   * reads the entries of the files it has not sent, not a long session's whole history.
+   */
+  readonly entriesOf?: (file: IndexedFile) => boolean;
 }
 
 /** What `updateIndex` did. */
@@ -893,9 +898,11 @@ export function readIndex(root: string, sessionId: string, options: ReadIndexOpt
   const state = read?.state;
   const files: IndexedFile[] = [];
   const entries: IndexEntry[] = [];
+  const only = options.entriesOf;
   const take = (b: BlockView): void => {
-    files.push(b.file());
-    if (from === undefined || b.seq >= from) for (let i = 0; i < b.entries; i++) entries.push(b.entry(i, fields));
+    const f = b.file();
+    files.push(f);
+    if ((from === undefined || b.seq >= from) && (only === undefined || only(f))) for (let i = 0; i < b.entries; i++) entries.push(b.entry(i, fields));
   };
   if (state && state.schema === INDEX_SCHEMA && from !== undefined) {
     // What an update in this process left: the files are known, and only the blocks from `from` on are read.
@@ -908,6 +915,7 @@ export function readIndex(root: string, sessionId: string, options: ReadIndexOpt
         const reader = fileReader(fd, binPath);
         for (let i = 0; i < kept.files.length; i++) {
           if (kept.files[i]!.seq < from) continue;
+          if (only !== undefined && !only(kept.files[i]!)) continue;
           const b = blockAt(reader, kept.at[i]!, state.bytes, binPath);
           for (let r = 0; r < b.entries; r++) entries.push(b.entry(r, fields));
         }
