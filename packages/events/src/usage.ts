@@ -29,5 +29,14 @@ export {
   USAGE_CARRY_COLUMNS,
   encodeUsageCarry,
   decodeUsageCarry,
+  usageIds,
+  continueUsageRollup,
+  USAGE_CARRY_STATE_FORMAT,
+  USAGE_CARRY_STATE_VERSION,
+  usageCarryState,
+  growUsageCarry,
+  usageCarryRecords,
+  encodeUsageCarryState,
+  decodeUsageCarryState,
 } from "./internal/rollup.js";
-export type { UsageRollup, UsageRollupRow, UsageIdentity, EncodedUsageRollup } from "./internal/rollup.js";
+export type { UsageRollup, UsageRollupRow, UsageIdentity, EncodedUsageRollup, UsageCarryState, UsageCarryChunk } from "./internal/rollup.js";

@@ -4,7 +4,14 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import {
   buildUsageRollup,
+  continueUsageRollup,
   countUsage,
+  decodeUsageCarryState,
+  encodeUsageCarryState,
+  growUsageCarry,
+  usageCarryRecords,
+  usageCarryState,
+  usageIds,
   decodeUsageCarry,
   decodeUsageRollup,
   encodeUsageCarry,
@@ -197,6 +204,28 @@ const arbRecord = fc.record({
   replayed: fc.option(fc.constant(true), { nil: undefined, freq: 8 }),
 });
 
+/** A drawn record as a UsageRecord of `runtime` (the fields drawn undefined left out). */
+function drawnRecord(
+  r: { s: number; stream: string; content_hash: string; record_id?: string | undefined; ts?: string | undefined; model?: string | undefined; usage?: Usage | undefined; usage_mode?: UsageRecord["usage_mode"] | undefined; usage_key?: string | undefined; is_sidechain?: boolean | undefined; replayed?: true | undefined; cost_usd?: number | undefined },
+  runtime: string,
+): UsageRecord {
+  return {
+    session_id: SESSIONS[r.s]!,
+    runtime,
+    stream: r.stream,
+    content_hash: r.content_hash,
+    ...(r.record_id !== undefined && { record_id: r.record_id }),
+    ...(r.ts !== undefined && { ts: r.ts }),
+    ...(r.model !== undefined && { model: r.model }),
+    ...(r.usage !== undefined && { usage: r.usage }),
+    ...(r.usage_mode !== undefined && { usage_mode: r.usage_mode }),
+    ...(r.usage_key !== undefined && { usage_key: r.usage_key }),
+    ...(r.is_sidechain !== undefined && { is_sidechain: r.is_sidechain }),
+    ...(r.replayed !== undefined && { replayed: r.replayed }),
+    ...(r.cost_usd !== undefined && { cost_usd: r.cost_usd }),
+  };
+}
+
 /** Per (session, runtime, day, model): summed usage and the latest time — what the reports read. */
 function projection(cs: readonly UsageContribution[]): Record<string, { usage: Usage; last: string | null }> {
   const out: Record<string, { usage: Usage; last: string | null }> = {};
@@ -222,21 +251,7 @@ describe("rollups added together count what countUsage counts over all records",
           const recs: Placed[] = raw.map((r, i) => {
             let place = placeOf[r.s]! % 4;
             if (r.s === splitSession && i % 2 === 1) place = (place + 1) % 4;
-            const rec: UsageRecord = {
-              session_id: SESSIONS[r.s]!,
-              runtime: r.s % 2 ? "codex" : "claude-code",
-              stream: r.stream,
-              content_hash: r.content_hash,
-              ...(r.record_id !== undefined && { record_id: r.record_id }),
-              ...(r.ts !== undefined && { ts: r.ts }),
-              ...(r.model !== undefined && { model: r.model }),
-              ...(r.usage !== undefined && { usage: r.usage }),
-              ...(r.usage_mode !== undefined && { usage_mode: r.usage_mode }),
-              ...(r.usage_key !== undefined && { usage_key: r.usage_key }),
-              ...(r.is_sidechain !== undefined && { is_sidechain: r.is_sidechain }),
-              ...(r.replayed !== undefined && { replayed: r.replayed }),
-            };
-            return { ...rec, place };
+            return { ...drawnRecord(r, r.s % 2 ? "codex" : "claude-code"), place };
           });
           // Read order: partitions in order, then bronze; records in their order within each.
           const ordered = [0, 1, 2, 3].flatMap((p) => recs.filter((r) => r.place === p));
@@ -280,5 +295,127 @@ describe("rollups added together count what countUsage counts over all records",
     // A hash in three rollups marks all three; nothing shared marks nothing.
     expect([...overlappingRollups([c, e, buildUsageRollup([r("y", "k2")]), buildUsageRollup([r("z", "k2")])])].sort()).toEqual([0, 2, 3]);
     expect(overlappingRollups([a, c, e]).size).toBe(0);
+  });
+});
+
+// --- A rollup continued from its carry state ---------------------------------------------------
+
+const arbCostRecord = fc.record({
+  s: fc.nat(2),
+  stream: fc.constantFrom("main", "a1"),
+  record_id: fc.option(fc.nat(60).map((n) => `r${n}`), { nil: undefined, freq: 6 }),
+  content_hash: fc.nat(60).map((n) => `c${n}`),
+  ts: fc.option(fc.constantFrom("2026-03-01T10:00:00.000Z", "2026-03-01T23:59:59.000Z", "2026-03-02T00:00:00.000Z"), { nil: undefined }),
+  model: fc.option(fc.constantFrom("m1", "m2"), { nil: undefined }),
+  usage: arbUsage,
+  usage_mode: fc.option(fc.constantFrom("delta" as const, "latest" as const, "cumulative" as const), { nil: undefined, freq: 3 }),
+  usage_key: fc.option(fc.nat(60).map((n) => `k${n}`), { nil: undefined, freq: 2 }),
+  is_sidechain: fc.option(fc.boolean(), { nil: undefined }),
+  replayed: fc.option(fc.constant(true), { nil: undefined, freq: 10 }),
+  cost_usd: fc.option(fc.double({ min: 0, max: 3, noNaN: true }), { nil: undefined, freq: 2 }),
+});
+
+
+describe("a rollup continued from its carry state", () => {
+  it("whenever it continues, the bytes of counting every record (random records, float costs, cut anywhere), its carry grown in one step or two; it continues often", () => {
+    let continued = 0;
+    let refused = 0;
+    let twoSteps = 0;
+    fc.assert(
+      fc.property(fc.array(arbCostRecord, { minLength: 1, maxLength: 40, size: "max" }), fc.nat(), (raw, at) => {
+        const recs = raw.map((r) => drawnRecord(r, "claude-code"));
+        const cut = at % (recs.length + 1);
+        const before = recs.slice(0, cut);
+        const whole = encodeUsageRollup(buildUsageRollup(recs));
+        const c = continueUsageRollup(buildUsageRollup(before), usageIds(before), recs.slice(cut));
+        if (c === undefined) {
+          refused++;
+          return;
+        }
+        continued++;
+        const got = encodeUsageRollup(c.rollup);
+        expect(got.json).toBe(whole.json);
+        expect(got.keys.equals(whole.keys)).toBe(true);
+        expect([...c.ids]).toEqual([...usageIds(recs)]);
+        // The carry grown in two steps (through its encoded bytes) holds every record's document.
+        const mid = cut + ((recs.length - cut) >> 1);
+        const one = growUsageCarry(decodeUsageCarryState(Buffer.concat(encodeUsageCarryState(usageCarryState(before))), "a"), recs.slice(cut, mid));
+        const two = one && growUsageCarry(decodeUsageCarryState(Buffer.concat(encodeUsageCarryState(one)), "b"), recs.slice(mid));
+        // (the second half may meet the first: then it is counted whole)
+        if (two === undefined) return;
+        twoSteps++;
+        expect(encodeUsageRollup(two.rollup).json).toBe(whole.json);
+        expect(Buffer.concat(two.records).toString()).toBe(encodeUsageCarry(recs));
+        expect(usageCarryRecords(two, "b")).toEqual(decodeUsageCarry(encodeUsageCarry(recs), "r"));
+      }),
+      { numRuns: 4000 },
+    );
+    expect(continued).toBeGreaterThan(1000);
+    expect(refused).toBeGreaterThan(100);
+    expect(twoSteps).toBeGreaterThan(500);
+  });
+
+  it("does not continue past a record the earlier ones may meet: the same record, a copy of a response, a running total", () => {
+    const base: UsageRecord = { session_id: "s1", runtime: "claude-code", stream: "main", content_hash: "a", record_id: "r1", ts: "2026-02-10T21:00:00.000Z", model: "m", usage: { input_tokens: 3, output_tokens: 5 }, usage_key: "k1" };
+    const prev = buildUsageRollup([base]);
+    const ids = usageIds([base]);
+    const fresh: UsageRecord = { ...base, content_hash: "b", record_id: "r2", usage_key: "k2" };
+    expect(continueUsageRollup(prev, ids, [fresh])).toBeDefined();
+    expect(continueUsageRollup(prev, ids, [{ ...fresh, record_id: "r1" }])).toBeUndefined();
+    expect(continueUsageRollup(prev, ids, [{ ...fresh, usage_key: "k1", usage: { input_tokens: 3, output_tokens: 9 } }])).toBeUndefined();
+    const { usage_key: _k, record_id: _r, usage: _u, ...bare } = fresh;
+    expect(continueUsageRollup(prev, ids, [{ ...bare, record_id: "r2", usage: { input_tokens: 1 }, usage_mode: "cumulative" }])).toBeUndefined();
+    // Without a record id the content hash is the record's identity.
+    const noId: UsageRecord = { ...bare, usage: { input_tokens: 1 }, content_hash: "z", usage_key: "k8" };
+    expect(continueUsageRollup(buildUsageRollup([noId]), usageIds([noId]), [{ ...noId, usage_key: "k9" }])).toBeUndefined();
+    // A record countUsage does not look at (no usage, or replayed) never stops it.
+    expect(continueUsageRollup(prev, ids, [{ ...bare, record_id: "r1" }, { ...base, replayed: true }])).toBeDefined();
+  });
+
+  it("keeps the golden records' state to the pinned bytes; grown, it is the state of every record, its records added to, not decoded; damage is refused, naming the file", () => {
+    const enc = (st: Parameters<typeof encodeUsageCarryState>[0]) => Buffer.concat(encodeUsageCarryState(st));
+    const bytes = enc(usageCarryState(GOLDEN_RECORDS));
+    expect(bytes.equals(readFileSync(golden("usage-carry-state-v1/usage.carry")))).toBe(true);
+    const back = decodeUsageCarryState(bytes, "golden");
+    expect(enc(back).equals(bytes)).toBe(true);
+    expect(Buffer.concat(back.records).toString()).toBe(encodeUsageCarry(GOLDEN_RECORDS));
+    expect(usageCarryRecords(back, "golden")).toEqual(decodeUsageCarry(encodeUsageCarry(GOLDEN_RECORDS), "golden"));
+    // Grown at every cut where the records after it cannot meet those before: the same rollup,
+    // hashes and document as the state of every record, with one chunk more.
+    const whole = usageCarryState(GOLDEN_RECORDS);
+    let grown = 0;
+    for (let cut = 0; cut <= GOLDEN_RECORDS.length; cut++) {
+      const g = growUsageCarry(decodeUsageCarryState(enc(usageCarryState(GOLDEN_RECORDS.slice(0, cut))), "c"), GOLDEN_RECORDS.slice(cut));
+      if (g === undefined) continue;
+      grown++;
+      expect(encodeUsageRollup(g.rollup).json, `cut ${cut}`).toBe(encodeUsageRollup(whole.rollup).json);
+      expect([...g.ids]).toEqual([...whole.ids]);
+      expect(Buffer.concat(g.records).equals(Buffer.concat(whole.records)), `cut ${cut}`).toBe(true);
+      expect(usageCarryRecords(decodeUsageCarryState(enc(g), "g"), "g")).toEqual(usageCarryRecords(whole, "w"));
+      // Grown again from itself (the pieces of a grown state): still every record's document.
+      expect(Buffer.concat(growUsageCarry(g, [])!.records).equals(Buffer.concat(whole.records))).toBe(true);
+    }
+    expect(grown).toBeGreaterThanOrEqual(2);
+
+    const nl = bytes.indexOf(10);
+    const refused = (bad: Buffer, why: string, read: (b: Buffer) => unknown = (b) => decodeUsageCarryState(b, "dir/x.carry")) => {
+      let err: unknown;
+      try {
+        read(bad);
+      } catch (e) {
+        err = e;
+      }
+      expect(isEventsError(err) && err.code === "InvalidRollup", why).toBe(true);
+      expect((err as Error).message).toMatch(/^dir\/x\.carry: /);
+      expect((err as Error).message).toContain(why);
+    };
+    refused(bytes.subarray(0, bytes.length - 5), "the records line");
+    refused(Buffer.from(encodeUsageCarry(GOLDEN_RECORDS)), '"format"');
+    refused(bytes.subarray(0, nl >> 1), "no state line");
+    // A changed digit in the records: the state reads (the records are not hashed then), the records do not.
+    const flipped = Buffer.from(bytes);
+    const at = nl + 1 + flipped.subarray(nl + 1).findIndex((b) => b >= 0x31 && b <= 0x38);
+    flipped[at] = flipped[at]! + 1;
+    refused(flipped, "do not hash", (b) => usageCarryRecords(decodeUsageCarryState(b, "dir/x.carry"), "dir/x.carry"));
   });
 });

@@ -120,17 +120,25 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** The group of a rollup row: (session, runtime, day, model, prompt class, recorded cost or not). */
+function groupKey(session: string, runtime: string, day: string, model: string | null, pc: number, recorded: boolean): string {
+  return `${session}\0${runtime}\0${day}\0${model === null ? "\u0001" : `\u0002${model}`}\0${pc}\0${recorded ? 1 : 0}`;
+}
+
 /**
  * Sum contributions per (session, runtime, day, model, prompt class, recorded cost or not), sorted
- * by those (null model first; without a recorded cost first).
+ * by those (null model first; without a recorded cost first). With `start`, the rows the
+ * contributions before these summed to: the sums go on from them, each in the same order as over
+ * all of the contributions (so a recorded cost, a float, comes out the same).
  */
-export function rollupRows(contributions: Iterable<UsageContribution>): UsageRollupRow[] {
+export function rollupRows(contributions: Iterable<UsageContribution>, start: readonly UsageRollupRow[] = []): UsageRollupRow[] {
   type G = { session_id: string; runtime: string; day: string; model: string | null; prompt_class: number; contributions: number; first_ts: string | null; last_ts: string | null; usage: Usage; cost_usd: number | null };
   const groups = new Map<string, G>();
+  for (const r of start) groups.set(groupKey(r.session_id, r.runtime, r.day, r.model, r.prompt_class, r.cost_usd !== null), { ...r, usage: { ...r.usage } });
   for (const c of contributions) {
     const pc = promptClass(c.usage);
     const rec = c.cost_usd !== undefined;
-    const k = `${c.session_id}\0${c.runtime}\0${c.day}\0${c.model === null ? "\u0001" : `\u0002${c.model}`}\0${pc}\0${rec ? 1 : 0}`;
+    const k = groupKey(c.session_id, c.runtime, c.day, c.model, pc, rec);
     let g = groups.get(k);
     if (!g) groups.set(k, (g = { session_id: c.session_id, runtime: c.runtime, day: c.day, model: c.model, prompt_class: pc, contributions: 0, first_ts: null, last_ts: null, usage: {}, cost_usd: rec ? 0 : null }));
     g.contributions++;
@@ -166,10 +174,16 @@ export interface EncodedUsageRollup {
   readonly keys: Buffer;
 }
 
+/** Big-endian bytes of 64-bit hashes, as usage.keys holds them. */
+function hashBytes(a: BigUint64Array): Buffer {
+  const out = Buffer.alloc(a.length * 8);
+  for (let i = 0; i < a.length; i++) out.writeBigUInt64BE(a[i]!, i * 8);
+  return out;
+}
+
 /** Encode a rollup as its two objects (`usage.json`, `usage.keys`). */
 export function encodeUsageRollup(r: UsageRollup): EncodedUsageRollup {
-  const keys = Buffer.alloc(r.keys.length * 8);
-  for (let i = 0; i < r.keys.length; i++) keys.writeBigUInt64BE(r.keys[i]!, i * 8);
+  const keys = hashBytes(r.keys);
   const rows = r.rows.map((x) => [x.session_id, x.runtime, x.day, x.model, x.prompt_class, x.contributions, x.first_ts, x.last_ts, ...USAGE_KEYS.map((k) => x.usage[k] ?? null), x.cost_usd]);
   const meta = { count: r.keys.length, sha256: crypto.createHash("sha256").update(keys).digest("hex") };
   return {
@@ -345,6 +359,11 @@ const USAGE_MODE_VALUES: readonly string[] = USAGE_MODES;
  * Fields countUsage does not read (and `replayed` records, which it skips) are not kept.
  */
 export function encodeUsageCarry(records: Iterable<UsageRecord>): string {
+  return `${JSON.stringify({ format: USAGE_CARRY_FORMAT, version: USAGE_CARRY_VERSION, columns: USAGE_CARRY_COLUMNS, rows: carryRows(records) })}\n`;
+}
+
+/** The rows of a carry document: one array per record countUsage looks at (replayed ones left out). */
+function carryRows(records: Iterable<UsageRecord>): unknown[] {
   const rows: unknown[] = [];
   for (const r of records) {
     if (r.replayed) continue;
@@ -363,7 +382,7 @@ export function encodeUsageCarry(records: Iterable<UsageRecord>): string {
       r.cost_usd ?? null,
     ]);
   }
-  return `${JSON.stringify({ format: USAGE_CARRY_FORMAT, version: USAGE_CARRY_VERSION, columns: USAGE_CARRY_COLUMNS, rows })}\n`;
+  return rows;
 }
 
 /**
@@ -436,4 +455,225 @@ export function decodeUsageCarry(text: string, file: string): UsageRecord[] {
     } as UsageRecord;
   }
   return out;
+}
+
+/**
+ * A 64-bit hash of the identity countUsage's rule 2 gives a record (`i`, session, stream and
+ * record_id; or `h`, session and content hash): two 32-bit FNV-1a passes over its UTF-16 code
+ * units, with different offsets. Only ever compared to find records that may be the same one — a
+ * collision sends a rollup to the slower, exact path — so a fast hash, not a cryptographic one.
+ */
+function usageIdHash(rec: UsageRecord): bigint {
+  const id = rec.record_id !== undefined ? `i\0${rec.session_id}\0${rec.stream}\0${rec.record_id}` : `h\0${rec.session_id}\0${rec.content_hash}`;
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+  }
+  return (BigInt(a >>> 0) << 32n) | BigInt(b >>> 0);
+}
+
+/** The identity hashes (sorted ascending, unique) of the records countUsage looks at. */
+export function usageIds(records: Iterable<UsageRecord>): BigUint64Array {
+  const ids: bigint[] = [];
+  for (const rec of records) if (counted(rec)) ids.push(usageIdHash(rec));
+  return sortedUnique(BigUint64Array.from(ids));
+}
+
+/** Whether sorted `a` holds `v` (binary search). */
+function holds(a: BigUint64Array, v: bigint): boolean {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const x = a[mid]!;
+    if (x === v) return true;
+    if (x < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return false;
+}
+
+/** The sorted union of two sorted, unique arrays. */
+function union(a: BigUint64Array, b: BigUint64Array): BigUint64Array {
+  const out = new BigUint64Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return sortedUnique(out);
+}
+
+/**
+ * The rollup of a set of records grown by `grown`, from the rollup of the set before (`prev`) and
+ * the identity hashes of its records (`prevIds`, {@link usageIds}) — without the records before —
+ * when nothing in `grown` can meet them in countUsage: no record of `grown` that countUsage looks
+ * at has an identity hash or usage-key hash of the set before, and none is a running total. Then
+ * every contribution of `grown` comes after those of the set before, in the same order as when
+ * counting everything, and the rows continue from `prev`'s ({@link rollupRows}): the result is
+ * `buildUsageRollup([...before, ...grown])`, the same bytes once encoded. Otherwise (or on a hash
+ * collision) undefined: count every record.
+ */
+export function continueUsageRollup(prev: UsageRollup, prevIds: BigUint64Array, grown: readonly UsageRecord[]): { rollup: UsageRollup; ids: BigUint64Array } | undefined {
+  const ids: bigint[] = [];
+  const keys: bigint[] = [];
+  const sessions = new Set(prev.sessions);
+  for (const rec of grown) {
+    if (!counted(rec)) continue;
+    if (rec.usage_mode === "cumulative") return undefined;
+    const id = usageIdHash(rec);
+    if (holds(prevIds, id)) return undefined;
+    const h = usageKeyHash(rec);
+    if (h !== undefined) {
+      if (holds(prev.keys, h)) return undefined;
+      keys.push(h);
+    }
+    ids.push(id);
+    sessions.add(rec.session_id);
+  }
+  return {
+    rollup: { prompt_classes: prev.prompt_classes, rows: rollupRows(countUsage(grown), prev.rows), sessions: [...sessions].sort(cmp), keys: union(prev.keys, sortedUnique(BigUint64Array.from(keys))) },
+    ids: union(prevIds, sortedUnique(BigUint64Array.from(ids))),
+  };
+}
+
+/** The `format` of a usage carry's state line. */
+export const USAGE_CARRY_STATE_FORMAT = "lake-usage-carry-state";
+/** The carry state version this package writes and reads (any other is refused: `InvalidRollup`). */
+export const USAGE_CARRY_STATE_VERSION = 1;
+
+/** A run of a carry document's bytes and its SHA-256 (hex). */
+export interface UsageCarryChunk {
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/**
+ * A usage carry with its state: the rollup its records count to and their identity hashes, so that
+ * a set grown by records that cannot meet them is counted from those alone (continueUsageRollup);
+ * and the records themselves, as the bytes of their carry document (encodeUsageCarry), decoded only
+ * when they are needed (usageCarryRecords). The document but its closing `]}` and newline is
+ * covered by `chunks`, one per time records were added to it, each with its own SHA-256: adding
+ * records hashes what is added, not the document again.
+ */
+export interface UsageCarryState {
+  readonly rollup: UsageRollup;
+  readonly ids: BigUint64Array;
+  /** The records' carry document, in pieces (its bytes are theirs one after another; the last ends the document). */
+  readonly records: readonly Uint8Array[];
+  readonly chunks: readonly UsageCarryChunk[];
+}
+
+/** The end of every carry document: its rows' and its object's closing brackets and a newline. */
+const CARRY_END = "]}\n";
+
+const sha256Bytes = (b: Uint8Array): string => crypto.createHash("sha256").update(b).digest("hex");
+
+
+/** The state of a carry of `records`, counted (buildUsageRollup, usageIds). */
+export function usageCarryState(records: readonly UsageRecord[]): UsageCarryState {
+  const doc = Buffer.from(encodeUsageCarry(records));
+  const body = doc.subarray(0, doc.length - CARRY_END.length);
+  return { rollup: buildUsageRollup(records), ids: usageIds(records), records: [body, END_BYTES], chunks: [{ bytes: body.length, sha256: sha256Bytes(body) }] };
+}
+
+const END_BYTES = Buffer.from(CARRY_END);
+
+/** A carry document's pieces without its end (the last piece ends with it: every state is made so). */
+function withoutEnd(pieces: readonly Uint8Array[]): Uint8Array[] {
+  const out = pieces.slice();
+  const last = out.pop()!;
+  if (last.length > END_BYTES.length) out.push(last.subarray(0, last.length - END_BYTES.length));
+  return out;
+}
+
+/**
+ * The state `s` grown by `grown`, when they cannot meet its records in countUsage
+ * (continueUsageRollup): the rollup continued and the records' document added to — its bytes
+ * copied, never decoded, the new rows' chunk hashed. Undefined otherwise: count every record
+ * (usageCarryRecords and the grown ones, usageCarryState).
+ */
+export function growUsageCarry(s: UsageCarryState, grown: readonly UsageRecord[]): UsageCarryState | undefined {
+  const c = continueUsageRollup(s.rollup, s.ids, grown);
+  if (c === undefined) return undefined;
+  const rows = carryRows(grown);
+  if (rows.length === 0) return { ...s, rollup: c.rollup, ids: c.ids };
+  const body = withoutEnd(s.records);
+  const tail = body[body.length - 1]!;
+  const added = Buffer.from(`${tail[tail.length - 1] === 0x5b /* [ */ ? "" : ","}${JSON.stringify(rows).slice(1, -1)}`);
+  return { rollup: c.rollup, ids: c.ids, records: [...body, added, END_BYTES], chunks: [...s.chunks, { bytes: added.length, sha256: sha256Bytes(added) }] };
+}
+
+/**
+ * The records of a carry state, decoded, after checking each chunk of its document against its
+ * SHA-256. Throws EventsError `InvalidRollup` naming `file` when one does not check or the
+ * document does not decode.
+ */
+export function usageCarryRecords(s: UsageCarryState, file: string): UsageRecord[] {
+  const doc = Buffer.concat(s.records);
+  let at = 0;
+  for (const c of s.chunks) {
+    if (sha256Bytes(doc.subarray(at, at + c.bytes)) !== c.sha256) throw new EventsError("InvalidRollup", `${file}: not a usage carry: the records at bytes ${at}-${at + c.bytes} do not hash to their SHA-256`, { data: { file } });
+    at += c.bytes;
+  }
+  return decodeUsageCarry(doc.toString("utf8"), file);
+}
+
+/**
+ * Encode a carry with its state: one line of JSON (`format`, `version`, the rollup's usage.json
+ * text and its usage.keys in base64, the identity hashes — 8 bytes each, big-endian — in base64
+ * with their count and SHA-256, and the records document's chunks), then the records' carry
+ * document. In pieces, to be written one after another (the records' are not copied).
+ */
+export function encodeUsageCarryState(s: UsageCarryState): Uint8Array[] {
+  const enc = encodeUsageRollup(s.rollup);
+  const ids = hashBytes(s.ids);
+  const head = {
+    format: USAGE_CARRY_STATE_FORMAT,
+    version: USAGE_CARRY_STATE_VERSION,
+    rollup: enc.json,
+    keys: enc.keys.toString("base64"),
+    ids: { count: s.ids.length, sha256: sha256Bytes(ids), bytes: ids.toString("base64") },
+    chunks: s.chunks.map((c) => [c.bytes, c.sha256]),
+  };
+  return [Buffer.from(`${JSON.stringify(head)}\n`), ...s.records];
+}
+
+/**
+ * Decode a carry with its state (`bytes`, read from `file`). The state line is checked whole (the
+ * rollup's objects, the identity hashes' count and SHA-256) and the records document's length and
+ * end against its chunks; the records are not hashed or decoded (usageCarryRecords does, when they
+ * are needed). Throws EventsError `InvalidRollup` naming `file` when it is not one (a torn or
+ * damaged file, a carry without a state line).
+ */
+export function decodeUsageCarryState(bytes: Buffer, file: string): UsageCarryState {
+  const notState = (why: string): never => {
+    throw new EventsError("InvalidRollup", `${file}: not a usage carry state: ${why}`, { data: { file } });
+  };
+  const nl = bytes.indexOf(10);
+  if (nl < 0) notState("no state line");
+  let v: unknown;
+  try {
+    v = JSON.parse(bytes.toString("utf8", 0, nl));
+  } catch (e) {
+    throw new EventsError("InvalidRollup", `${file}: not a usage carry state: ${(e as Error).message}`, { data: { file }, cause: e });
+  }
+  const o = v as { format?: unknown; version?: unknown; rollup?: unknown; keys?: unknown; ids?: { count?: unknown; sha256?: unknown; bytes?: unknown } | null; chunks?: unknown };
+  if (typeof o !== "object" || o === null || o.format !== USAGE_CARRY_STATE_FORMAT) notState(`"format" is not "${USAGE_CARRY_STATE_FORMAT}"`);
+  if (o.version !== USAGE_CARRY_STATE_VERSION) notState(`"version" is not ${USAGE_CARRY_STATE_VERSION}`);
+  if (typeof o.rollup !== "string" || typeof o.keys !== "string") notState(`"rollup" and "keys" are not the rollup's two objects`);
+  const rollup = decodeUsageRollup(o.rollup as string, Buffer.from(o.keys as string, "base64"), file);
+  const ids = o.ids;
+  if (typeof ids !== "object" || ids === null || !isCount(ids.count) || typeof ids.sha256 !== "string" || typeof ids.bytes !== "string") notState(`"ids" is not {"count", "sha256", "bytes"}`);
+  const idBytes = Buffer.from(ids!.bytes as string, "base64");
+  if (idBytes.length !== (ids!.count as number) * 8 || sha256Bytes(idBytes) !== ids!.sha256) notState(`"ids" does not hold the count and hash it names`);
+  if (!Array.isArray(o.chunks) || !o.chunks.every((c) => Array.isArray(c) && c.length === 2 && isCount(c[0]) && typeof c[1] === "string" && /^[0-9a-f]{64}$/.test(c[1]))) notState(`"chunks" is not a list of [bytes, sha256]`);
+  const chunks = (o.chunks as [number, string][]).map(([n, h]) => ({ bytes: n, sha256: h }));
+  const records = bytes.subarray(nl + 1);
+  const covered = chunks.reduce((n, c) => n + c.bytes, 0);
+  if (records.length !== covered + CARRY_END.length || records.toString("latin1", covered) !== CARRY_END) notState("the records line is not the length its chunks give");
+  const idArr = new BigUint64Array(ids!.count as number);
+  new Uint8Array(idArr.buffer).set(idBytes);
+  if (LITTLE_ENDIAN) Buffer.from(idArr.buffer).swap64();
+  return { rollup, ids: idArr, records: [records], chunks };
 }
