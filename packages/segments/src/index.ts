@@ -4,7 +4,7 @@ export type { DuckDB, SqlRunner } from "./internal/duckdb.js";
 export type { SegmentErrorCode, SegmentErrorData } from "./internal/errors.js";
 export { SegmentWriter, writeSegment, readSegment, segmentColumns, sqlString, sha256File, copyParquet, LATER_COLUMNS, parquetSource, averageRowBytes, rowGroupRowsFor, MAX_ROW_GROUP_ROWS, MIN_ROW_GROUP_ROWS } from "./internal/segments.js";
 export type { FleetRow, SegmentLayout, SegmentInfo, ParquetFileInfo, RecordLine, WriteLinesOptions, SegmentWriterOptions } from "./internal/segments.js";
-export { readUsageRecords, writeUsageRollup, writeUsageRollupOf, usageRollupOf, usageRecordsOfRows, usageRecordOfRow } from "./internal/usage.js";
+export { readUsageRecords, writeUsageRollup, writeUsageRollupOf, usageRollupOf, usageRollupBodies, usageRecordsOfRows, usageRecordOfRow } from "./internal/usage.js";
 export type { UsageFile, ReadUsageOptions, RollupFile, WrittenRollup, RollupBody, UsageRollupBodies } from "./internal/usage.js";
 export { CONTENT_HASH_KEY, CONTENT_HASH_PLACEHOLDER, CONTENT_HASH_COPY_OPTION, CheckedFiles, checkContentHash, checkFileSha256, sealContentHash } from "./internal/hash.js";
 export type { ContentHashCheck } from "./internal/hash.js";

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Usage, UsageRecord } from "@lake/events/usage";
+import type { Usage, UsageRecord, UsageRollup } from "@lake/events/usage";
 import { USAGE_KEYS, USAGE_ROLLUP_FILES, buildUsageRollup, encodeUsageRollup, isoTime } from "@lake/events/usage";
 import { duckdb } from "./duckdb.js";
 import { SegmentError } from "./errors.js";
@@ -218,7 +218,11 @@ export interface UsageRollupBodies {
  * uploads them as they are (no file to write, read back and remove beside each segment).
  */
 export function usageRollupOf(records: readonly UsageRecord[]): UsageRollupBodies {
-  const rollup = buildUsageRollup(records);
+  return usageRollupBodies(buildUsageRollup(records));
+}
+
+/** A counted rollup as the bytes {@link writeUsageRollupOf} writes (push continues one from its carry: @lake/events continueUsageRollup). */
+export function usageRollupBodies(rollup: UsageRollup): UsageRollupBodies {
   const enc = encodeUsageRollup(rollup);
   const body = (name: string, b: string | Uint8Array): RollupBody => {
     const buf = typeof b === "string" ? Buffer.from(b) : b;
