@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore, parseKey } from "@lake/layout";
+import { readIndex } from "@lake/store";
+import { decodeUsageCarryState, encodeUsageCarry, usageCarryRecords } from "@lake/events/usage";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { localRoot } from "../src/internal/local-root.js";
 import { push } from "../src/internal/push.js";
@@ -14,8 +16,11 @@ import { fleetRecords, runCli, userLine, vendorTree, walk } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
 
-/** A root whose Claude Code sessions each landed three files (collected, grown twice). */
-async function grownRoot(name: string): Promise<{ dir: string; root: string }> {
+/**
+ * A root whose Claude Code sessions each landed three files (collected, grown twice); with `reland`,
+ * the second file of each also holds a copy of its session's first line (a re-land: a duplicate).
+ */
+async function grownRoot(name: string, reland = false): Promise<{ dir: string; root: string; sources: string[]; collect: () => Promise<void> }> {
   const dir = tempDir(name);
   const tree = vendorTree(join(dir, "vendor"));
   const root = join(dir, "root");
@@ -26,10 +31,11 @@ async function grownRoot(name: string): Promise<{ dir: string; root: string }> {
     for (const [i, f] of sources.entries()) {
       const sid = (JSON.parse(readFileSync(f, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
       appendFileSync(f, userLine(sid, 1000 * round + i, `grown in round ${round}`));
+      if (reland && round === 1) appendFileSync(f, `${readFileSync(f, "utf8").split("\n")[0]!}\n`);
     }
     await collect();
   }
-  return { dir, root };
+  return { dir, root, sources, collect };
 }
 
 /** The fleet's objects under sessions/, as keys. */
@@ -99,6 +105,69 @@ describe("push in batches", () => {
     // Nothing new: nothing sent again.
     expect(await push(localRoot(root), openStore(pathToFileURL(b).href), { ...opts, batchBytes: 1 })).toMatchObject({ sessions: 0, segments: 0 });
   }, 180_000);
+
+  it("an older push's carry (its records alone) is read: the next push counts from it and downloads nothing; its rollup is the one counting everything gives", async () => {
+    const { dir, root, sources, collect } = await grownRoot("push-batches-old-carry");
+    const opts = { agent: "host-a", sealIdleSeconds: 86_400, fleetId: "f1" };
+    const fleet = join(dir, "fleet");
+    await push(localRoot(root), openStore(pathToFileURL(fleet).href), opts);
+    // Every carry as an older push wrote it: the records' document, without the state line.
+    const carries = walk(join(root, "_export", "usage"));
+    expect(carries.length).toBeGreaterThan(0);
+    for (const f of carries) {
+      const st = decodeUsageCarryState(readFileSync(f), f);
+      writeFileSync(f, encodeUsageCarry(usageCarryRecords(st, f)));
+    }
+    const sid = (JSON.parse(readFileSync(sources[0]!, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
+    appendFileSync(sources[0]!, userLine(sid, 9000, "grown after the upgrade"));
+    await collect();
+    const downloads: string[] = [];
+    const watched = new Proxy(openStore(pathToFileURL(fleet).href), {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== "download" || typeof v !== "function") return v;
+        return (...args: unknown[]) => (downloads.push(String(args[0])), (v as (...a: unknown[]) => unknown).apply(target, args));
+      },
+    });
+    expect(await push(localRoot(root), watched, opts)).toMatchObject({ sessions: 1, segments: 1, problems: [] });
+    expect(downloads).toEqual([]);
+    // The grown directory's carry has a state line again; the others are as they were.
+    const states = walk(join(root, "_export", "usage")).filter((f) => readFileSync(f, "utf8").startsWith('{"format":"lake-usage-carry-state"'));
+    expect(states.map((f) => decodeUsageCarryState(readFileSync(f), f).rollup.sessions)).toEqual([[sid]]);
+    // The grown directory's newest rollup: the bytes a one-push fleet of the same root holds.
+    const other = join(dir, "fleet-whole");
+    await push(localRoot(root), openStore(pathToFileURL(other).href), opts);
+    const rollupOf = (f: string) => {
+      const keys = keysOf(f).filter((k) => k.includes(`/session=${sid}/`) && parseKey(k)?.kind === "segment-usage");
+      const newest = Math.max(...keys.map((k) => Number(/seg-(\d+)\./.exec(k)![1])));
+      return keys.filter((k) => k.includes(`seg-${String(newest).padStart(6, "0")}.`)).map((k) => k.slice(k.lastIndexOf(".usage.")));
+    };
+    expect(rollupOf(fleet).sort()).toEqual(rollupOf(other).sort());
+  }, 180_000);
+
+  it("the index entries of files push.state lists as sent are not read; asked for one of them, the index is read whole", async () => {
+    const { root } = await grownRoot("push-batches-sent", true);
+    const plain = localRoot(root);
+    const id = plain.sessions().find((s) => walk(join(root, s)).filter((f) => f.endsWith(".sd")).length >= 3)!;
+    const files = await plain.landedFiles(id);
+    const whole = (await plain.readRows(id, files, "host-a")).lines;
+    // The re-landed copy in an earlier file (a duplicate the index marks) is not among them.
+    const dups = readIndex(root, id).entries.filter((e) => e.duplicate);
+    expect(dups.length).toBeGreaterThan(0);
+    expect(dups.every((d) => d.seq < files[files.length - 1]!.seq)).toBe(true);
+    expect(whole.some((l) => dups.some((d) => d.seq === l.landed_seq && d.row === l.landed_row))).toBe(false);
+    const at = (l: { landed_seq: number; landed_row: number }) => `${l.landed_seq}/${l.landed_row}`;
+    // The newest file unsent: its rows, read from an index that decoded its entries alone.
+    const sent = (rel: string) => rel !== files[files.length - 1]!.rel;
+    const fresh = localRoot(root);
+    expect(await fresh.landedFiles(id, sent)).toEqual(files);
+    const last = (await fresh.readRows(id, [files[files.length - 1]!], "host-a")).lines;
+    expect(last.map(at)).toEqual(whole.filter((l) => l.landed_seq === files[files.length - 1]!.seq).map(at));
+    // Every file asked for, though the index was read for the newest: the same rows as a whole read.
+    const again = localRoot(root);
+    await again.landedFiles(id, sent);
+    expect((await again.readRows(id, files, "host-a")).lines.map(at)).toEqual(whole.map(at));
+  }, 120_000);
 
   it("a damaged file in a later batch: the session is named, the files before it sent, the session not sealed; the others are", async () => {
     const { dir, root } = await grownRoot("push-batches-damaged");

@@ -26,7 +26,11 @@ export interface LocalRoot {
   indexedSeq(sessionId: string): number | undefined;
   /** index.state's stamp (`@lake/store` indexStamp): one stat; unchanged while the watermark is. */
   indexStamp(sessionId: string): string | undefined;
-  landedFiles(sessionId: string): Promise<LandedFileRef[]>;
+  /**
+   * The session's indexed landed files. `sent` names those push.state lists as sent: their index
+   * entries are not read (readRows reads the index again, whole, if asked for one of them).
+   */
+  landedFiles(sessionId: string, sent?: (rel: string) => boolean): Promise<LandedFileRef[]>;
   /**
    * The records of `files` (re-landed duplicates left out), each as its landed line's bytes with
    * what push reads of it ({@link PushLine}), and each file's SHA-256. With `maxBytes`, the files
@@ -155,15 +159,18 @@ const loadHeavy = (): Promise<Heavy> =>
 /** A LocalRoot over a @lake/store storage root. */
 export function localRoot(root: string): LocalRoot {
   // push asks for a session's files, then its rows: the index (entries.bin) is read once per session,
-  // kept here for that session only (the store's own cache of it is dropped: a push reads each index once).
-  let cached: { sessionId: string; index: ReturnType<Heavy["store"]["readIndex"]> } | undefined;
-  const indexOf = async (sessionId: string) => {
+  // kept here for that session only (the store's own cache of it is dropped: a push reads each index once),
+  // with the entries of the files not sent yet only (what a push of a long session reads is what it sends).
+  type Read = { sessionId: string; index: ReturnType<Heavy["store"]["readIndex"]>; sent: ((rel: string) => boolean) | undefined };
+  let cached: Read | undefined;
+  const indexOf = async (sessionId: string, sent?: (rel: string) => boolean): Promise<Read> => {
     if (cached?.sessionId !== sessionId) {
       const { store } = await loadHeavy();
-      cached = { sessionId, index: store.readIndex(root, sessionId, { fields: ["vendor_type"] }) };
+      const entriesOf = sent && ((f: { rel: string }) => !sent(f.rel));
+      cached = { sessionId, index: store.readIndex(root, sessionId, { fields: ["vendor_type"], ...(entriesOf ? { entriesOf } : {}) }), sent };
       store.releaseIndex(root, sessionId);
     }
-    return cached.index;
+    return cached;
   };
   let passState: PassState | undefined | null;
   return {
@@ -177,13 +184,20 @@ export function localRoot(root: string): LocalRoot {
     },
     indexedSeq: (sessionId) => indexedSeq(root, sessionId),
     indexStamp: (sessionId) => indexStamp(root, sessionId),
-    async landedFiles(sessionId) {
-      const idx = await indexOf(sessionId);
+    async landedFiles(sessionId, sent) {
+      const { index: idx } = await indexOf(sessionId, sent);
       const { parseLandedName } = (await loadHeavy()).store;
       return idx.files.map((f) => ({ rel: f.rel, seq: f.seq, collectedAtMs: stampMs(parseLandedName(f.name)?.stamp ?? "") }));
     },
     async readRows(sessionId, files, agent, maxBytes = Infinity) {
-      const idx = await indexOf(sessionId);
+      let got = await indexOf(sessionId);
+      // Entries of a file the index was read without (one said to be sent): read again, whole.
+      const without = got.sent;
+      if (without !== undefined && files.some((f) => without(f.rel))) {
+        cached = undefined;
+        got = await indexOf(sessionId);
+      }
+      const idx = got.index;
       const { store, events, quarantined, usageRecordOfRow } = await loadHeavy();
       // Rows the index marks: re-landed duplicates (never sent) and quarantined records (push needs their fields).
       const dup = new Set<number>();

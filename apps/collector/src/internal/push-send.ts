@@ -4,7 +4,7 @@ import { randomBytes, createHash } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { scratchDir, writeAtomic } from "@lake/durable";
 import { join } from "node:path";
-import type { UsageRecord } from "@lake/events/usage";
+import type { UsageCarryState, UsageRecord } from "@lake/events/usage";
 import {
   encodeQuarantine,
   encodeSealed,
@@ -104,9 +104,9 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
       // stamp before the watermark, so it never names a newer index.state than the one read.
       const stamp = local.indexStamp(sessionId);
       const watermark = local.indexedSeq(sessionId);
-      const files = await local.landedFiles(sessionId);
       // Landed files are immutable: a name push.state lists has been sent.
       const ss = recv.sessions[sessionId];
+      const files = await local.landedFiles(sessionId, ss === undefined ? undefined : (rel) => ss.files[rel] !== undefined);
       const fresh = files.filter((f) => ss?.files[f.rel] === undefined);
       const read = fresh.length > 0 ? await local.readRows(sessionId, fresh, options.agent, batchBytes) : undefined;
       return { watermark, stamp, files, fresh, read };
@@ -398,16 +398,19 @@ async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionP
 }
 
 /**
- * Upload the usage rollup of segments 0..seq of a directory, keys first, and keep its carry (the
- * usage records it counted, @lake/events encodeUsageCarry) in `_export/usage/` of the local root
- * for the next one: rollup `seq` is counted from carry `since - 1` and the records of segments
- * `since..seq` — `counted.records`, the usage records of the rows this push wrote there, or segment
- * `seq` downloaded when `counted` is undefined (`since` = `seq`) — so a push never reads a
- * directory's history again. Without that carry (a push stopped before it, a root that lost it) the
- * earlier segments are downloaded once; one that cannot be fetched or does not check (its footer's
- * content hash) leaves the directory without this rollup: the reader reads its rows, as for a
- * directory pushed before rollups. `keepCarry` false: the directory is sealed right after (its
- * carry would only be removed).
+ * Upload the usage rollup of segments 0..seq of a directory, keys first, and keep its carry in
+ * `_export/usage/` of the local root for the next one (@lake/events' carry with its state: the
+ * rollup, its records' identity hashes, and the records themselves). Rollup `seq` continues from
+ * carry `since - 1` with the records of segments `since..seq` — `counted.records`, the usage
+ * records of the rows this push wrote there, or segment `seq` downloaded when `counted` is
+ * undefined (`since` = `seq`). When those records cannot meet the earlier ones in countUsage (new
+ * record ids and usage keys, no running total: continueUsageRollup), the carry's rows are neither
+ * decoded nor counted again — only added to — so a push of a long session costs what it adds, not
+ * the session's history; otherwise every record is counted. Without that carry (a push stopped
+ * before it, a root that lost it, a damaged one) the earlier segments are downloaded once; one that
+ * cannot be fetched or does not check (its footer's content hash) leaves the directory without
+ * this rollup: the reader reads its rows, as for a directory pushed before rollups. `keepCarry`
+ * false: the directory is sealed right after (its carry would only be removed).
  */
 async function putSegmentRollup(
   store: ObjectStore,
@@ -420,10 +423,10 @@ async function putSegmentRollup(
 ): Promise<void> {
   const since = counted?.since ?? seq;
   const carries = carryFiles(root, store, p);
-  const { readUsageRecords, usageRollupOf, checkContentHash, isSegmentError } = await import("@lake/segments");
-  const { decodeUsageCarry, encodeUsageCarry } = await import("@lake/events/usage");
+  const { readUsageRecords, usageRollupBodies, checkContentHash, isSegmentError } = await import("@lake/segments");
+  const ev = await import("@lake/events/usage");
   // A carry is written only once its rollup is uploaded: one for `seq` means this rollup is there.
-  if (counted === undefined && readCarry(carries.at(seq), decodeUsageCarry) !== undefined) return;
+  if (counted === undefined && readCarry(carries.at(seq), ev) !== undefined) return;
   // Downloads go to a directory of their own, made only when one is needed.
   const dir = join(tmp, `rollup-${randomBytes(4).toString("hex")}`);
   let made = false;
@@ -449,28 +452,32 @@ async function putSegmentRollup(
         throw e;
       }
     };
-    let before: UsageRecord[] | undefined = since === 0 ? [] : readCarry(carries.at(since - 1), decodeUsageCarry);
-    if (before === undefined) {
-      // Named as their keys sort (readUsageRecords reads files in path order: the directory's order).
-      const files: string[] = [];
-      for (let i = 0; i < since; i++) {
-        const f = await download(i);
-        if (f === undefined) return;
-        files.push(f);
+    const prev = since === 0 ? { state: ev.usageCarryState([]), records: () => [] } : readCarry(carries.at(since - 1), ev);
+    let next = prev?.state !== undefined && counted !== undefined ? ev.growUsageCarry(prev.state, counted.records) : undefined;
+    if (next === undefined) {
+      let before = prev?.records();
+      if (before === undefined) {
+        // Named as their keys sort (readUsageRecords reads files in path order: the directory's order).
+        const files: string[] = [];
+        for (let i = 0; i < since; i++) {
+          const f = await download(i);
+          if (f === undefined) return;
+          files.push(f);
+        }
+        before = await read(files);
+        if (before === undefined) return;
       }
-      before = await read(files);
-      if (before === undefined) return;
+      let now: UsageRecord[] | undefined;
+      if (counted !== undefined) now = counted.records;
+      else {
+        const f = await download(seq);
+        if (f === undefined) return;
+        now = await read([f]);
+        if (now === undefined) return;
+      }
+      next = ev.usageCarryState(before.concat(now));
     }
-    let now: UsageRecord[] | undefined;
-    if (counted !== undefined) now = counted.records;
-    else {
-      const f = await download(seq);
-      if (f === undefined) return;
-      now = await read([f]);
-      if (now === undefined) return;
-    }
-    const records = before.concat(now);
-    const w = usageRollupOf(records);
+    const w = usageRollupBodies(next.rollup);
     for (const [file, f] of [["keys", w.keys], ["json", w.json]] as const) {
       const key = segmentUsageKey(p, seq, file, f.sha256);
       const r = await store.upload(key, f.body, { ifAbsent: true });
@@ -481,7 +488,7 @@ async function putSegmentRollup(
     // one download of the directory, never a wrong sum.
     if (keepCarry) {
       mkdirSync(carries.dir, { recursive: true });
-      writeAtomic(carries.at(seq), encodeUsageCarry(records), { sync: false, mode: 0o644 });
+      writeAtomic(carries.at(seq), ev.encodeUsageCarryState(next), { sync: false, mode: 0o644 });
     }
     if (since > 0) rmSync(carries.at(since - 1), { force: true });
   } finally {
@@ -507,17 +514,38 @@ function carryFiles(root: string, store: ObjectStore, p: SessionPartition): { di
   return { dir, at: (seq) => join(dir, carryName(p.session, hash, seq)) };
 }
 
-function readCarry(file: string, decode: (text: string, file: string) => UsageRecord[]): UsageRecord[] | undefined {
-  let text: string;
+/**
+ * A carry as read: its state (a carry this push writes), and its records, decoded when asked for —
+ * from the state's records line, or from a carry without a state line (an older push's). Undefined
+ * when there is none or it does not read (torn or damaged: counted from the store instead).
+ */
+function readCarry(file: string, ev: typeof import("@lake/events/usage")): { state: UsageCarryState | undefined; records: () => UsageRecord[] | undefined } | undefined {
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, "utf8");
+    bytes = readFileSync(file);
   } catch {
     return undefined;
   }
   try {
-    return decode(text, file);
+    const state = ev.decodeUsageCarryState(bytes, file);
+    return {
+      state,
+      records: () => {
+        try {
+          return ev.usageCarryRecords(state, file);
+        } catch {
+          return undefined;
+        }
+      },
+    };
   } catch {
-    return undefined; // torn or damaged: counted from the store instead
+    // An older push's carry (its records alone): usable when it decodes.
+    try {
+      const records = ev.decodeUsageCarry(bytes.toString("utf8"), file);
+      return { state: undefined, records: () => records };
+    } catch {
+      return undefined;
+    }
   }
 }
 
