@@ -81,6 +81,20 @@ export async function fleetRecords(fleetDir: string): Promise<(CanonicalRecord &
   }
 }
 
+/** Where each row of a fleet's segments was landed: `session_id landed_seq landed_row`, in that order. */
+export async function fleetLanded(fleetDir: string): Promise<string[]> {
+  const db = await DuckDBInstance.create(":memory:");
+  const conn = await db.connect();
+  try {
+    const glob = sqlString(join(fleetDir, "sessions/dt=*/fleet=*/runtime=*/agent=*/session=*/seg-*.parquet"));
+    const rows = (await conn.runAndReadAll(`SELECT session_id, landed_seq, landed_row FROM read_parquet(${glob}) ORDER BY session_id, landed_seq, landed_row`)).getRows();
+    return rows.map((r) => r.map(String).join(" "));
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
 /** The adapters' own canonical records over vendor roots (runtime → root), unmasked. */
 export async function adapterRecords(roots: Record<string, string>): Promise<CanonicalRecord[]> {
   const records: CanonicalRecord[] = [];

@@ -12,7 +12,7 @@ import { decodeUsageCarryState, encodeUsageCarry, usageCarryRecords } from "@lak
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { localRoot } from "../src/internal/local-root.js";
 import { push } from "../src/internal/push.js";
-import { fleetRecords, runCli, userLine, vendorTree, walk } from "./helpers.js";
+import { fleetLanded, fleetRecords, runCli, userLine, vendorTree, walk } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
 
@@ -43,8 +43,6 @@ function keysOf(fleet: string): string[] {
   return walk(join(fleet, "sessions")).map((f) => f.slice(fleet.length + 1).split("\\").join("/"));
 }
 
-const rowKey = (r: Record<string, unknown>) => `${String(r.session_id)} ${String(r.landed_seq).padStart(8, "0")} ${String(r.landed_row).padStart(8, "0")}`;
-
 describe("push in batches", () => {
   it("a file at a time: the rows and usage rollups of a one-batch push, one rollup per directory beside its newest segment", async () => {
     const { dir, root } = await grownRoot("push-batches");
@@ -70,8 +68,11 @@ describe("push in batches", () => {
     // The grown sessions landed 3 files each: 3 segments where the one-batch push wrote 1.
     expect(batched.segments).toBeGreaterThanOrEqual(whole.segments + 2 * 2);
 
-    const rows = async (fleet: string) => (await fleetRecords(fleet)).sort((x, y) => (rowKey(x) < rowKey(y) ? -1 : 1));
-    expect(await rows(b)).toEqual(await rows(a));
+    // Every row once, landed where the one-batch push's was, the same records.
+    const landed = await fleetLanded(b);
+    expect(new Set(landed).size).toBe(landed.length);
+    expect(landed).toEqual(await fleetLanded(a));
+    expect(await fleetRecords(b)).toEqual(await fleetRecords(a));
 
     // Per directory: the rollup beside the newest segment, the same bytes (named by them) as the
     // one-batch push's; no rollup beside an earlier segment.
@@ -199,5 +200,44 @@ describe("push in batches", () => {
     const st = Object.values(state.receivers)[0]!.sessions[victim]!;
     expect(Object.keys(st.files).sort()).toEqual(files.slice(0, -1).map((f) => f.rel).sort());
     expect(st.sealed).toBe(false);
+  }, 180_000);
+  it("a push stopped between one runtime's segment and the next one's: the next push reads the uploaded segment back, no row is sent twice", async () => {
+    const { dir, root, sources, collect } = await grownRoot("push-batches-mid");
+    // One session grows in two runtimes at once: its transcript and its hook events.
+    const sid = (JSON.parse(readFileSync(sources[0]!, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
+    for (let n = 0; n < 3; n++) {
+      const event = { session_id: sid, transcript_path: sources[0], cwd: "/home/dev/p", hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command: `echo ${n}` } };
+      expect((await runCli(["hook", "--root", root], {}, JSON.stringify(event))).code).toBe(0);
+    }
+    appendFileSync(sources[0]!, userLine(sid, 5000, "grown beside its hooks"));
+    await collect();
+    const opts = { agent: "host-a", sealIdleSeconds: 86_400, fleetId: "f1" };
+    const fleet = join(dir, "fleet");
+    // The session's second segment upload of the push fails (the first runtime's went out).
+    let uploads = 0;
+    const failing = new Proxy(openStore(pathToFileURL(fleet).href), {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== "upload" || typeof v !== "function") return v;
+        return (...args: unknown[]) => {
+          const key = String(args[0]);
+          if (key.includes(`/session=${sid}/`) && parseKey(key)?.kind === "segment" && ++uploads === 2) return Promise.reject(new Error("connection reset"));
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    await expect(push(localRoot(root), failing, opts)).rejects.toThrow(/connection reset/);
+    const runtimes = new Set(keysOf(fleet).filter((k) => k.includes(`/session=${sid}/`)).map((k) => /runtime=([^/]+)\//.exec(k)![1]));
+    expect(runtimes.size).toBe(1);
+    const again = await push(localRoot(root), openStore(pathToFileURL(fleet).href), opts);
+    expect(again.problems).toEqual([]);
+    expect(again.recovered).toBe(1);
+    // Every row once, the rows a push that never stopped sends.
+    const whole = join(dir, "fleet-whole");
+    await push(localRoot(root), openStore(pathToFileURL(whole).href), opts);
+    const keys = await fleetLanded(fleet);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toEqual(await fleetLanded(whole));
+    expect(keys.filter((k) => k.startsWith(`${sid} `)).length).toBeGreaterThan(3);
   }, 180_000);
 });

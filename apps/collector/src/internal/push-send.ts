@@ -142,6 +142,11 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
     };
     // A later batch that did not read: the session is not sealed (its files are not all sent).
     let stopped = false;
+    // The segment counters as the batch under way found them: a push that stops inside a batch
+    // (one runtime's segment uploaded, the next one's not) keeps these, since that batch's files
+    // are not recorded as sent; the next push finds the uploaded key taken and reads it back
+    // rather than sending its lines again under the next key.
+    let mark: Pick<SessionPushState, "next_seg" | "segments" | "rows"> | undefined;
     try {
       if (read !== undefined) {
         // Whoever sealed the current part (a push, this one from another root's state, or
@@ -170,6 +175,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         let done = 0;
         for (;;) {
           const { lines, digests } = batch;
+          mark = { next_seg: { ...st.next_seg }, segments: { ...st.segments }, rows: { ...st.rows } };
           // Each runtime's landed lines (what its segment is written from: DuckDB reads their bytes).
           const byRuntime = new Map<string, PushLine[]>();
           for (const l of lines) {
@@ -228,6 +234,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
             }
           }
           for (const f of fresh.slice(done, done + batch.files)) st.files[f.rel] = digests.get(f.rel) ?? "";
+          mark = undefined;
           done += batch.files;
           if (done >= fresh.length) break;
           // A later batch that does not read or check stops the session there: what was sent stays sent.
@@ -271,6 +278,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
       // What it did upload is kept, as a push that stops there would have kept it, with the rollups
       // it owes when they can still be written (else the reader reads those directories' rows).
       await payOwed().catch(() => undefined);
+      if (mark !== undefined) Object.assign(st, mark);
       recv.sessions[sessionId] = st;
       unsaved = true;
       throw e;
