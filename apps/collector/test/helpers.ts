@@ -67,32 +67,27 @@ export function walk(dir: string): string[] {
   return out;
 }
 
-/** Read every bronze segment of a local fleet directory with DuckDB (hive partitioning) as records. */
-export async function fleetRecords(fleetDir: string): Promise<(CanonicalRecord & Record<string, unknown>)[]> {
+/** A fleet's segment rows (Hive columns too), in landing order, as JS objects. */
+async function fleetRows(fleetDir: string): Promise<Record<string, unknown>[]> {
   const db = await DuckDBInstance.create(":memory:");
   const conn = await db.connect();
   try {
     const glob = sqlString(join(fleetDir, "sessions/dt=*/fleet=*/runtime=*/agent=*/session=*/seg-*.parquet"));
-    const rows = (await conn.runAndReadAll(`SELECT * FROM read_parquet(${glob}, hive_partitioning = true) ORDER BY session_id, landed_seq, landed_row`)).getRowObjectsJS();
-    return rows.map((r) => ({ ...rowToRecord(r as Record<string, unknown>), agent: r.agent, dt: r.dt, fleet: r.fleet, session: r.session }) as CanonicalRecord & Record<string, unknown>);
+    return (await conn.runAndReadAll(`SELECT * FROM read_parquet(${glob}, hive_partitioning = true) ORDER BY session_id, landed_seq, landed_row`)).getRowObjectsJS() as Record<string, unknown>[];
   } finally {
     conn.closeSync();
     db.closeSync();
   }
 }
 
+/** Read every bronze segment of a local fleet directory with DuckDB (hive partitioning) as records. */
+export async function fleetRecords(fleetDir: string): Promise<(CanonicalRecord & Record<string, unknown>)[]> {
+  return (await fleetRows(fleetDir)).map((r) => ({ ...rowToRecord(r), agent: r.agent, dt: r.dt, fleet: r.fleet, session: r.session }) as CanonicalRecord & Record<string, unknown>);
+}
+
 /** Where each row of a fleet's segments was landed: `session_id landed_seq landed_row`, in that order. */
 export async function fleetLanded(fleetDir: string): Promise<string[]> {
-  const db = await DuckDBInstance.create(":memory:");
-  const conn = await db.connect();
-  try {
-    const glob = sqlString(join(fleetDir, "sessions/dt=*/fleet=*/runtime=*/agent=*/session=*/seg-*.parquet"));
-    const rows = (await conn.runAndReadAll(`SELECT session_id, landed_seq, landed_row FROM read_parquet(${glob}) ORDER BY session_id, landed_seq, landed_row`)).getRows();
-    return rows.map((r) => r.map(String).join(" "));
-  } finally {
-    conn.closeSync();
-    db.closeSync();
-  }
+  return (await fleetRows(fleetDir)).map((r) => `${String(r.session_id)} ${String(r.landed_seq)} ${String(r.landed_row)}`);
 }
 
 /** The adapters' own canonical records over vendor roots (runtime → root), unmasked. */
