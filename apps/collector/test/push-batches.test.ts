@@ -201,6 +201,49 @@ describe("push in batches", () => {
     expect(Object.keys(st.files).sort()).toEqual(files.slice(0, -1).map((f) => f.rel).sort());
     expect(st.sealed).toBe(false);
   }, 180_000);
+  it("one message's usage copies split across batches: the usage is folded batch by batch, never counted whole, and the rollup is the one-batch push's", async () => {
+    const dir = tempDir("push-batches-split-message");
+    const tree = vendorTree(join(dir, "vendor"));
+    const root = join(dir, "root");
+    const collect = async () => expect((await runCli(["collect", "--root", root, ...tree.flags], { HOME: join(dir, "home") })).code).toBe(0);
+    await collect();
+    const source = walk(tree.claude).find((f) => f.endsWith(".jsonl") && !f.includes("subagents"))!;
+    const sid = (JSON.parse(readFileSync(source, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
+    // Claude Code writes one line per content block of a message, each with the message's usage:
+    // three copies of one message land in three files (three batches at batchBytes 1), a fourth
+    // file starts with the last copy and goes on with another message.
+    const copy = (n: number, msg: string, text: string) =>
+      `${JSON.stringify({
+        parentUuid: null, isSidechain: false, userType: "external", type: "assistant", sessionId: sid, requestId: `req_${msg}`,
+        uuid: `00000000-0000-4000-9000-${n.toString(16).padStart(12, "0")}`, timestamp: new Date(Date.UTC(2026, 1, 12, 12, 0, n)).toISOString(),
+        message: { model: "claude-opus-4-6", id: `msg_${msg}`, type: "message", role: "assistant", content: [{ type: "text", text }], usage: { input_tokens: 3, cache_creation_input_tokens: 700, cache_read_input_tokens: 1800, output_tokens: 20 + n } },
+      })}\n`;
+    appendFileSync(source, copy(1, "split01", "first block"));
+    await collect();
+    appendFileSync(source, copy(2, "split01", "second block"));
+    await collect();
+    appendFileSync(source, copy(3, "split01", "third block") + copy(4, "after01", "the next message"));
+    await collect();
+
+    const opts = { agent: "host-a", sealIdleSeconds: 86_400, fleetId: "f1" };
+    const whole = join(dir, "fleet-whole");
+    await push(localRoot(root), openStore(pathToFileURL(whole).href), opts);
+    const before = new Set(walk(join(root, "_export", "usage")));
+    const batched = join(dir, "fleet-batched");
+    expect(await push(localRoot(root), openStore(pathToFileURL(batched).href), { ...opts, batchBytes: 1 })).toMatchObject({ problems: [] });
+
+    // The session's directory: its rollup beside its newest segment, the bytes the one-batch push wrote.
+    const rollups = (fleet: string) => keysOf(fleet).filter((k) => k.includes(`/session=${sid}/`) && parseKey(k)?.kind === "segment-usage").map((k) => k.slice(k.lastIndexOf(".usage.")));
+    expect(rollups(batched).sort()).toEqual(rollups(whole).sort());
+    expect(rollups(batched).length).toBe(2);
+    // Its carry grew a batch at a time (a chunk each), the split message held back to the batch
+    // after it: counting everything at once would leave one chunk.
+    const carries = walk(join(root, "_export", "usage")).filter((f) => !before.has(f));
+    const mine = carries.map((f) => decodeUsageCarryState(readFileSync(f), f)).filter((st) => st.rollup.sessions.includes(sid));
+    expect(mine.length).toBe(1);
+    expect(mine[0]!.chunks.length).toBeGreaterThanOrEqual(3);
+  }, 180_000);
+
   it("a push stopped between one runtime's segment and the next one's: the next push reads the uploaded segment back, no row is sent twice", async () => {
     const { dir, root, sources, collect } = await grownRoot("push-batches-mid");
     // One session grows in two runtimes at once: its transcript and its hook events.
