@@ -2,7 +2,7 @@
 // segment per runtime, the directory's usage rollup once, beside the last segment the push wrote.
 // Sent a file at a time, the fleet holds the rows and rollups a one-batch push writes; a damaged
 // file in a later batch stops that session there (named, what came before it sent, not sealed).
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -36,6 +36,15 @@ async function grownRoot(name: string, reland = false): Promise<{ dir: string; r
     await collect();
   }
   return { dir, root, sources, collect };
+}
+
+/** A Claude Code assistant line of message `msg` (one content block, the message's usage), the `n`th line appended. */
+function assistantLine(sid: string, n: number, msg: string, text: string): string {
+  return `${JSON.stringify({
+    parentUuid: null, isSidechain: false, userType: "external", type: "assistant", sessionId: sid, requestId: `req_${msg}`,
+    uuid: `00000000-0000-4000-9000-${n.toString(16).padStart(12, "0")}`, timestamp: new Date(Date.UTC(2026, 1, 12, 12, 0, n)).toISOString(),
+    message: { model: "claude-opus-4-6", id: `msg_${msg}`, type: "message", role: "assistant", content: [{ type: "text", text }], usage: { input_tokens: 3, cache_creation_input_tokens: 700, cache_read_input_tokens: 1800, output_tokens: 20 + n } },
+  })}\n`;
 }
 
 /** The fleet's objects under sessions/, as keys. */
@@ -212,12 +221,7 @@ describe("push in batches", () => {
     // Claude Code writes one line per content block of a message, each with the message's usage:
     // three copies of one message land in three files (three batches at batchBytes 1), a fourth
     // file starts with the last copy and goes on with another message.
-    const copy = (n: number, msg: string, text: string) =>
-      `${JSON.stringify({
-        parentUuid: null, isSidechain: false, userType: "external", type: "assistant", sessionId: sid, requestId: `req_${msg}`,
-        uuid: `00000000-0000-4000-9000-${n.toString(16).padStart(12, "0")}`, timestamp: new Date(Date.UTC(2026, 1, 12, 12, 0, n)).toISOString(),
-        message: { model: "claude-opus-4-6", id: `msg_${msg}`, type: "message", role: "assistant", content: [{ type: "text", text }], usage: { input_tokens: 3, cache_creation_input_tokens: 700, cache_read_input_tokens: 1800, output_tokens: 20 + n } },
-      })}\n`;
+    const copy = (n: number, msg: string, text: string) => assistantLine(sid, n, msg, text);
     appendFileSync(source, copy(1, "split01", "first block"));
     await collect();
     appendFileSync(source, copy(2, "split01", "second block"));
@@ -240,6 +244,43 @@ describe("push in batches", () => {
     // after it: counting everything at once would leave one chunk.
     const carries = walk(join(root, "_export", "usage")).filter((f) => !before.has(f));
     const mine = carries.map((f) => decodeUsageCarryState(readFileSync(f), f)).filter((st) => st.rollup.sessions.includes(sid));
+    expect(mine.length).toBe(1);
+    expect(mine[0]!.chunks.length).toBeGreaterThanOrEqual(3);
+  }, 180_000);
+
+  it("push.state lost: the next push finds each segment taken, reads back which landed files it holds, and grows the directory's rollup a segment at a time", async () => {
+    const dir = tempDir("push-batches-lost-state");
+    const tree = vendorTree(join(dir, "vendor"));
+    const root = join(dir, "root");
+    const collect = async () => expect((await runCli(["collect", "--root", root, ...tree.flags], { HOME: join(dir, "home") })).code).toBe(0);
+    await collect();
+    const source = walk(tree.claude).find((f) => f.endsWith(".jsonl") && !f.includes("subagents"))!;
+    const sid = (JSON.parse(readFileSync(source, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
+    for (const round of [1, 2]) {
+      appendFileSync(source, assistantLine(sid, round, `round${round}`, `answer ${round}`));
+      await collect();
+    }
+    const opts = { agent: "host-a", sealIdleSeconds: 86_400, fleetId: "f1", batchBytes: 1 };
+    const fleet = join(dir, "fleet");
+    const first = await push(localRoot(root), openStore(pathToFileURL(fleet).href), opts);
+    const rollupOf = () => {
+      const keys = keysOf(fleet).filter((k) => k.includes(`/session=${sid}/`) && parseKey(k)?.kind === "segment-usage");
+      const newest = Math.max(...keys.map((k) => Number(/seg-(\d+)\./.exec(k)![1])));
+      return keys.filter((k) => k.includes(`seg-${String(newest).padStart(6, "0")}.`)).map((k) => k.slice(k.lastIndexOf(".usage."))).sort();
+    };
+    const rollup = rollupOf();
+    const rows = await fleetLanded(fleet);
+
+    rmSync(join(root, "push.state"));
+    rmSync(join(root, "_export", "usage"), { recursive: true });
+    const again = await push(localRoot(root), openStore(pathToFileURL(fleet).href), opts);
+    expect(again).toMatchObject({ segments: 0, rows: 0, problems: [] });
+    expect(again.recovered).toBe(first.segments);
+    expect(await fleetLanded(fleet)).toEqual(rows);
+    expect(rollupOf()).toEqual(rollup);
+    // The session's carry grew by each segment read back (a chunk each): three of its segments hold usage.
+    const carries = walk(join(root, "_export", "usage")).map((f) => decodeUsageCarryState(readFileSync(f), f));
+    const mine = carries.filter((st) => st.rollup.sessions.includes(sid));
     expect(mine.length).toBe(1);
     expect(mine[0]!.chunks.length).toBeGreaterThanOrEqual(3);
   }, 180_000);

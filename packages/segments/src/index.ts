@@ -2,7 +2,7 @@ export { SegmentError, isSegmentError } from "./internal/errors.js";
 export { duckdb } from "./internal/duckdb.js";
 export type { DuckDB, SqlRunner } from "./internal/duckdb.js";
 export type { SegmentErrorCode, SegmentErrorData } from "./internal/errors.js";
-export { SegmentWriter, writeSegment, readSegment, segmentColumns, sqlString, sha256File, copyParquet, LATER_COLUMNS, parquetSource, averageRowBytes, rowGroupRowsFor, MAX_ROW_GROUP_ROWS, MIN_ROW_GROUP_ROWS } from "./internal/segments.js";
+export { SegmentWriter, writeSegment, readSegment, readLandedSeqs, segmentColumns, sqlString, sha256File, copyParquet, LATER_COLUMNS, parquetSource, averageRowBytes, rowGroupRowsFor, MAX_ROW_GROUP_ROWS, MIN_ROW_GROUP_ROWS } from "./internal/segments.js";
 export type { FleetRow, SegmentLayout, SegmentInfo, ParquetFileInfo, RecordLine, WriteLinesOptions, SegmentWriterOptions } from "./internal/segments.js";
 export { readUsageRecords, writeUsageRollup, writeUsageRollupOf, usageRollupOf, usageRollupBodies, usageRecordsOfRows, usageRecordOfRow } from "./internal/usage.js";
 export type { UsageFile, ReadUsageOptions, RollupFile, WrittenRollup, RollupBody, UsageRollupBodies } from "./internal/usage.js";

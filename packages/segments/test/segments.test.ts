@@ -4,7 +4,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { canonicalize, COMPACTED_COLUMNS, SEGMENT_COLUMNS, USAGE_KEYS, duckdbCreateTable, type Column } from "@lake/events";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { SegmentWriter, duckdb, isSegmentError, readSegment, sqlString, usageRecordsOfRows, usageRollupOf, writeSegment, writeUsageRollupOf, type FleetRow, type RecordLine, type SegmentLayout } from "../src/index.js";
+import { SegmentWriter, duckdb, isSegmentError, readLandedSeqs, readSegment, sqlString, usageRecordsOfRows, usageRollupOf, writeSegment, writeUsageRollupOf, type FleetRow, type RecordLine, type SegmentLayout } from "../src/index.js";
 
 afterAll(cleanupTempDirs);
 
@@ -69,6 +69,18 @@ describe("segments", () => {
     db.closeSync();
     const back = await readSegment(join(sessionDir, "seg-000001.parquet"), "bronze", { runtime: "claude-code", agent: "host-a" });
     expect(back).toEqual(rows(20).slice(10));
+  });
+
+  it("reads a segment's landed files and row count from its landed_seq column alone, as reading its rows gives them", async () => {
+    const dir = tempDir("seg");
+    const { landed_seq: _seq, landed_row: _row, ...unplaced } = rows(36)[35]!;
+    const input: FleetRow[] = [...rows(35), unplaced];
+    const info = await writeSegment(join(dir, "seg-000000.parquet"), input, "bronze");
+    const back = await readSegment(info.path, "bronze", { runtime: "claude-code", agent: "host-a" });
+    const seqs = [...new Set(back.map((r) => r.landed_seq).filter((s) => s !== undefined))].sort((a, b) => a - b);
+    expect(seqs).toEqual([1, 2, 3, 4]);
+    expect(await readLandedSeqs(info.path)).toEqual({ seqs, rows: 36 });
+    await expect(readLandedSeqs(join(dir, "missing.parquet"))).rejects.toSatisfy((e: unknown) => isSegmentError(e) && (e as Error).message.includes("missing.parquet"));
   });
 
   it("refuses a row without a required column, naming the file", async () => {

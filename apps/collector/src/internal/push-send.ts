@@ -218,7 +218,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
               } else if (r.status === "conflict") {
                 // The key is taken: an earlier push wrote it and stopped before saving its state.
                 // Read it back; its landed files count as sent, and what is left goes to the next key.
-                const have = await segmentLandedSeqs(store, key, tmp, runtime, options.agent);
+                const have = await segmentLandedSeqs(store, key, tmp);
                 st.next_seg[runtime] = seg + 1;
                 st.segments[runtime] = (st.segments[runtime] ?? 0) + 1;
                 st.rows[runtime] = (st.rows[runtime] ?? 0) + have.rows;
@@ -544,29 +544,32 @@ async function putSegmentRollup(
     const folded = counted !== undefined && "state" in counted ? counted.state : undefined;
     const added = counted !== undefined && "records" in counted ? counted.records : undefined;
     const prev = folded !== undefined ? undefined : since === 0 ? { state: ev.usageCarryState([]), records: () => [] } : readCarry(carries.at(since - 1), ev);
-    let next = folded ?? (prev?.state !== undefined && added !== undefined ? ev.growUsageCarry(prev.state, added) : undefined);
+    let next = folded;
     if (next === undefined) {
-      let before = prev?.records();
-      if (before === undefined) {
-        // Named as their keys sort (readUsageRecords reads files in path order: the directory's order).
-        const files: string[] = [];
-        for (let i = 0; i < since; i++) {
-          const f = await download(i);
-          if (f === undefined) return;
-          files.push(f);
-        }
-        before = await read(files);
-        if (before === undefined) return;
-      }
-      let now: UsageRecord[] | undefined;
-      if (added !== undefined) now = added;
-      else {
+      // The records past the carry: this push's, or segment `seq` as the store holds it.
+      let now = added;
+      if (now === undefined) {
         const f = await download(seq);
         if (f === undefined) return;
         now = await read([f]);
         if (now === undefined) return;
       }
-      next = ev.usageCarryState(before.concat(now));
+      if (prev?.state !== undefined) next = ev.growUsageCarry(prev.state, now);
+      if (next === undefined) {
+        let before = prev?.records();
+        if (before === undefined) {
+          // Named as their keys sort (readUsageRecords reads files in path order: the directory's order).
+          const files: string[] = [];
+          for (let i = 0; i < since; i++) {
+            const f = await download(i);
+            if (f === undefined) return;
+            files.push(f);
+          }
+          before = await read(files);
+          if (before === undefined) return;
+        }
+        next = ev.usageCarryState(before.concat(now));
+      }
     }
     const w = usageRollupBodies(next.rollup);
     for (const [file, f] of [["keys", w.keys], ["json", w.json]] as const) {
@@ -658,13 +661,13 @@ async function putQuarantine(store: ObjectStore, agent: string, r: FleetRow): Pr
   return res.status === "written" ? 1 : 0;
 }
 
-async function segmentLandedSeqs(store: ObjectStore, key: string, tmp: string, runtime: string, agent: string): Promise<{ seqs: Set<number>; rows: number }> {
+async function segmentLandedSeqs(store: ObjectStore, key: string, tmp: string): Promise<{ seqs: Set<number>; rows: number }> {
   const path = join(tmp, `existing-${randomBytes(4).toString("hex")}.parquet`);
   await store.download(key, path);
   try {
-    const { readSegment } = await import("@lake/segments");
-    const rows = await readSegment(path, "bronze", { runtime, agent });
-    return { seqs: new Set(rows.map((r) => r.landed_seq).filter((s): s is number => s !== undefined)), rows: rows.length };
+    const { readLandedSeqs } = await import("@lake/segments");
+    const { seqs, rows } = await readLandedSeqs(path);
+    return { seqs: new Set(seqs), rows };
   } finally {
     rmSync(path, { force: true });
   }

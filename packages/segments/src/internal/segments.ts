@@ -497,6 +497,31 @@ export async function readSegment(path: string, layout: SegmentLayout, partition
   }
 }
 
+/**
+ * The landed files a segment holds rows of (`landed_seq`, the non-null ones) and its row count,
+ * reading that one column: what a writer needs of a segment it finds already written (a push
+ * that stopped before saving its state), without converting its rows.
+ */
+export async function readLandedSeqs(path: string): Promise<{ seqs: number[]; rows: number }> {
+  const db = await duckdb().DuckDBInstance.create(":memory:");
+  const conn = await db.connect();
+  try {
+    const reader = await conn.runAndReadAll(`SELECT landed_seq, count(*) AS n FROM read_parquet(${sqlString(path)}, hive_partitioning = false) GROUP BY landed_seq ORDER BY landed_seq`);
+    const seqs: number[] = [];
+    let rows = 0;
+    for (const [seq, n] of reader.getRowsJS() as [bigint | number | null, bigint | number][]) {
+      rows += Number(n);
+      if (seq !== null) seqs.push(Number(seq));
+    }
+    return { seqs, rows };
+  } catch (err) {
+    throw new SegmentError("ReadFailed", `${path}: cannot read segment: ${(err as Error).message}`, { cause: err, data: { path } });
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
 /** SHA-256 hex of a file, streamed. */
 export async function sha256File(path: string): Promise<string> {
   const h = createHash("sha256");
