@@ -16,20 +16,38 @@ import { fleetLanded, fleetRecords, runCli, userLine, vendorTree, walk } from ".
 
 afterAll(cleanupTempDirs);
 
-/**
- * A root whose Claude Code sessions each landed three files (collected, grown twice); with `reland`,
- * the second file of each also holds a copy of its session's first line (a re-land: a duplicate).
- */
-async function grownRoot(name: string, reland = false): Promise<{ dir: string; root: string; sources: string[]; collect: () => Promise<void> }> {
+/** A root the sample vendor tree was collected into; its Claude Code sessions' sources (`collect` collects again). */
+async function sampleRoot(name: string): Promise<{ dir: string; root: string; sources: string[]; collect: () => Promise<void> }> {
   const dir = tempDir(name);
   const tree = vendorTree(join(dir, "vendor"));
   const root = join(dir, "root");
   const collect = async () => expect((await runCli(["collect", "--root", root, ...tree.flags], { HOME: join(dir, "home") })).code).toBe(0);
   await collect();
-  const sources = walk(tree.claude).filter((f) => f.endsWith(".jsonl") && !f.includes("subagents"));
+  return { dir, root, sources: walk(tree.claude).filter((f) => f.endsWith(".jsonl") && !f.includes("subagents")), collect };
+}
+
+/** The session id of a Claude Code transcript (its last line's). */
+function sessionOf(source: string): string {
+  return (JSON.parse(readFileSync(source, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
+}
+
+/** The names (past the segment number) of the usage rollup beside a session's newest segment in a fleet. */
+function newestRollup(fleet: string, sid: string): string[] {
+  const keys = keysOf(fleet).filter((k) => k.includes(`/session=${sid}/`) && parseKey(k)?.kind === "segment-usage");
+  expect(keys.length, `${fleet}: no usage rollup of ${sid}`).toBeGreaterThan(0);
+  const newest = Math.max(...keys.map((k) => Number(/seg-(\d+)\./.exec(k)![1])));
+  return keys.filter((k) => k.includes(`seg-${String(newest).padStart(6, "0")}.`)).map((k) => k.slice(k.lastIndexOf(".usage."))).sort();
+}
+
+/**
+ * A root whose Claude Code sessions each landed three files (collected, grown twice); with `reland`,
+ * the second file of each also holds a copy of its session's first line (a re-land: a duplicate).
+ */
+async function grownRoot(name: string, reland = false): Promise<{ dir: string; root: string; sources: string[]; collect: () => Promise<void> }> {
+  const { dir, root, sources, collect } = await sampleRoot(name);
   for (const round of [1, 2]) {
     for (const [i, f] of sources.entries()) {
-      const sid = (JSON.parse(readFileSync(f, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
+      const sid = sessionOf(f);
       appendFileSync(f, userLine(sid, 1000 * round + i, `grown in round ${round}`));
       if (reland && round === 1) appendFileSync(f, `${readFileSync(f, "utf8").split("\n")[0]!}\n`);
     }
@@ -128,7 +146,7 @@ describe("push in batches", () => {
       const st = decodeUsageCarryState(readFileSync(f), f);
       writeFileSync(f, encodeUsageCarry(usageCarryRecords(st, f)));
     }
-    const sid = (JSON.parse(readFileSync(sources[0]!, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
+    const sid = sessionOf(sources[0]!);
     appendFileSync(sources[0]!, userLine(sid, 9000, "grown after the upgrade"));
     await collect();
     const downloads: string[] = [];
@@ -147,12 +165,7 @@ describe("push in batches", () => {
     // The grown directory's newest rollup: the bytes a one-push fleet of the same root holds.
     const other = join(dir, "fleet-whole");
     await push(localRoot(root), openStore(pathToFileURL(other).href), opts);
-    const rollupOf = (f: string) => {
-      const keys = keysOf(f).filter((k) => k.includes(`/session=${sid}/`) && parseKey(k)?.kind === "segment-usage");
-      const newest = Math.max(...keys.map((k) => Number(/seg-(\d+)\./.exec(k)![1])));
-      return keys.filter((k) => k.includes(`seg-${String(newest).padStart(6, "0")}.`)).map((k) => k.slice(k.lastIndexOf(".usage.")));
-    };
-    expect(rollupOf(fleet).sort()).toEqual(rollupOf(other).sort());
+    expect(newestRollup(fleet, sid)).toEqual(newestRollup(other, sid));
   }, 180_000);
 
   it("the index entries of files push.state lists as sent are not read; asked for one of them, the index is read whole", async () => {
@@ -211,13 +224,9 @@ describe("push in batches", () => {
     expect(st.sealed).toBe(false);
   }, 180_000);
   it("one message's usage copies split across batches: the usage is folded batch by batch, never counted whole, and the rollup is the one-batch push's", async () => {
-    const dir = tempDir("push-batches-split-message");
-    const tree = vendorTree(join(dir, "vendor"));
-    const root = join(dir, "root");
-    const collect = async () => expect((await runCli(["collect", "--root", root, ...tree.flags], { HOME: join(dir, "home") })).code).toBe(0);
-    await collect();
-    const source = walk(tree.claude).find((f) => f.endsWith(".jsonl") && !f.includes("subagents"))!;
-    const sid = (JSON.parse(readFileSync(source, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
+    const { dir, root, sources, collect } = await sampleRoot("push-batches-split-message");
+    const source = sources[0]!;
+    const sid = sessionOf(source);
     // Claude Code writes one line per content block of a message, each with the message's usage:
     // three copies of one message land in three files (three batches at batchBytes 1), a fourth
     // file starts with the last copy and goes on with another message.
@@ -237,9 +246,8 @@ describe("push in batches", () => {
     expect(await push(localRoot(root), openStore(pathToFileURL(batched).href), { ...opts, batchBytes: 1 })).toMatchObject({ problems: [] });
 
     // The session's directory: its rollup beside its newest segment, the bytes the one-batch push wrote.
-    const rollups = (fleet: string) => keysOf(fleet).filter((k) => k.includes(`/session=${sid}/`) && parseKey(k)?.kind === "segment-usage").map((k) => k.slice(k.lastIndexOf(".usage.")));
-    expect(rollups(batched).sort()).toEqual(rollups(whole).sort());
-    expect(rollups(batched).length).toBe(2);
+    expect(newestRollup(batched, sid)).toEqual(newestRollup(whole, sid));
+    expect(newestRollup(batched, sid).length).toBe(2);
     // Its carry grew a batch at a time (a chunk each), the split message held back to the batch
     // after it: counting everything at once would leave one chunk.
     const carries = walk(join(root, "_export", "usage")).filter((f) => !before.has(f));
@@ -249,13 +257,9 @@ describe("push in batches", () => {
   }, 180_000);
 
   it("push.state lost: the next push finds each segment taken, reads back which landed files it holds, and grows the directory's rollup a segment at a time", async () => {
-    const dir = tempDir("push-batches-lost-state");
-    const tree = vendorTree(join(dir, "vendor"));
-    const root = join(dir, "root");
-    const collect = async () => expect((await runCli(["collect", "--root", root, ...tree.flags], { HOME: join(dir, "home") })).code).toBe(0);
-    await collect();
-    const source = walk(tree.claude).find((f) => f.endsWith(".jsonl") && !f.includes("subagents"))!;
-    const sid = (JSON.parse(readFileSync(source, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
+    const { dir, root, sources, collect } = await sampleRoot("push-batches-lost-state");
+    const source = sources[0]!;
+    const sid = sessionOf(source);
     for (const round of [1, 2]) {
       appendFileSync(source, assistantLine(sid, round, `round${round}`, `answer ${round}`));
       await collect();
@@ -263,12 +267,7 @@ describe("push in batches", () => {
     const opts = { agent: "host-a", sealIdleSeconds: 86_400, fleetId: "f1", batchBytes: 1 };
     const fleet = join(dir, "fleet");
     const first = await push(localRoot(root), openStore(pathToFileURL(fleet).href), opts);
-    const rollupOf = () => {
-      const keys = keysOf(fleet).filter((k) => k.includes(`/session=${sid}/`) && parseKey(k)?.kind === "segment-usage");
-      const newest = Math.max(...keys.map((k) => Number(/seg-(\d+)\./.exec(k)![1])));
-      return keys.filter((k) => k.includes(`seg-${String(newest).padStart(6, "0")}.`)).map((k) => k.slice(k.lastIndexOf(".usage."))).sort();
-    };
-    const rollup = rollupOf();
+    const rollup = newestRollup(fleet, sid);
     const rows = await fleetLanded(fleet);
 
     rmSync(join(root, "push.state"));
@@ -277,7 +276,7 @@ describe("push in batches", () => {
     expect(again).toMatchObject({ segments: 0, rows: 0, problems: [] });
     expect(again.recovered).toBe(first.segments);
     expect(await fleetLanded(fleet)).toEqual(rows);
-    expect(rollupOf()).toEqual(rollup);
+    expect(newestRollup(fleet, sid)).toEqual(rollup);
     // The session's carry grew by each segment read back (a chunk each): three of its segments hold usage.
     const carries = walk(join(root, "_export", "usage")).map((f) => decodeUsageCarryState(readFileSync(f), f));
     const mine = carries.filter((st) => st.rollup.sessions.includes(sid));
@@ -288,7 +287,7 @@ describe("push in batches", () => {
   it("a push stopped between one runtime's segment and the next one's: the next push reads the uploaded segment back, no row is sent twice", async () => {
     const { dir, root, sources, collect } = await grownRoot("push-batches-mid");
     // One session grows in two runtimes at once: its transcript and its hook events.
-    const sid = (JSON.parse(readFileSync(sources[0]!, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
+    const sid = sessionOf(sources[0]!);
     for (let n = 0; n < 3; n++) {
       const event = { session_id: sid, transcript_path: sources[0], cwd: "/home/dev/p", hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command: `echo ${n}` } };
       expect((await runCli(["hook", "--root", root], {}, JSON.stringify(event))).code).toBe(0);
