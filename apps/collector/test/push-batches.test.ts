@@ -284,6 +284,31 @@ describe("push in batches", () => {
     expect(mine[0]!.chunks.length).toBeGreaterThanOrEqual(3);
   }, 180_000);
 
+  it("a carry whose records no longer check, needed because new usage meets the old: the rollup is counted from the store's segments, the push goes on", async () => {
+    const { dir, root, sources, collect } = await sampleRoot("push-batches-damaged-carry");
+    const source = sources[0]!;
+    const sid = sessionOf(source);
+    appendFileSync(source, assistantLine(sid, 1, "again01", "first answer"));
+    await collect();
+    const opts = { agent: "host-a", sealIdleSeconds: 86_400, fleetId: "f1" };
+    const fleet = join(dir, "fleet");
+    await push(localRoot(root), openStore(pathToFileURL(fleet).href), opts);
+    // A byte of the session's carry's records flipped: its state line still reads, its records do not check.
+    const carry = walk(join(root, "_export", "usage")).find((f) => decodeUsageCarryState(readFileSync(f), f).rollup.sessions.includes(sid))!;
+    const bytes = readFileSync(carry);
+    const at = bytes.indexOf(10) + 1 + Math.floor((bytes.length - bytes.indexOf(10) - 4) / 2);
+    bytes[at] = bytes[at] === 0x30 ? 0x31 : 0x30;
+    writeFileSync(carry, bytes);
+    expect(() => usageCarryRecords(decodeUsageCarryState(readFileSync(carry), carry), carry)).toThrow();
+    // Another copy of the same message: its usage key is the carry's, so the carry's records are needed.
+    appendFileSync(source, assistantLine(sid, 2, "again01", "second block"));
+    await collect();
+    expect(await push(localRoot(root), openStore(pathToFileURL(fleet).href), opts)).toMatchObject({ sessions: 1, segments: 1, problems: [] });
+    const other = join(dir, "fleet-whole");
+    await push(localRoot(root), openStore(pathToFileURL(other).href), opts);
+    expect(newestRollup(fleet, sid)).toEqual(newestRollup(other, sid));
+  }, 180_000);
+
   it("a push stopped between one runtime's segment and the next one's: the next push reads the uploaded segment back, no row is sent twice", async () => {
     const { dir, root, sources, collect } = await grownRoot("push-batches-mid");
     // One session grows in two runtimes at once: its transcript and its hook events.

@@ -419,6 +419,8 @@ interface Owed {
   held: UsageRecord[];
   records: UsageRecord[];
   whole: boolean;
+  /** The carry's records did not decode (a damaged carry): segments `since`.. are read back from the store. */
+  stored: boolean;
 }
 
 /**
@@ -438,11 +440,12 @@ function heldBack(records: readonly UsageRecord[]): number {
 /** A directory's debt from its first segment this push wrote (`seg`): from carry `seg - 1`'s state, when it reads. */
 function startOwed(root: string, store: ObjectStore, p: SessionPartition, seg: number, ev: typeof import("@lake/events/usage")): Owed {
   const state = seg === 0 ? ev.usageCarryState([]) : readCarry(carryFiles(root, store, p).at(seg - 1), ev)?.state;
-  return { p, seg, since: seg, state, held: [], records: [], whole: false };
+  return { p, seg, since: seg, state, held: [], records: [], whole: false, stored: false };
 }
 
 /** Add the usage records of a segment written to the directory. */
 function addOwed(o: Owed, records: readonly UsageRecord[], ev: typeof import("@lake/events/usage"), last = false): void {
+  if (o.stored) return;
   if (o.state === undefined) {
     for (const r of records) o.records.push(r);
     return;
@@ -456,16 +459,25 @@ function addOwed(o: Owed, records: readonly UsageRecord[], ev: typeof import("@l
     o.state = grown;
     return;
   }
-  // They meet earlier records: from here every record is kept and counted once, at the end.
-  o.records = ev.usageCarryRecords(o.state, segmentKey(o.p, o.since)).concat(fold, o.held);
+  // They meet earlier records: from here every record is kept and counted once, at the end —
+  // unless the carry's do not decode: then the store's copies of this push's segments are counted.
+  let before: UsageRecord[] | undefined;
+  try {
+    before = ev.usageCarryRecords(o.state, segmentKey(o.p, o.since));
+  } catch {
+    before = undefined;
+  }
+  o.records = before === undefined ? [] : before.concat(fold, o.held);
   o.held = [];
-  o.whole = true;
+  o.whole = before !== undefined;
+  o.stored = before === undefined;
   o.state = undefined;
 }
 
 /** What putSegmentRollup counts for the directory: the folded state (its held records added), or the records. */
 function owedCount(o: Owed, ev: typeof import("@lake/events/usage")): Counted {
   if (o.state !== undefined && o.held.length > 0) addOwed(o, [], ev, true);
+  if (o.stored) return { since: o.since, stored: true };
   if (o.state !== undefined) return { since: o.since, state: o.state };
   return o.whole ? { since: o.since, state: ev.usageCarryState(o.records) } : { since: o.since, records: o.records };
 }
@@ -474,7 +486,7 @@ function owedCount(o: Owed, ev: typeof import("@lake/events/usage")): Counted {
  * What a rollup counts past carry `since - 1`: this push's usage records of segments `since`..,
  * or the carry state of every record of the directory up to the rollup's segment.
  */
-type Counted = { readonly since: number; readonly records: UsageRecord[] } | { readonly since: number; readonly state: UsageCarryState };
+type Counted = { readonly since: number; readonly records: UsageRecord[] } | { readonly since: number; readonly state: UsageCarryState } | { readonly since: number; readonly stored: true };
 
 /** Whether any runtime directory of the session's current part has `_SEALED` in the store. */
 async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionPushState, fleetId: string, agent: string): Promise<boolean> {
@@ -490,8 +502,9 @@ async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionP
  * `_export/usage/` of the local root for the next one (@lake/events' carry with its state: the
  * rollup, its records' identity hashes, and the records themselves). Rollup `seq` continues from
  * carry `since - 1` with the records of segments `since..seq` — `counted.records`, the usage
- * records of the rows this push wrote there, or segment `seq` downloaded when `counted` is
- * undefined (`since` = `seq`); or it is `counted.state`, folded as the push went (Owed). When those records cannot meet the earlier ones in countUsage (new
+ * records of the rows this push wrote there, or those segments downloaded (`counted.stored`; or
+ * `counted` undefined: segment `seq` alone, `since` = `seq`); or it is `counted.state`, folded as the
+ * push went (Owed). When those records cannot meet the earlier ones in countUsage (new
  * record ids and usage keys, no running total: continueUsageRollup), the carry's rows are neither
  * decoded nor counted again — only added to — so a push of a long session costs what it adds, not
  * the session's history; otherwise every record is counted. Without that carry (a push stopped
@@ -546,12 +559,16 @@ async function putSegmentRollup(
     const prev = folded !== undefined ? undefined : since === 0 ? { state: ev.usageCarryState([]), records: () => [] } : readCarry(carries.at(since - 1), ev);
     let next = folded;
     if (next === undefined) {
-      // The records past the carry: this push's, or segment `seq` as the store holds it.
+      // The records past the carry: this push's, or segments `since`..`seq` as the store holds them.
       let now = added;
       if (now === undefined) {
-        const f = await download(seq);
-        if (f === undefined) return;
-        now = await read([f]);
+        const files: string[] = [];
+        for (let i = since; i <= seq; i++) {
+          const f = await download(i);
+          if (f === undefined) return;
+          files.push(f);
+        }
+        now = await read(files);
         if (now === undefined) return;
       }
       if (prev?.state !== undefined) next = ev.growUsageCarry(prev.state, now);
