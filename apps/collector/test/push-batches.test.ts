@@ -256,7 +256,7 @@ describe("push in batches", () => {
     expect(mine[0]!.chunks.length).toBeGreaterThanOrEqual(3);
   }, 180_000);
 
-  it("push.state lost: the next push finds each segment taken, reads back which landed files it holds, and grows the directory's rollup a segment at a time", async () => {
+  it("push.state lost: the next push finds each segment taken, reads back which landed files and usage it holds, and writes the directory's rollup once, grown a segment at a time", async () => {
     const { dir, root, sources, collect } = await sampleRoot("push-batches-lost-state");
     const source = sources[0]!;
     const sid = sessionOf(source);
@@ -268,6 +268,9 @@ describe("push in batches", () => {
     const fleet = join(dir, "fleet");
     const first = await push(localRoot(root), openStore(pathToFileURL(fleet).href), opts);
     const rollup = newestRollup(fleet, sid);
+    const rollupKeys = () => keysOf(fleet).filter((k) => k.includes(`/session=${sid}/`) && parseKey(k)?.kind === "segment-usage").sort();
+    const written = rollupKeys();
+    expect(written.length).toBe(2);
     const rows = await fleetLanded(fleet);
 
     rmSync(join(root, "push.state"));
@@ -277,6 +280,8 @@ describe("push in batches", () => {
     expect(again.recovered).toBe(first.segments);
     expect(await fleetLanded(fleet)).toEqual(rows);
     expect(newestRollup(fleet, sid)).toEqual(rollup);
+    // One rollup, beside the newest segment (none beside the segments before it), as the first push wrote.
+    expect(rollupKeys()).toEqual(written);
     // The session's carry grew by each segment read back (a chunk each): three of its segments hold usage.
     const carries = walk(join(root, "_export", "usage")).map((f) => decodeUsageCarryState(readFileSync(f), f));
     const mine = carries.filter((st) => st.rollup.sessions.includes(sid));

@@ -218,18 +218,20 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
               } else if (r.status === "conflict") {
                 // The key is taken: an earlier push wrote it and stopped before saving its state.
                 // Read it back; its landed files count as sent, and what is left goes to the next key.
-                const have = await segmentLandedSeqs(store, key, tmp);
+                // Its usage as the store holds it is owed to the directory's rollup as a written
+                // segment's is (the push that wrote it may have stopped before its rollup: one named
+                // by the same bytes is left as it is).
+                const have = await storedSegment(store, key, tmp, runtime);
                 st.next_seg[runtime] = seg + 1;
                 st.segments[runtime] = (st.segments[runtime] ?? 0) + 1;
                 st.rows[runtime] = (st.rows[runtime] ?? 0) + have.rows;
                 summary.recovered++;
                 pending = pending.filter((l) => !have.seqs.has(l.landed_seq));
-                // What this push owed the directory is counted from the store from here on (its
-                // carry stops before this segment).
-                owed.delete(runtime);
-                // The push that wrote it may have stopped before its rollup: written again (named by
-                // its bytes, so an existing one is left as it is) unless a next segment follows.
-                if (pending.length === 0) await putSegmentRollup(store, local.root, p, seg, undefined, tmp, !sealing);
+                let o = owed.get(runtime);
+                if (!o) owed.set(runtime, (o = startOwed(local.root, store, p, seg, ev)));
+                o.seg = seg;
+                if (have.usage !== undefined) addOwed(o, have.usage, ev);
+                else fromStore(o);
               } else {
                 throw new CollectorError("Store", `${store.url}/${key}: upload outcome unknown (${String((r.cause as Error)?.message ?? r.cause)}); run push again`);
               }
@@ -419,7 +421,7 @@ interface Owed {
   held: UsageRecord[];
   records: UsageRecord[];
   whole: boolean;
-  /** The carry's records did not decode (a damaged carry): segments `since`.. are read back from the store. */
+  /** The carry's records did not decode (a damaged carry), or a segment found in the store did not read: segments `since`.. are read back from the store. */
   stored: boolean;
 }
 
@@ -461,17 +463,25 @@ function addOwed(o: Owed, records: readonly UsageRecord[], ev: typeof import("@l
   }
   // They meet earlier records: from here every record is kept and counted once, at the end —
   // unless the carry's do not decode: then the store's copies of this push's segments are counted.
-  let before: UsageRecord[] | undefined;
+  let before: UsageRecord[];
   try {
     before = ev.usageCarryRecords(o.state, segmentKey(o.p, o.since));
   } catch {
-    before = undefined;
+    fromStore(o);
+    return;
   }
-  o.records = before === undefined ? [] : before.concat(fold, o.held);
+  o.records = before.concat(fold, o.held);
   o.held = [];
-  o.whole = before !== undefined;
-  o.stored = before === undefined;
+  o.whole = true;
   o.state = undefined;
+}
+
+/** The directory's rollup is counted from the store's segments `since`.. when it is written (nothing kept meanwhile). */
+function fromStore(o: Owed): void {
+  o.stored = true;
+  o.state = undefined;
+  o.records = [];
+  o.held = [];
 }
 
 /** What putSegmentRollup counts for the directory: the folded state (its held records added), or the records. */
@@ -483,8 +493,9 @@ function owedCount(o: Owed, ev: typeof import("@lake/events/usage")): Counted {
 }
 
 /**
- * What a rollup counts past carry `since - 1`: this push's usage records of segments `since`..,
- * or the carry state of every record of the directory up to the rollup's segment.
+ * What a rollup counts past carry `since - 1`: the usage records of segments `since`.. (this push's,
+ * or those segments as the store holds them: `stored`), or the carry state of every record of the
+ * directory up to the rollup's segment.
  */
 type Counted = { readonly since: number; readonly records: UsageRecord[] } | { readonly since: number; readonly state: UsageCarryState } | { readonly since: number; readonly stored: true };
 
@@ -502,9 +513,8 @@ async function sealedInStore(store: ObjectStore, sessionId: string, st: SessionP
  * `_export/usage/` of the local root for the next one (@lake/events' carry with its state: the
  * rollup, its records' identity hashes, and the records themselves). Rollup `seq` continues from
  * carry `since - 1` with the records of segments `since..seq` — `counted.records`, the usage
- * records of the rows this push wrote there, or those segments downloaded (`counted.stored`; or
- * `counted` undefined: segment `seq` alone, `since` = `seq`); or it is `counted.state`, folded as the
- * push went (Owed). When those records cannot meet the earlier ones in countUsage (new
+ * records of the segments this push wrote or found there, or those segments downloaded
+ * (`counted.stored`); or it is `counted.state`, folded as the push went (Owed). When those records cannot meet the earlier ones in countUsage (new
  * record ids and usage keys, no running total: continueUsageRollup), the carry's rows are neither
  * decoded nor counted again — only added to — so a push of a long session costs what it adds, not
  * the session's history; otherwise every record is counted. Without that carry (a push stopped
@@ -518,16 +528,14 @@ async function putSegmentRollup(
   root: string,
   p: SessionPartition,
   seq: number,
-  counted: Counted | undefined,
+  counted: Counted,
   tmp: string,
   keepCarry = true,
 ): Promise<void> {
-  const since = counted?.since ?? seq;
+  const since = counted.since;
   const carries = carryFiles(root, store, p);
   const { readUsageRecords, usageRollupBodies, checkContentHash, isSegmentError } = await import("@lake/segments");
   const ev = await import("@lake/events/usage");
-  // A carry is written only once its rollup is uploaded: one for `seq` means this rollup is there.
-  if (counted === undefined && readCarry(carries.at(seq), ev) !== undefined) return;
   // Downloads go to a directory of their own, made only when one is needed.
   const dir = join(tmp, `rollup-${randomBytes(4).toString("hex")}`);
   let made = false;
@@ -554,8 +562,8 @@ async function putSegmentRollup(
       }
     };
     // Folded already (every record of the directory), or this push's records (or none) to count with the earlier ones.
-    const folded = counted !== undefined && "state" in counted ? counted.state : undefined;
-    const added = counted !== undefined && "records" in counted ? counted.records : undefined;
+    const folded = "state" in counted ? counted.state : undefined;
+    const added = "records" in counted ? counted.records : undefined;
     const prev = folded !== undefined ? undefined : since === 0 ? { state: ev.usageCarryState([]), records: () => [] } : readCarry(carries.at(since - 1), ev);
     let next = folded;
     if (next === undefined) {
@@ -678,13 +686,26 @@ async function putQuarantine(store: ObjectStore, agent: string, r: FleetRow): Pr
   return res.status === "written" ? 1 : 0;
 }
 
-async function segmentLandedSeqs(store: ObjectStore, key: string, tmp: string): Promise<{ seqs: Set<number>; rows: number }> {
+/**
+ * A segment found already in the store, downloaded: the landed files it holds rows of, its row
+ * count, and its usage records (undefined when it does not check or read: its directory's rollup
+ * is then left to what the store gives when it is written).
+ */
+async function storedSegment(store: ObjectStore, key: string, tmp: string, runtime: string): Promise<{ seqs: Set<number>; rows: number; usage: UsageRecord[] | undefined }> {
   const path = join(tmp, `existing-${randomBytes(4).toString("hex")}.parquet`);
   await store.download(key, path);
   try {
-    const { readLandedSeqs } = await import("@lake/segments");
+    const { readLandedSeqs, readUsageRecords, checkContentHash, isSegmentError } = await import("@lake/segments");
     const { seqs, rows } = await readLandedSeqs(path);
-    return { seqs: new Set(seqs), rows };
+    let usage: UsageRecord[] | undefined;
+    if (checkContentHash(path).status === "ok") {
+      try {
+        usage = await readUsageRecords([{ path, layout: "bronze", runtime }], { label: key });
+      } catch (e) {
+        if (!isSegmentError(e)) throw e;
+      }
+    }
+    return { seqs: new Set(seqs), rows, usage };
   } finally {
     rmSync(path, { force: true });
   }
