@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore, parseKey } from "@lake/layout";
 import { readIndex } from "@lake/store";
-import { decodeUsageCarryState, encodeUsageCarry, usageCarryRecords } from "@lake/events/usage";
+import { decodeUsageCarryState, encodeUsageCarry, usageCarryRecords, type UsageCarryState } from "@lake/events/usage";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { localRoot } from "../src/internal/local-root.js";
 import { push } from "../src/internal/push.js";
@@ -31,12 +31,27 @@ function sessionOf(source: string): string {
   return (JSON.parse(readFileSync(source, "utf8").trimEnd().split("\n").pop()!) as { sessionId: string }).sessionId;
 }
 
+/** A session's usage rollup objects in a fleet, as keys (sorted). */
+function rollupKeys(fleet: string, sid: string): string[] {
+  return keysOf(fleet).filter((k) => k.includes(`/session=${sid}/`) && parseKey(k)?.kind === "segment-usage").sort();
+}
+
 /** The names (past the segment number) of the usage rollup beside a session's newest segment in a fleet. */
 function newestRollup(fleet: string, sid: string): string[] {
-  const keys = keysOf(fleet).filter((k) => k.includes(`/session=${sid}/`) && parseKey(k)?.kind === "segment-usage");
+  const keys = rollupKeys(fleet, sid);
   expect(keys.length, `${fleet}: no usage rollup of ${sid}`).toBeGreaterThan(0);
   const newest = Math.max(...keys.map((k) => Number(/seg-(\d+)\./.exec(k)![1])));
   return keys.filter((k) => k.includes(`seg-${String(newest).padStart(6, "0")}.`)).map((k) => k.slice(k.lastIndexOf(".usage."))).sort();
+}
+
+/** The one carry of the root's that counts a session's usage (its file; those in `except` left out), decoded. */
+function sessionCarry(root: string, sid: string, except: ReadonlySet<string> = new Set()): { file: string; state: UsageCarryState } {
+  const found = walk(join(root, "_export", "usage"))
+    .filter((f) => !except.has(f))
+    .map((file) => ({ file, state: decodeUsageCarryState(readFileSync(file), file) }))
+    .filter((c) => c.state.rollup.sessions.includes(sid));
+  expect(found.length, `carries of ${sid}`).toBe(1);
+  return found[0]!;
 }
 
 /**
@@ -250,10 +265,7 @@ describe("push in batches", () => {
     expect(newestRollup(batched, sid).length).toBe(2);
     // Its carry grew a batch at a time (a chunk each), the split message held back to the batch
     // after it: counting everything at once would leave one chunk.
-    const carries = walk(join(root, "_export", "usage")).filter((f) => !before.has(f));
-    const mine = carries.map((f) => decodeUsageCarryState(readFileSync(f), f)).filter((st) => st.rollup.sessions.includes(sid));
-    expect(mine.length).toBe(1);
-    expect(mine[0]!.chunks.length).toBeGreaterThanOrEqual(3);
+    expect(sessionCarry(root, sid, before).state.chunks.length).toBeGreaterThanOrEqual(3);
   }, 180_000);
 
   it("push.state lost: the next push finds each segment taken, reads back which landed files and usage it holds, and writes the directory's rollup once, grown a segment at a time", async () => {
@@ -268,8 +280,7 @@ describe("push in batches", () => {
     const fleet = join(dir, "fleet");
     const first = await push(localRoot(root), openStore(pathToFileURL(fleet).href), opts);
     const rollup = newestRollup(fleet, sid);
-    const rollupKeys = () => keysOf(fleet).filter((k) => k.includes(`/session=${sid}/`) && parseKey(k)?.kind === "segment-usage").sort();
-    const written = rollupKeys();
+    const written = rollupKeys(fleet, sid);
     expect(written.length).toBe(2);
     const rows = await fleetLanded(fleet);
 
@@ -281,12 +292,9 @@ describe("push in batches", () => {
     expect(await fleetLanded(fleet)).toEqual(rows);
     expect(newestRollup(fleet, sid)).toEqual(rollup);
     // One rollup, beside the newest segment (none beside the segments before it), as the first push wrote.
-    expect(rollupKeys()).toEqual(written);
+    expect(rollupKeys(fleet, sid)).toEqual(written);
     // The session's carry grew by each segment read back (a chunk each): three of its segments hold usage.
-    const carries = walk(join(root, "_export", "usage")).map((f) => decodeUsageCarryState(readFileSync(f), f));
-    const mine = carries.filter((st) => st.rollup.sessions.includes(sid));
-    expect(mine.length).toBe(1);
-    expect(mine[0]!.chunks.length).toBeGreaterThanOrEqual(3);
+    expect(sessionCarry(root, sid).state.chunks.length).toBeGreaterThanOrEqual(3);
   }, 180_000);
 
   it("a carry whose records no longer check, needed because new usage meets the old: the rollup is counted from the store's segments, the push goes on", async () => {
@@ -299,7 +307,7 @@ describe("push in batches", () => {
     const fleet = join(dir, "fleet");
     await push(localRoot(root), openStore(pathToFileURL(fleet).href), opts);
     // A byte of the session's carry's records flipped: its state line still reads, its records do not check.
-    const carry = walk(join(root, "_export", "usage")).find((f) => decodeUsageCarryState(readFileSync(f), f).rollup.sessions.includes(sid))!;
+    const carry = sessionCarry(root, sid).file;
     const bytes = readFileSync(carry);
     const at = bytes.indexOf(10) + 1 + Math.floor((bytes.length - bytes.indexOf(10) - 4) / 2);
     bytes[at] = bytes[at] === 0x30 ? 0x31 : 0x30;

@@ -135,13 +135,13 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
     // Per runtime directory: the segments written since its last rollup, and what their usage
     // records count to so far (Owed).
     const owed = new Map<string, Owed>();
+    const ev = await import("@lake/events/usage");
     const payOwed = async (): Promise<void> => {
       for (const [runtime, o] of owed) {
         await putSegmentRollup(store, local.root, o.p, o.seg, owedCount(o, ev), tmp, !sealing);
         owed.delete(runtime);
       }
     };
-    const ev = await import("@lake/events/usage");
     // A later batch that did not read: the session is not sealed (its files are not all sent).
     let stopped = false;
     // The segment counters as the batch under way found them: a push that stops inside a batch
