@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
@@ -112,6 +112,26 @@ describe("segments", () => {
       for (const f of [`rows-${layout}.parquet`, `lines-${layout}.parquet`, `bytes-${layout}.parquet`]) expect(await sameFile(ref, join(dir, f))).toEqual({ schema: true, rows: 40, differing: 0 });
       expect(readFileSync(join(dir, `bytes-${layout}.parquet`)).equals(readFileSync(join(dir, `lines-${layout}.parquet`)))).toBe(true);
     }
+  });
+
+  it("writes a rows file of many buffers (written while the next fills) as the Appender writes the rows, and waits for them when a row is refused", async () => {
+    const dir = tempDir("seg");
+    // ~20 MB of lines: five buffers and more, so writes wait for room and buffers are filled again.
+    const input = rows(4000).map((r, i) => ({ ...r, text: `${i} ${"abcdefghij".repeat(500)}` }));
+    const ref = join(dir, "ref.parquet");
+    await appenderReference(ref, input, "compacted");
+    const lines: RecordLine[] = input.map((r) => ({ json: Buffer.from(JSON.stringify(r)), tsMs: Date.parse(r.ts!), landed_seq: r.landed_seq, landed_row: r.landed_row }));
+    const w = await SegmentWriter.open();
+    try {
+      await w.writeLines(join(dir, "many.parquet"), lines, "compacted", { agent: "host-a" });
+      // A line with no agent past the first buffers: refused, naming the column; the rows file is gone.
+      const refused = lines.map((l, i) => (i === 3000 ? l : { ...l, agent: "host-a" }));
+      await expect(w.writeLines(join(dir, "refused.parquet"), refused, "compacted")).rejects.toSatisfy((e: unknown) => isSegmentError(e) && /refused\.parquet: .*column agent/.test((e as Error).message));
+    } finally {
+      w.close();
+    }
+    expect(await sameFile(ref, join(dir, "many.parquet"))).toEqual({ schema: true, rows: 4000, differing: 0 });
+    expect(readdirSync(dir).sort()).toEqual(["many.parquet", "ref.parquet"]);
   });
 
   it("usageRollupOf gives the bytes writeUsageRollupOf writes, named as it names them", () => {

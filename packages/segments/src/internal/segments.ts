@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, createReadStream, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, openSync, rmSync, write } from "node:fs";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { COLUMNS, COMPACTED_COLUMNS, SEGMENT_COLUMNS, duckdbType, rowToRecord, type Column } from "@lake/events/columns";
 import type { CanonicalRecord } from "@lake/events/record";
@@ -310,8 +310,8 @@ export class SegmentWriter {
     try {
       let longest = 0;
       const fd = openSync(rowsFile, "wx");
+      const out = new RowsBuffer(fd);
       try {
-        const out = new RowsBuffer(fd);
         for (const line of lines) {
           let a = "";
           if (withAgent) {
@@ -330,9 +330,12 @@ export class SegmentWriter {
           out.ascii("}\n");
           if (out.size - start > longest) longest = out.size - start;
           count++;
+          if (out.busy) await out.room();
         }
-        out.flush();
+        await out.end();
       } finally {
+        // A write still under way (the loop threw) finishes before its file descriptor is closed.
+        await out.settled();
         closeSync(fd);
       }
       let sql = this.#sql.get(layout);
@@ -370,25 +373,30 @@ export class SegmentWriter {
 }
 
 /**
- * The rows file's bytes, gathered in one buffer and written to `fd` each time it holds ROWS_CHUNK
- * bytes: text is encoded into it and a landed line's bytes copied in as they are (no string is made
- * of them).
+ * The rows file's bytes, gathered in a buffer of ROWS_CHUNK bytes: text is encoded into it and a
+ * landed line's bytes copied in as they are (no string is made of them). A full buffer is written
+ * at its place in the file on libuv's thread pool while the next one fills (the copy into the page
+ * cache is not the main thread's): at most ROWS_WRITES writes are under way, `room()` waits for the
+ * oldest past that, and `end()` for all of them.
  */
 class RowsBuffer {
-  #buf = Buffer.allocUnsafe(ROWS_CHUNK);
+  #buf: Buffer = Buffer.allocUnsafe(ROWS_CHUNK);
   #at = 0;
-  /** Bytes given so far (written or held). */
+  /** Buffers whose write finished, to fill again. */
+  #spare: Buffer[] = [];
+  /** Writes under way, oldest first. */
+  #writes: Promise<void>[] = [];
+  #failed: { e: unknown } | undefined;
+  /** Bytes given so far (written, being written or held). */
   size = 0;
   constructor(private readonly fd: number) {}
 
   text(s: string): void {
     // A UTF-16 unit is at most 3 bytes of UTF-8.
     if (this.#at + s.length * 3 > this.#buf.length) {
-      this.flush();
+      this.#send();
       if (s.length * 3 > this.#buf.length) {
-        const b = Buffer.from(s, "utf8");
-        writeAll(this.fd, b);
-        this.size += b.length;
+        this.#write(Buffer.from(s, "utf8"));
         return;
       }
     }
@@ -407,12 +415,12 @@ class RowsBuffer {
     this.size += s.length;
   }
 
+  /** A landed line's bytes: copied in, or written as they are when longer than a buffer (they must not change until `end()`). */
   bytes(b: Uint8Array): void {
     if (this.#at + b.length > this.#buf.length) {
-      this.flush();
+      this.#send();
       if (b.length > this.#buf.length) {
-        writeAll(this.fd, b);
-        this.size += b.length;
+        this.#write(b);
         return;
       }
     }
@@ -421,16 +429,65 @@ class RowsBuffer {
     this.size += b.length;
   }
 
-  flush(): void {
-    if (this.#at > 0) writeAll(this.fd, this.#buf.subarray(0, this.#at));
+  /** ROWS_WRITES writes are under way: wait for `room()` before giving more. */
+  get busy(): boolean {
+    return this.#writes.length >= ROWS_WRITES;
+  }
+
+  /** Resolves when fewer than ROWS_WRITES writes are under way (rejects with a write's failure). */
+  async room(): Promise<void> {
+    while (this.#writes.length >= ROWS_WRITES) await this.#writes[0];
+    if (this.#failed) throw this.#failed.e;
+  }
+
+  /** Write what is held and wait for every write (rejects with the first failure). */
+  async end(): Promise<void> {
+    this.#send();
+    await Promise.all(this.#writes);
+    if (this.#failed) throw this.#failed.e;
+  }
+
+  /** Resolves when no write is under way (whatever their outcome). */
+  async settled(): Promise<void> {
+    await Promise.all(this.#writes);
+  }
+
+  /** Hand the held bytes to a write and fill a spare buffer (a new one when none is free). */
+  #send(): void {
+    if (this.#at === 0) return;
+    const full = this.#buf;
+    const held = this.#at;
+    this.#buf = this.#spare.pop() ?? Buffer.allocUnsafe(ROWS_CHUNK);
     this.#at = 0;
+    this.size -= held;
+    this.#write(full.subarray(0, held), full);
+  }
+
+  /** Write `b` at the file's offset `size` (then past it); `owner`, the buffer it is part of, is a spare once written. */
+  #write(b: Uint8Array, owner?: Buffer): void {
+    const at = this.size;
+    this.size += b.length;
+    const w = writeAllAt(this.fd, b, at).then(
+      () => {
+        if (owner) this.#spare.push(owner);
+      },
+      (e: unknown) => void (this.#failed ??= { e }),
+    );
+    const done = w.finally(() => this.#writes.splice(this.#writes.indexOf(done), 1));
+    this.#writes.push(done);
   }
 }
 
-/** Write all of `buf` at `fd`'s position: a write may take fewer bytes than it is given. */
-function writeAll(fd: number, buf: Uint8Array): void {
-  for (let at = 0; at < buf.length; ) at += writeSync(fd, buf, at, buf.length - at);
+/** Write all of `buf` at `position` of `fd` on the thread pool: a write may take fewer bytes than it is given. */
+async function writeAllAt(fd: number, buf: Uint8Array, position: number): Promise<void> {
+  for (let at = 0; at < buf.length; ) {
+    const n = await new Promise<number>((done, fail) => write(fd, buf, at, buf.length - at, position + at, (e, written) => (e ? fail(e) : done(written))));
+    at += n;
+  }
 }
+
+/** Writes of the rows file under way at once (each of a ROWS_CHUNK buffer). */
+const ROWS_WRITES = 2;
 
 const ESCAPE_U = Buffer.from("\\u", "latin1");
 
