@@ -27,7 +27,7 @@ const BUDGET = ["--max-delta-bytes", "65536"];
  * work a push rerun redoes (see pushChain).
  */
 const COLLECT_GAP = 100;
-const PUSH_GAP = 9;
+const PUSH_GAP = 15;
 /** A session with nothing new still takes 3 steps (lock, chain lock, chain unlock). */
 const NOOP_STEPS = 3;
 
@@ -127,18 +127,20 @@ async function collectChain(w: Worker): Promise<void> {
 
 /**
  * push, killed again and again until a run finishes by itself; segments checked after every run.
- * A rerun first redoes what its killed run did after its last state save (up to four sessions are
- * in flight, about six steps each), so the next kill is drawn from 1 to 2 × (PUSH_GAP + that
- * redo): some land in the redo (recovery: segments found under their keys), and a run makes
- * PUSH_GAP steps of progress on average whatever the interleaving. Drawn from 1 to 2 × PUSH_GAP
- * alone, a run often died in its redo and a first push took some 200 runs.
+ * A rerun first redoes what its killed run did after its last state save (push.state is saved
+ * about once a second, so in a short run that is all it did; its uploaded segments are found under
+ * their keys), so a quarter of the kills are drawn inside that redo (recovery) and the rest from 1
+ * to 2 × PUSH_GAP steps past it: a run makes PUSH_GAP steps of progress on average whatever the
+ * interleaving and however seldom the state is saved. Drawn from 1 to 2 × PUSH_GAP alone, a run
+ * often died in its redo and a first push took some 200 runs; from 1 to 2 × (PUSH_GAP + redo), the
+ * stride grew with the redo and a chain of runs that never saved ended after a few kills.
  */
 async function pushChain(w: Worker): Promise<void> {
   let redo = 0;
   for (let i = 0; ; i++) {
     expect(i, `${w.name}: push chain makes no progress`).toBeLessThan(200);
     const steps = join(w.dir, `steps-${w.runs++}`);
-    const killAt = 1 + Math.floor(w.next() * 2 * (PUSH_GAP + redo));
+    const killAt = redo > 0 && w.next() < 0.25 ? 1 + Math.floor(w.next() * redo) : redo + 1 + Math.floor(w.next() * 2 * PUSH_GAP);
     const r = await runCli(["push", "--root", w.root, "--store", `file://${w.fleet}`, "--agent", "host-k", "--seal-idle", "0", "--fleet-id", "fk", "--json"], {
       ...w.env,
       LAKE_TEST_KILL_AT: String(killAt),

@@ -1,6 +1,7 @@
-// A push that seals many idle sessions (the first push after a quiet day, when nothing was sent)
-// saves push.state at its own pace, not once per seal: a seal needs only its own session's sent
-// files saved before its _SEALED goes up. Saves are counted by the durable step each one reports.
+// A push that seals many sessions — idle ones with nothing new (the first push after a quiet day),
+// or ones it has just sent (a first push) — saves push.state at its own pace, not once per seal: a
+// seal needs only its own session's sent files saved before its _SEALED goes up. Saves are counted
+// by the durable step each one reports.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -40,6 +41,36 @@ describe("a push that seals many idle sessions", { timeout: 120_000 }, () => {
     expect(ids.every((id) => sessions[id]?.sealed === true)).toBe(true);
 
     const again = await push(["--seal-idle", "0"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ sessions: 0, sealed: 0, segments: 0 });
+  });
+
+  it("a first push that sends and seals every session: the seals wait for the next save, so push.state is saved about once a second, not once per session", async () => {
+    const dir = tempDir("seal-many");
+    const { projects, ids } = claudeSessions(join(dir, "vendor"), N, 7, 12);
+    const root = join(dir, "root");
+    const fleet = join(dir, "fleet");
+    const env = { HOME: join(dir, "home") };
+    const collected = await runCli(["collect", "--root", root, "--sources-only", "--source", `claude-code=${projects}`, "--json"], env);
+    expect(collected.code, collected.stderr).toBe(0);
+    const steps = join(dir, "steps-send-seal");
+    const t0 = Date.now();
+    const first = await runCli(["push", "--root", root, "--store", `file://${fleet}`, "--agent", "host-s", "--seal-idle", "0", "--json"], { ...env, LAKE_TEST_STEPS: steps });
+    const seconds = Math.ceil((Date.now() - t0) / 1000);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ sessions: N, sealed: N, segments: N });
+    const names = readFileSync(steps, "utf8").split("\n").filter(Boolean).map((l) => l.slice(l.indexOf(" ") + 1));
+    expect(names.filter((s) => s === "push:sealed")).toHaveLength(N);
+    // One save a second at most while it sends, then one letting the last seals go and one after them.
+    expect(names.filter((s) => s === "push:state-saved").length).toBeLessThanOrEqual(2 + seconds);
+    // No seal before the first save (a session's sent files are saved before its _SEALED goes up).
+    expect(names.indexOf("push:sealed")).toBeGreaterThan(names.indexOf("push:state-saved"));
+    expect(walk(fleet).filter((f) => f.endsWith("/_SEALED"))).toHaveLength(N);
+    const state = JSON.parse(readFileSync(join(root, "push.state"), "utf8")) as { receivers: Record<string, { sessions: Record<string, { sealed: boolean; files: Record<string, string> }> }> };
+    const sessions = Object.values(state.receivers)[0]!.sessions;
+    expect(ids.every((id) => sessions[id]?.sealed === true && Object.keys(sessions[id]!.files).length > 0)).toBe(true);
+
+    const again = await runCli(["push", "--root", root, "--store", `file://${fleet}`, "--agent", "host-s", "--seal-idle", "0", "--json"], env);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ sessions: 0, sealed: 0, segments: 0 });
   });

@@ -77,10 +77,21 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
   // of a session.
   // A seal needs its own session's sent files saved first, no more: `sentUnsaved` holds the sessions that
   // sent something since the last save, so a push that seals many idle sessions (the first push
-  // after a quiet day) saves push.state at its pace, not once per seal.
+  // after a quiet day) saves push.state at its pace, not once per seal. A session that sent and is
+  // due for its seal waits for the next save (`saved()`: at most a second away, or the end), on a
+  // task of its own (`seals`), not in flight: one save lets the seals of every session sent since go.
   let unsaved = false;
   let savedAt = Date.now();
   const sentUnsaved = new Set<string>();
+  let released: Promise<boolean> | undefined;
+  let release: ((go: boolean) => void) | undefined;
+  /** Resolves true at the next save, false when the push leaves without one (an error): its seals are not written. */
+  const saved = (): Promise<boolean> => (released ??= new Promise<boolean>((go) => (release = go)));
+  const letSealsGo = (go: boolean): void => {
+    const r = release;
+    released = release = undefined;
+    r?.(go);
+  };
   const save = (force: boolean): void => {
     if (!unsaved || (!force && Date.now() - savedAt < SAVE_EVERY_MS)) return;
     writePushState(local.root, state);
@@ -88,6 +99,20 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
     savedAt = Date.now();
     unsaved = false;
     sentUnsaved.clear();
+    letSealsGo(true);
+  };
+  const seals = new Set<Promise<void>>();
+  // A save may let many seals go at once: SEALS_AT_ONCE of them write at a time.
+  const writing = new Set<Promise<void>>();
+  const inTurn = async (seal: () => Promise<void>): Promise<void> => {
+    while (writing.size >= SEALS_AT_ONCE) await Promise.race(writing).catch(() => undefined);
+    const w: Promise<void> = seal().finally(() => writing.delete(w));
+    writing.add(w);
+    await w;
+  };
+  let failure: { e: unknown } | undefined;
+  const rethrow = (): void => {
+    if (failure !== undefined) throw failure.e;
   };
   // A session's landed files are read (and checked) while earlier sessions' segments are written
   // and uploaded: the next session to look at is read ahead once, when a segment write starts.
@@ -262,21 +287,30 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         // What was sent is saved before the seal: a rerun must never find its own _SEALED over
         // files push.state does not list (it would send them again, to the next part).
         recv.sessions[sessionId] = st;
-        if (sentUnsaved.has(sessionId)) save(true);
-        for (const runtime of Object.keys(st.next_seg)) {
-          const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: sessionLabel(sessionId, st.part) };
-          const body = encodeSealed({ sealed_at: new Date(now()).toISOString(), segments: st.segments[runtime] ?? 0, rows: st.rows[runtime] ?? 0 });
-          const r = await store.putIfAbsent(sealedKey(p), body);
-          step("push:sealed");
-          if (r.status === "unknown") throw new CollectorError("Store", `${store.url}/${sealedKey(p)}: outcome unknown; run push again`);
-          // A sealed directory gets no next segment: its carry is not needed again.
-          rmSync(carryFiles(local.root, store, p).at((st.next_seg[runtime] ?? 1) - 1), { force: true });
+        const seal = async (): Promise<void> => {
+          for (const runtime of Object.keys(st.next_seg)) {
+            const p: SessionPartition = { dt: st.dt, fleet: fleet.fleet_id, runtime, agent: options.agent, session: sessionLabel(sessionId, st.part) };
+            const body = encodeSealed({ sealed_at: new Date(now()).toISOString(), segments: st.segments[runtime] ?? 0, rows: st.rows[runtime] ?? 0 });
+            const r = await store.putIfAbsent(sealedKey(p), body);
+            step("push:sealed");
+            if (r.status === "unknown") throw new CollectorError("Store", `${store.url}/${sealedKey(p)}: outcome unknown; run push again`);
+            // A sealed directory gets no next segment: its carry is not needed again.
+            rmSync(carryFiles(local.root, store, p).at((st.next_seg[runtime] ?? 1) - 1), { force: true });
+          }
+          st.sealed = true;
+          summary.sealed++;
+          recordWatermark(st, watermark, stamp, files);
+          unsaved = true;
+          save(false);
+        };
+        if (!sentUnsaved.has(sessionId)) await seal();
+        else {
+          const waiting: Promise<void> = saved()
+            .then((go) => (go ? inTurn(seal) : undefined))
+            .catch((e: unknown) => void (failure ??= { e }))
+            .finally(() => seals.delete(waiting));
+          seals.add(waiting);
         }
-        st.sealed = true;
-        summary.sealed++;
-        recordWatermark(st, watermark, stamp, files);
-        unsaved = true;
-        save(false);
       }
     } catch (e) {
       // What it did upload is kept, as a push that stops there would have kept it, with the rollups
@@ -295,7 +329,6 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
   // bytes of rows they hold.
   const inflight = new Set<Promise<void>>();
   let holding = 0;
-  let failure: { e: unknown } | undefined;
   try {
     for (; position < ids.length && failure === undefined; position++) {
       const sessionId = ids[position]!;
@@ -332,13 +365,25 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
       inflight.add(task);
     }
     await Promise.all(inflight);
-    if (failure !== undefined) throw failure.e;
+    rethrow();
+    // The seals still waiting go with this save, and what they did is saved after them.
+    save(true);
+    await Promise.all(seals);
+    rethrow();
     save(true);
     if (summary.sessions > 0 || runtimes.size > 0) {
       await heartbeat(store, { agent_id: options.agent, runtime: [...runtimes].sort().join(",") || "lake-collector", repo: "", branch: "", tool: "push", ttlSeconds: 900 }, { now });
     }
   } catch (e) {
     await Promise.all(inflight);
+    // Seals waiting for a save are let go with it (their session's files are saved then), or not
+    // written at all when it cannot be made; either way none is left waiting.
+    try {
+      save(true);
+    } finally {
+      letSealsGo(false);
+      await Promise.all(seals);
+    }
     save(true);
     throw e;
   } finally {
@@ -375,6 +420,9 @@ type Prepared = Sent | { problem: string };
 
 /** Segments a push writes at once (DuckDB connections, each COPY on a thread of its own). */
 const SEGMENTS_AT_ONCE = 2;
+
+/** Seals (their `_SEALED` objects) a push writes at once when a save lets many go. */
+const SEALS_AT_ONCE = 8;
 
 /** How often a push saves push.state while it sends (ms); always at the end. */
 const SAVE_EVERY_MS = 1000;
