@@ -114,7 +114,7 @@ describe("segments", () => {
     }
   });
 
-  it("writes a rows file of many buffers (written while the next fills) as the Appender writes the rows, and waits for them when a row is refused", async () => {
+  it("writes a rows file of many buffers (written while the next fills) as the Appender writes the rows, fills them again for the next write, and waits for them when a row is refused", async () => {
     const dir = tempDir("seg");
     // ~20 MB of lines: five buffers and more, so writes wait for room and buffers are filled again.
     const input = rows(4000).map((r, i) => ({ ...r, text: `${i} ${"abcdefghij".repeat(500)}` }));
@@ -124,6 +124,15 @@ describe("segments", () => {
     const w = await SegmentWriter.open();
     try {
       await w.writeLines(join(dir, "many.parquet"), lines, "compacted", { agent: "host-a" });
+      // The writer's buffers, filled by that write, are filled again by the next: the same file a fresh writer writes.
+      await w.write(join(dir, "small.parquet"), rows(40), "compacted");
+      const fresh = await SegmentWriter.open();
+      try {
+        await fresh.write(join(dir, "small-fresh.parquet"), rows(40), "compacted");
+      } finally {
+        fresh.close();
+      }
+      expect(readFileSync(join(dir, "small.parquet")).equals(readFileSync(join(dir, "small-fresh.parquet")))).toBe(true);
       // A line with no agent past the first buffers: refused, naming the column; the rows file is gone.
       const refused = lines.map((l, i) => (i === 3000 ? l : { ...l, agent: "host-a" }));
       await expect(w.writeLines(join(dir, "refused.parquet"), refused, "compacted")).rejects.toSatisfy((e: unknown) => isSegmentError(e) && /refused\.parquet: .*column agent/.test((e as Error).message));
@@ -131,7 +140,7 @@ describe("segments", () => {
       w.close();
     }
     expect(await sameFile(ref, join(dir, "many.parquet"))).toEqual({ schema: true, rows: 4000, differing: 0 });
-    expect(readdirSync(dir).sort()).toEqual(["many.parquet", "ref.parquet"]);
+    expect(readdirSync(dir).sort()).toEqual(["many.parquet", "ref.parquet", "small-fresh.parquet", "small.parquet"]);
   });
 
   it("usageRollupOf gives the bytes writeUsageRollupOf writes, named as it names them", () => {

@@ -768,8 +768,8 @@ function sessionDay(lines: readonly PushLine[], now: () => number): string {
 
 function sealDue(local: LocalRoot, sessionId: string, files: readonly LandedFileRef[], idleSeconds: number, now: () => number): boolean {
   if (files.length === 0) return false;
-  if (local.allSourcesGone(sessionId)) return true;
+  // Idle first: a stat-free answer for most sessions; the cursors are read only when it is not.
   const newest = Math.max(...files.map((f) => f.collectedAtMs));
-  return now() - newest >= idleSeconds * 1000;
+  return now() - newest >= idleSeconds * 1000 || local.allSourcesGone(sessionId);
 }
 

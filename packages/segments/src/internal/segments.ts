@@ -255,6 +255,8 @@ export class SegmentWriter {
   #waiting: ((c: CopyConnection) => void)[] = [];
   #sql = new Map<SegmentLayout, { columns: string; select: string }>();
   #fsync = true;
+  /** Rows-file buffers free to fill, shared by this writer's writes. */
+  #buffers: Buffer[] = [];
 
   private constructor() {}
 
@@ -310,7 +312,7 @@ export class SegmentWriter {
     try {
       let longest = 0;
       const fd = openSync(rowsFile, "wx");
-      const out = new RowsBuffer(fd);
+      const out = new RowsBuffer(fd, this.#buffers);
       try {
         for (const line of lines) {
           let a = "";
@@ -380,16 +382,24 @@ export class SegmentWriter {
  * oldest past that, and `end()` for all of them.
  */
 class RowsBuffer {
-  #buf: Buffer = Buffer.allocUnsafe(ROWS_CHUNK);
+  #buf: Buffer;
   #at = 0;
-  /** Buffers whose write finished, to fill again. */
-  #spare: Buffer[] = [];
   /** Writes under way, oldest first. */
   #writes: Promise<void>[] = [];
   #failed: { e: unknown } | undefined;
   /** Bytes given so far (written, being written or held). */
   size = 0;
-  constructor(private readonly fd: number) {}
+  /**
+   * `spare`: buffers free to fill (the writer's, shared by its writes: a push of many small
+   * sessions does not allocate 4 MiB for each — that external memory made V8 collect garbage
+   * again and again); the buffers it takes go back there as their writes finish and at `settled()`.
+   */
+  constructor(
+    private readonly fd: number,
+    private readonly spare: Buffer[],
+  ) {
+    this.#buf = spare.pop() ?? Buffer.allocUnsafe(ROWS_CHUNK);
+  }
 
   text(s: string): void {
     // A UTF-16 unit is at most 3 bytes of UTF-8.
@@ -447,9 +457,14 @@ class RowsBuffer {
     if (this.#failed) throw this.#failed.e;
   }
 
-  /** Resolves when no write is under way (whatever their outcome). */
+  /** Resolves when no write is under way (whatever their outcome); its buffer is given back then: nothing may be added after. */
   async settled(): Promise<void> {
     await Promise.all(this.#writes);
+    this.#giveBack(this.#buf);
+  }
+
+  #giveBack(b: Buffer): void {
+    if (this.spare.length < SPARE_BUFFERS) this.spare.push(b);
   }
 
   /** Hand the held bytes to a write and fill a spare buffer (a new one when none is free). */
@@ -457,7 +472,7 @@ class RowsBuffer {
     if (this.#at === 0) return;
     const full = this.#buf;
     const held = this.#at;
-    this.#buf = this.#spare.pop() ?? Buffer.allocUnsafe(ROWS_CHUNK);
+    this.#buf = this.spare.pop() ?? Buffer.allocUnsafe(ROWS_CHUNK);
     this.#at = 0;
     this.size -= held;
     this.#write(full.subarray(0, held), full);
@@ -469,7 +484,7 @@ class RowsBuffer {
     this.size += b.length;
     const w = writeAllAt(this.fd, b, at).then(
       () => {
-        if (owner) this.#spare.push(owner);
+        if (owner) this.#giveBack(owner);
       },
       (e: unknown) => void (this.#failed ??= { e }),
     );
@@ -488,6 +503,8 @@ async function writeAllAt(fd: number, buf: Uint8Array, position: number): Promis
 
 /** Writes of the rows file under way at once (each of a ROWS_CHUNK buffer). */
 const ROWS_WRITES = 2;
+/** ROWS_CHUNK buffers a writer keeps free between writes (enough for two writes of a few MiB at once). */
+const SPARE_BUFFERS = 4;
 
 const ESCAPE_U = Buffer.from("\\u", "latin1");
 
