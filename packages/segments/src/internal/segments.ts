@@ -299,6 +299,8 @@ export class SegmentWriter {
   /**
    * Write records given as JSON text (push's landed lines: no object is rebuilt) to a Parquet file
    * at `path`: the same file {@link write} writes from the same records. The file must not exist.
+   * `lines` is read as the rows file is written (across its writes), and a line's bytes longer than
+   * a rows buffer (4 MiB) are written as they are: neither may change until the promise settles.
    */
   async writeLines(path: string, lines: Iterable<RecordLine>, layout: SegmentLayout, options: WriteLinesOptions = {}): Promise<SegmentInfo> {
     return this.#write(path, lines, layout, options.agent);
@@ -378,7 +380,7 @@ export class SegmentWriter {
  * The rows file's bytes, gathered in a buffer of ROWS_CHUNK bytes: text is encoded into it and a
  * landed line's bytes copied in as they are (no string is made of them). A full buffer is written
  * at its place in the file on libuv's thread pool while the next one fills (the copy into the page
- * cache is not the main thread's): at most ROWS_WRITES writes are under way, `room()` waits for the
+ * cache is not the main thread's): once ROWS_WRITES writes are under way, `room()` waits for the
  * oldest past that, and `end()` for all of them.
  */
 class RowsBuffer {
@@ -450,38 +452,43 @@ class RowsBuffer {
     if (this.#failed) throw this.#failed.e;
   }
 
-  /** Write what is held and wait for every write (rejects with the first failure). */
+  /** Write what is held and wait for every write (rejects with the first failure). Nothing may be added after. */
   async end(): Promise<void> {
-    this.#send();
+    this.#send(false);
     await Promise.all(this.#writes);
     if (this.#failed) throw this.#failed.e;
   }
 
-  /** Resolves when no write is under way (whatever their outcome); its buffer is given back then: nothing may be added after. */
+  /** Resolves when no write is under way (whatever their outcome); the buffer being filled is given back then: nothing may be added after. */
   async settled(): Promise<void> {
     await Promise.all(this.#writes);
     this.#giveBack(this.#buf);
+    this.#buf = NO_BUFFER;
   }
 
   #giveBack(b: Buffer): void {
-    if (this.spare.length < SPARE_BUFFERS) this.spare.push(b);
+    if (b.length > 0 && this.spare.length < SPARE_BUFFERS) this.spare.push(b);
   }
 
-  /** Hand the held bytes to a write and fill a spare buffer (a new one when none is free). */
-  #send(): void {
+  /** Hand the held bytes to a write and (`refill`) fill a spare buffer, a new one when none is free. */
+  #send(refill = true): void {
     if (this.#at === 0) return;
     const full = this.#buf;
     const held = this.#at;
-    this.#buf = this.spare.pop() ?? Buffer.allocUnsafe(ROWS_CHUNK);
+    this.#buf = refill ? (this.spare.pop() ?? Buffer.allocUnsafe(ROWS_CHUNK)) : NO_BUFFER;
     this.#at = 0;
     this.size -= held;
     this.#write(full.subarray(0, held), full);
   }
 
-  /** Write `b` at the file's offset `size` (then past it); `owner`, the buffer it is part of, is a spare once written. */
+  /**
+   * Write `b` at the file's offset `size` (then past it); `owner`, the buffer it is part of, is a
+   * spare once written. After a write failed no other is started (the rows file is refused whole).
+   */
   #write(b: Uint8Array, owner?: Buffer): void {
     const at = this.size;
     this.size += b.length;
+    if (this.#failed) return;
     const w = writeAllAt(this.fd, b, at).then(
       () => {
         if (owner) this.#giveBack(owner);
@@ -501,8 +508,10 @@ async function writeAllAt(fd: number, buf: Uint8Array, position: number): Promis
   }
 }
 
-/** Writes of the rows file under way at once (each of a ROWS_CHUNK buffer). */
+/** Writes of the rows file under way before the rows wait for room (checked between rows: one long row may start two more). */
 const ROWS_WRITES = 2;
+/** What a RowsBuffer holds once it has given its buffer back (or handed it to its last write). */
+const NO_BUFFER = Buffer.alloc(0);
 /** ROWS_CHUNK buffers a writer keeps free between writes (enough for two writes of a few MiB at once). */
 const SPARE_BUFFERS = 4;
 
