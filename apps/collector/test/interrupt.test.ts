@@ -97,10 +97,10 @@ describe("Ctrl-C", { timeout: 600_000 }, () => {
     expect(held(root)).toEqual(held(ref));
     expect((await runCli(["verify", "--root", root], env)).code).toBe(0);
 
-    // Interrupt a push once a few sessions are sent (each session's rollup is written once its segments are up).
+    // Interrupt a push once a few sessions are sent (each session's rollup, its keys then its json, is written once its segments are up).
     const fleet = join(dir, "fleet");
     const pushArgs = ["push", "--root", root, "--store", `file://${fleet}`, "--agent", "host-a", "--seal-idle", "0"];
-    const p = await interruptWhen(pushArgs, env, join(dir, "push.steps"), (l) => l.filter((x) => x.endsWith(" push:rollup")).length >= 3);
+    const p = await interruptWhen(pushArgs, env, join(dir, "push.steps"), (l) => l.filter((x) => x.endsWith(" push:rollup")).length >= 6);
     expect(p.code, p.stderr).toBe(130);
     const pm = /^lake-collector: interrupted; (\d+) sessions done, run again to continue$/m.exec(p.stderr);
     expect(pm, p.stderr).not.toBeNull();

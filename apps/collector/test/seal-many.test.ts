@@ -74,4 +74,33 @@ describe("a push that seals many idle sessions", { timeout: 120_000 }, () => {
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ sessions: 0, sealed: 0, segments: 0 });
   });
+
+  it("killed at any step of a first push that sends and seals, the fleet never holds a _SEALED over a file push.state does not list as sent", async () => {
+    const dir = tempDir("seal-many");
+    const { projects, ids } = claudeSessions(join(dir, "vendor"), N, 9, 12);
+    const root = join(dir, "root");
+    const env = { HOME: join(dir, "home") };
+    const collected = await runCli(["collect", "--root", root, "--sources-only", "--source", `claude-code=${projects}`, "--json"], env);
+    expect(collected.code, collected.stderr).toBe(0);
+    const push = (fleet: string, extra: NodeJS.ProcessEnv) => runCli(["push", "--root", root, "--store", `file://${fleet}`, "--agent", "host-s", "--seal-idle", "0", "--json"], { ...env, ...extra });
+    // How many steps a whole push takes (to a fleet of its own: push.state keeps a receiver per store).
+    const refSteps = join(dir, "steps-ref");
+    expect((await push(join(dir, "ref"), { LAKE_TEST_STEPS: refSteps })).code).toBe(0);
+    const total = readFileSync(refSteps, "utf8").split("\n").filter(Boolean).length;
+    const fleet = join(dir, "fleet");
+    const landed = (id: string) => walk(join(root, id, "streams")).filter((f) => f.endsWith(".sd")).map((f) => f.slice(join(root, id).length + 1));
+    let kills = 0;
+    for (const share of [0.1, 0.25, 0.45, 0.7, 0.9]) {
+      const r = await push(fleet, { LAKE_TEST_KILL_AT: String(Math.max(1, Math.round(total * share))) });
+      if (r.signal === "SIGKILL") kills++;
+      const state = JSON.parse(readFileSync(join(root, "push.state"), "utf8")) as { receivers: Record<string, { sessions: Record<string, { files: Record<string, string> }> }> };
+      const sessions = state.receivers[`file://${fleet}`]?.sessions ?? {};
+      const sealed = walk(fleet).filter((f) => f.endsWith("/_SEALED")).map((f) => /session=([^/]+)\//.exec(f)![1]!);
+      for (const id of sealed) expect(landed(id).filter((rel) => sessions[id]?.files[rel] === undefined), `${id}: sealed with files push.state does not list`).toEqual([]);
+    }
+    expect(kills).toBeGreaterThanOrEqual(3);
+    const last = await push(fleet, {});
+    expect(last.code, last.stderr).toBe(0);
+    expect(walk(fleet).filter((f) => f.endsWith("/_SEALED"))).toHaveLength(ids.length);
+  });
 });

@@ -78,18 +78,36 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
   // A seal needs its own session's sent files saved first, no more: `sentUnsaved` holds the sessions that
   // sent something since the last save, so a push that seals many idle sessions (the first push
   // after a quiet day) saves push.state at its pace, not once per seal. A session that sent and is
-  // due for its seal waits for the next save (`saved()`: at most a second away, or the end), on a
+  // due for its seal waits for the next save (`saved()`: a second away at most, or the end), on a
   // task of its own (`seals`), not in flight: one save lets the seals of every session sent since go.
   let unsaved = false;
   let savedAt = Date.now();
   const sentUnsaved = new Set<string>();
   let released: Promise<boolean> | undefined;
   let release: ((go: boolean) => void) | undefined;
-  /** Resolves true at the next save, false when the push leaves without one (an error): its seals are not written. */
-  const saved = (): Promise<boolean> => (released ??= new Promise<boolean>((go) => (release = go)));
+  let saveTimer: NodeJS.Timeout | undefined;
+  /**
+   * Resolves true at the next save, false when the push leaves without one (an error): its seals
+   * are not written. The first seal to wait sets a timer for that save, a second on, so seals do
+   * not wait on a long session in flight (a save holds no half session: see above).
+   */
+  const saved = (): Promise<boolean> => {
+    if (released === undefined) {
+      released = new Promise<boolean>((go) => (release = go));
+      saveTimer = setTimeout(() => {
+        try {
+          save(false);
+        } catch (e) {
+          failure ??= { e };
+        }
+      }, SAVE_EVERY_MS);
+    }
+    return released;
+  };
   const letSealsGo = (go: boolean): void => {
+    clearTimeout(saveTimer);
     const r = release;
-    released = release = undefined;
+    released = release = saveTimer = undefined;
     r?.(go);
   };
   const save = (force: boolean): void => {
@@ -102,13 +120,20 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
     letSealsGo(true);
   };
   const seals = new Set<Promise<void>>();
-  // A save may let many seals go at once: SEALS_AT_ONCE of them write at a time.
-  const writing = new Set<Promise<void>>();
+  // A save may let many seals go at once: SEALS_AT_ONCE of them write at a time, the others wait
+  // their turn in order (a seal done hands its turn to the next).
+  let writing = 0;
+  const turns: (() => void)[] = [];
   const inTurn = async (seal: () => Promise<void>): Promise<void> => {
-    while (writing.size >= SEALS_AT_ONCE) await Promise.race(writing).catch(() => undefined);
-    const w: Promise<void> = seal().finally(() => writing.delete(w));
-    writing.add(w);
-    await w;
+    if (writing < SEALS_AT_ONCE) writing++;
+    else await new Promise<void>((go) => turns.push(go));
+    try {
+      await seal();
+    } finally {
+      const next = turns.shift();
+      if (next) next();
+      else writing--;
+    }
   };
   let failure: { e: unknown } | undefined;
   const rethrow = (): void => {
