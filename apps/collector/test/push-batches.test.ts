@@ -268,7 +268,7 @@ describe("push in batches", () => {
     expect(sessionCarry(root, sid, before).state.chunks.length).toBeGreaterThanOrEqual(3);
   }, 180_000);
 
-  it("push.state lost: the next push finds each segment taken, reads back which landed files and usage it holds, and writes the directory's rollup once, grown a segment at a time", async () => {
+  it("push.state lost: the next push finds each segment taken, reads back which landed files and usage it holds, and writes the directory's rollup once, grown a segment at a time; only a directory's first segment is written again", async () => {
     const { dir, root, sources, collect } = await sampleRoot("push-batches-lost-state");
     const source = sources[0]!;
     const sid = sessionOf(source);
@@ -286,9 +286,26 @@ describe("push in batches", () => {
 
     rmSync(join(root, "push.state"));
     rmSync(join(root, "_export", "usage"), { recursive: true });
-    const again = await push(localRoot(root), openStore(pathToFileURL(fleet).href), opts);
+    // Segment uploads the push tries: one per directory (its first key, found taken on upload);
+    // the keys after it are found by a HEAD and read back without being written again.
+    const uploads: string[] = [];
+    const counting = new Proxy(openStore(pathToFileURL(fleet).href), {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== "upload" || typeof v !== "function") return v;
+        return (...args: unknown[]) => {
+          if (parseKey(String(args[0]))?.kind === "segment") uploads.push(String(args[0]));
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const again = await push(localRoot(root), counting, opts);
     expect(again).toMatchObject({ segments: 0, rows: 0, problems: [] });
     expect(again.recovered).toBe(first.segments);
+    const directories = new Set(keysOf(fleet).filter((k) => parseKey(k)?.kind === "segment").map((k) => k.slice(0, k.lastIndexOf("/"))));
+    expect(first.segments).toBeGreaterThan(directories.size);
+    expect(uploads.length).toBe(directories.size);
+    expect(new Set(uploads.map((k) => k.slice(0, k.lastIndexOf("/"))))).toEqual(new Set([...directories].map((d) => `${d}`)));
     expect(await fleetLanded(fleet)).toEqual(rows);
     expect(newestRollup(fleet, sid)).toEqual(rollup);
     // One rollup, beside the newest segment (none beside the segments before it), as the first push wrote.

@@ -23,7 +23,7 @@ import {
   type ObjectStore,
   type SessionPartition,
 } from "@lake/layout";
-import type { FleetRow, RecordLine } from "@lake/segments";
+import type { FleetRow, ParquetFileInfo, RecordLine } from "@lake/segments";
 import { CollectorError } from "./errors.js";
 import type { LocalRoot, LandedFileRef, PushLine, PushRows } from "./local-root.js";
 import { step } from "./crash.js";
@@ -199,6 +199,11 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
     // are not recorded as sent; the next push finds the uploaded key taken and reads it back
     // rather than sending its lines again under the next key.
     let mark: Pick<SessionPushState, "next_seg" | "segments" | "rows"> | undefined;
+    // The runtime directories of this session where a key was found taken (a push stopped before
+    // saving, a root that lost push.state): the keys after it are likely taken too, so each is asked
+    // for (one HEAD) before its segment is written — a segment the store holds is read back, never
+    // encoded again only to be refused. A directory that met no taken key is asked nothing.
+    const taken = new Set<string>();
     try {
       if (read !== undefined) {
         // Whoever sealed the current part (a push, this one from another root's state, or
@@ -243,16 +248,21 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
             while (pending.length > 0) {
               const seg = st.next_seg[runtime] ?? 0;
               const key = segmentKey(p, seg);
-              const path = join(tmp, `seg-${sessionId}-${runtime}-${seg}.parquet`);
-              rmSync(path, { force: true });
-              const writing = writeSegment(path, pending);
-              readAhead();
-              const info = await writing;
-              step("push:segment-written");
-              const r = await store.upload(key, segmentSource(path, info.bytes), { ifAbsent: true });
-              step("push:uploaded");
-              rmSync(path, { force: true });
-              if (r.status === "written") {
+              const known = taken.has(runtime) && (await store.head(key)) !== undefined;
+              let wrote: { r: Awaited<ReturnType<ObjectStore["upload"]>>; info: ParquetFileInfo } | undefined;
+              if (!known) {
+                const path = join(tmp, `seg-${sessionId}-${runtime}-${seg}.parquet`);
+                rmSync(path, { force: true });
+                const writing = writeSegment(path, pending);
+                readAhead();
+                const info = await writing;
+                step("push:segment-written");
+                wrote = { r: await store.upload(key, segmentSource(path, info.bytes), { ifAbsent: true }), info };
+                step("push:uploaded");
+                rmSync(path, { force: true });
+              } else readAhead();
+              if (wrote?.r.status === "written") {
+                const info = wrote.info;
                 let o = owed.get(runtime);
                 if (!o) owed.set(runtime, (o = startOwed(local.root, store, p, seg, ev)));
                 o.seg = seg;
@@ -265,12 +275,13 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
                 summary.bytes += info.bytes;
                 sent += info.rows;
                 pending = [];
-              } else if (r.status === "conflict") {
+              } else if (known || wrote?.r.status === "conflict") {
                 // The key is taken: an earlier push wrote it and stopped before saving its state.
                 // Read it back; its landed files count as sent, and what is left goes to the next key.
                 // Its usage as the store holds it is owed to the directory's rollup as a written
                 // segment's is (the push that wrote it may have stopped before its rollup: one named
                 // by the same bytes is left as it is).
+                taken.add(runtime);
                 const have = await storedSegment(store, key, tmp, runtime);
                 st.next_seg[runtime] = seg + 1;
                 st.segments[runtime] = (st.segments[runtime] ?? 0) + 1;
@@ -283,7 +294,8 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
                 if (have.usage !== undefined) addOwed(o, have.usage, ev);
                 else fromStore(o);
               } else {
-                throw new CollectorError("Store", `${store.url}/${key}: upload outcome unknown (${String((r.cause as Error)?.message ?? r.cause)}); run push again`);
+                const cause = wrote?.r.status === "unknown" ? wrote.r.cause : undefined;
+                throw new CollectorError("Store", `${store.url}/${key}: upload outcome unknown (${String((cause as Error)?.message ?? cause)}); run push again`);
               }
             }
           }
