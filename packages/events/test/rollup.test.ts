@@ -26,6 +26,7 @@ import {
   type UsageRecord,
 } from "../src/index.js";
 import * as light from "../src/usage.js";
+import { union } from "../src/internal/rollup.js";
 
 const golden = (name: string) => new URL(`./golden/${name}`, import.meta.url);
 
@@ -417,5 +418,25 @@ describe("a rollup continued from its carry state", () => {
     const at = nl + 1 + flipped.subarray(nl + 1).findIndex((b) => b >= 0x31 && b <= 0x38);
     flipped[at] = flipped[at]! + 1;
     refused(flipped, "do not hash", (b) => usageCarryRecords(decodeUsageCarryState(b, "dir/x.carry"), "dir/x.carry"));
+  });
+});
+
+describe("the union of two sorted key sets", () => {
+  // 64-bit keys that often share their high 32 bits (so the low halves decide), some at or above 2^63.
+  const arbKey = fc.tuple(fc.constantFrom(0n, 1n, 0x8000_0000n, 0xffff_ffffn, 0x1234_5678n), fc.bigInt({ min: 0n, max: 0xffff_ffffn })).map(([hi, lo]) => (hi << 32n) | lo);
+  const sortedSet = (xs: bigint[]): BigUint64Array => BigUint64Array.from([...new Set(xs)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
+
+  it("is the sorted, unique keys of both (random sets, overlapping or not), in a new array", () => {
+    fc.assert(
+      fc.property(fc.array(arbKey, { maxLength: 300 }), fc.array(arbKey, { maxLength: 60 }), fc.nat(3), (xs, ys, shared) => {
+        const a = sortedSet(xs);
+        const b = sortedSet([...ys, ...xs.slice(0, shared)]);
+        const got = union(a, b);
+        expect([...got]).toEqual([...sortedSet([...xs, ...ys])]);
+        expect(got.buffer).not.toBe(a.buffer);
+        expect(got.buffer).not.toBe(b.buffer);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
