@@ -10,7 +10,7 @@ import { openStore, parseKey } from "@lake/layout";
 import { readIndex } from "@lake/store";
 import { decodeUsageCarryState, encodeUsageCarry, usageCarryRecords, type UsageCarryState } from "@lake/events/usage";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { localRoot } from "../src/internal/local-root.js";
+import { localRoot, type LocalRoot } from "../src/internal/local-root.js";
 import { push } from "../src/internal/push.js";
 import { fleetLanded, fleetRecords, runCli, userLine, vendorTree, walk } from "./helpers.js";
 
@@ -86,7 +86,7 @@ function keysOf(fleet: string): string[] {
 }
 
 describe("push in batches", () => {
-  it("a file at a time: the rows and usage rollups of a one-batch push, one rollup per directory beside its newest segment", async () => {
+  it("a file at a time: the rows and usage rollups of a one-batch push, one rollup per directory beside its newest segment; each batch read while the one before is written", async () => {
     const { dir, root } = await grownRoot("push-batches");
     const opts = { agent: "host-a", sealIdleSeconds: 86_400, fleetId: "f1" };
     const a = join(dir, "fleet-a");
@@ -94,16 +94,31 @@ describe("push in batches", () => {
     const whole = await push(localRoot(root), openStore(pathToFileURL(a).href), opts);
     // Counted from the records it sent, never from the store: nothing is downloaded.
     const downloads: string[] = [];
+    // The batches each session's rows were read in, and its segments' uploads, in one log.
+    const log: string[] = [];
     const storeB = openStore(pathToFileURL(b).href);
     const watched = new Proxy(storeB, {
       get(target, prop, receiver) {
         const v = Reflect.get(target, prop, receiver) as unknown;
-        if (prop !== "download" || typeof v !== "function") return v;
-        return (...args: unknown[]) => (downloads.push(String(args[0])), (v as (...a: unknown[]) => unknown).apply(target, args));
+        if (typeof v !== "function") return v;
+        if (prop === "download") return (...args: unknown[]) => (downloads.push(String(args[0])), (v as (...a: unknown[]) => unknown).apply(target, args));
+        if (prop === "upload") return (...args: unknown[]) => (log.push(`upload ${String(args[0])}`), (v as (...a: unknown[]) => unknown).apply(target, args));
+        return v;
       },
     });
-    const batched = await push(localRoot(root), watched, { ...opts, batchBytes: 1 });
+    const local = localRoot(root);
+    const reading: LocalRoot = { ...local, readRows: (id, files, agent, max) => (log.push(`rows ${id}`), local.readRows(id, files, agent, max)) };
+    const batched = await push(reading, watched, { ...opts, batchBytes: 1 });
     expect(downloads).toEqual([]);
+    // A session's next batch is read while DuckDB writes the segment of the one before it: before that segment's upload.
+    let ahead = 0;
+    for (const sid of local.sessions()) {
+      const reads = log.flatMap((l, i) => (l === `rows ${sid}` ? [i] : []));
+      const uploads = log.flatMap((l, i) => (l.startsWith("upload ") && l.includes(`/session=${sid}/`) && parseKey(l.slice(7))?.kind === "segment" ? [i] : []));
+      expect(uploads.length, sid).toBe(reads.length);
+      for (let k = 1; k < reads.length; k++, ahead++) expect(reads[k], `${sid} batch ${k}`).toBeLessThan(uploads[k - 1]!);
+    }
+    expect(ahead).toBeGreaterThanOrEqual(4);
     expect(batched.problems).toEqual([]);
     expect(batched.sessions).toBe(whole.sessions);
     expect(batched.rows).toBe(whole.rows);

@@ -4,7 +4,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { canonicalize, COMPACTED_COLUMNS, SEGMENT_COLUMNS, USAGE_KEYS, duckdbCreateTable, type Column } from "@lake/events";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { SegmentWriter, duckdb, isSegmentError, readLandedSeqs, readSegment, sqlString, usageRecordsOfRows, usageRollupOf, writeSegment, writeUsageRollupOf, type FleetRow, type RecordLine, type SegmentLayout } from "../src/index.js";
+import { SegmentWriter, checkContentHash, duckdb, isSegmentError, readLandedSeqs, readSegment, sqlString, usageRecordsOfRows, usageRollupOf, writeSegment, writeUsageRollupOf, type FleetRow, type RecordLine, type SegmentLayout } from "../src/index.js";
 
 afterAll(cleanupTempDirs);
 
@@ -141,6 +141,37 @@ describe("segments", () => {
     }
     expect(await sameFile(ref, join(dir, "many.parquet"))).toEqual({ schema: true, rows: 4000, differing: 0 });
     expect(readdirSync(dir).sort()).toEqual(["many.parquet", "ref.parquet", "small-fresh.parquet", "small.parquet"]);
+  });
+
+  it("onCopy is called once, with the rows file whole and the segment not yet sealed; a throw from it fails the write once the COPY is done, leaving the segment and no rows file", async () => {
+    const dir = tempDir("seg");
+    const input = rows(300);
+    const lines: RecordLine[] = input.map((r) => ({ json: Buffer.from(JSON.stringify(r)), tsMs: Date.parse(r.ts!), landed_seq: r.landed_seq, landed_row: r.landed_row }));
+    const w = await SegmentWriter.open();
+    try {
+      const seen: { rowsLines: number; sealed: boolean }[] = [];
+      const info = await w.writeLines(join(dir, "a.parquet"), lines, "bronze", {
+        onCopy: () => {
+          const rowsFile = readdirSync(dir).filter((f) => f.startsWith("a.parquet.rows-"));
+          expect(rowsFile.length).toBe(1);
+          // The segment is sealed (its content hash recorded) on this thread, after the COPY: not yet.
+          let sealed: boolean;
+          try {
+            sealed = checkContentHash(join(dir, "a.parquet")).status === "ok";
+          } catch {
+            sealed = false;
+          }
+          seen.push({ rowsLines: readFileSync(join(dir, rowsFile[0]!), "utf8").split("\n").filter(Boolean).length, sealed });
+        },
+      });
+      expect(seen).toEqual([{ rowsLines: 300, sealed: false }]);
+      expect(info.rows).toBe(300);
+      await expect(w.writeLines(join(dir, "b.parquet"), lines, "bronze", { onCopy: () => { throw new Error("caller failed"); } })).rejects.toThrow(/caller failed/);
+    } finally {
+      w.close();
+    }
+    expect(readdirSync(dir).sort()).toEqual(["a.parquet", "b.parquet"]);
+    expect(checkContentHash(join(dir, "b.parquet")).status).toBe("ok");
   });
 
   it("usageRollupOf gives the bytes writeUsageRollupOf writes, named as it names them", () => {

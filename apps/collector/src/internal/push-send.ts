@@ -46,7 +46,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
   const openWriter = () => (opening ??= import("@lake/segments").then(({ SegmentWriter }) => SegmentWriter.open({ fsync: false, connections: SEGMENTS_AT_ONCE })));
   // Started ahead, it may fail before anything waits for it: the failure is met where it is waited for.
   if (grown) openWriter().catch(() => undefined);
-  const writeSegment = async (path: string, lines: readonly RecordLine[]) => (await openWriter()).writeLines(path, lines, "bronze");
+  const writeSegment = async (path: string, lines: readonly RecordLine[], onCopy: () => void) => (await openWriter()).writeLines(path, lines, "bronze", { onCopy });
   let fleet: FleetManifest | undefined;
   let tombstones: Set<string>;
   try {
@@ -230,6 +230,17 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
         // read the directory's rows), from the records of the segments written since its carry.
         let batch: PushRows = read;
         let done = 0;
+        // The session's next batch, read while this one's segment is written (DuckDB's COPY runs
+        // on a thread of its own; a segment found taken is read back on DuckDB's too): one batch
+        // ahead at most. What it finds is acted on in its turn, after this batch is recorded as sent.
+        let next: { from: number; rows: Promise<PushRows> } | undefined;
+        const readNext = (): void => {
+          const from = done + batch.files;
+          if (next !== undefined || from >= fresh.length) return;
+          const rows = local.readRows(sessionId, fresh.slice(from), options.agent, batchBytes);
+          rows.catch(() => undefined); // met in its turn
+          next = { from, rows };
+        };
         for (;;) {
           const { lines, digests } = batch;
           mark = { next_seg: { ...st.next_seg }, segments: { ...st.segments }, rows: { ...st.rows } };
@@ -253,14 +264,18 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
               if (!known) {
                 const path = join(tmp, `seg-${sessionId}-${runtime}-${seg}.parquet`);
                 rmSync(path, { force: true });
-                const writing = writeSegment(path, pending);
-                readAhead();
-                const info = await writing;
+                const info = await writeSegment(path, pending, () => {
+                  readAhead();
+                  readNext();
+                });
                 step("push:segment-written");
                 wrote = { r: await store.upload(key, segmentSource(path, info.bytes), { ifAbsent: true }), info };
                 step("push:uploaded");
                 rmSync(path, { force: true });
-              } else readAhead();
+              } else {
+                readAhead();
+                readNext();
+              }
               if (wrote?.r.status === "written") {
                 const info = wrote.info;
                 let o = owed.get(runtime);
@@ -305,7 +320,9 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
           if (done >= fresh.length) break;
           // A later batch that does not read or check stops the session there: what was sent stays sent.
           try {
-            batch = await local.readRows(sessionId, fresh.slice(done), options.agent, batchBytes);
+            const ahead = next?.from === done ? next.rows : undefined;
+            next = undefined;
+            batch = await (ahead ?? local.readRows(sessionId, fresh.slice(done), options.agent, batchBytes));
           } catch (e) {
             summary.problems.push({ session: sessionId, reason: e instanceof Error ? e.message : String(e) });
             stopped = true;

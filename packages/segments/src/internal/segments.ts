@@ -149,6 +149,12 @@ export interface RecordLine {
 export interface WriteLinesOptions {
   /** The `agent` column of a compacted part, for lines without one of their own. */
   readonly agent?: string;
+  /**
+   * Called once the rows file is written and DuckDB's COPY is under way (on a thread of its own):
+   * from then on the caller's thread is free until the segment is sealed — a caller may read its
+   * next rows meanwhile.
+   */
+  readonly onCopy?: () => void;
 }
 
 /** Options of {@link SegmentWriter.open}. */
@@ -303,10 +309,10 @@ export class SegmentWriter {
    * a rows buffer (4 MiB) are written as they are: neither may change until the promise settles.
    */
   async writeLines(path: string, lines: Iterable<RecordLine>, layout: SegmentLayout, options: WriteLinesOptions = {}): Promise<SegmentInfo> {
-    return this.#write(path, lines, layout, options.agent);
+    return this.#write(path, lines, layout, options.agent, options.onCopy);
   }
 
-  async #write(path: string, lines: Iterable<RecordLine>, layout: SegmentLayout, agent: string | undefined): Promise<SegmentInfo> {
+  async #write(path: string, lines: Iterable<RecordLine>, layout: SegmentLayout, agent: string | undefined, onCopy?: () => void): Promise<SegmentInfo> {
     if (!this.#conn) throw new SegmentError("WriteFailed", `${path}: segment writer is closed`);
     const rowsFile = `${path}.rows-${randomBytes(4).toString("hex")}.ndjson`;
     const withAgent = layout === "compacted";
@@ -351,7 +357,12 @@ export class SegmentWriter {
       let info: ParquetFileInfo;
       try {
         if (!this.#conn) throw new SegmentError("WriteFailed", `${path}: segment writer is closed`);
-        info = await copyParquet(conn, `SELECT ${sql.select} FROM ${source}`, path, { fsync: this.#fsync });
+        const copying = copyParquet(conn, `SELECT ${sql.select} FROM ${source}`, path, { fsync: this.#fsync });
+        try {
+          onCopy?.();
+        } finally {
+          info = await copying;
+        }
       } finally {
         this.#give(conn);
       }
