@@ -186,7 +186,15 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
     // records count to so far (Owed).
     const owed = new Map<string, Owed>();
     const ev = await import("@lake/events/usage");
+    // A written segment's usage is folded into its directory's carry once the next segment's COPY
+    // is under way (or before anything else is owed, or paid): in order, off the path from one
+    // COPY to the next.
+    const folds: (() => void)[] = [];
+    const foldNow = (): void => {
+      for (const f of folds.splice(0)) f();
+    };
     const payOwed = async (): Promise<void> => {
+      foldNow();
       for (const [runtime, o] of owed) {
         await putSegmentRollup(store, local.root, o.p, o.seg, owedCount(o, ev), tmp, !sealing);
         owed.delete(runtime);
@@ -264,10 +272,17 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
               if (!known) {
                 const path = join(tmp, `seg-${sessionId}-${runtime}-${seg}.parquet`);
                 rmSync(path, { force: true });
+                let foldFailed: { e: unknown } | undefined;
                 const info = await writeSegment(path, pending, () => {
                   readAhead();
                   readNext();
+                  try {
+                    foldNow();
+                  } catch (e) {
+                    foldFailed = { e }; // the session's own failure, met here: not the segment's
+                  }
                 });
+                if (foldFailed) throw foldFailed.e;
                 step("push:segment-written");
                 wrote = { r: await store.upload(key, segmentSource(path, info.bytes), { ifAbsent: true }), info };
                 step("push:uploaded");
@@ -281,7 +296,9 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
                 let o = owed.get(runtime);
                 if (!o) owed.set(runtime, (o = startOwed(local.root, store, p, seg, ev)));
                 o.seg = seg;
-                addOwed(o, usageOf(pending), ev);
+                const written = pending;
+                const into = o;
+                folds.push(() => addOwed(into, usageOf(written), ev));
                 st.next_seg[runtime] = seg + 1;
                 st.segments[runtime] = (st.segments[runtime] ?? 0) + 1;
                 st.rows[runtime] = (st.rows[runtime] ?? 0) + info.rows;
@@ -297,6 +314,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
                 // segment's is (the push that wrote it may have stopped before its rollup: one named
                 // by the same bytes is left as it is).
                 taken.add(runtime);
+                foldNow();
                 const have = await storedSegment(store, key, tmp, runtime);
                 st.next_seg[runtime] = seg + 1;
                 st.segments[runtime] = (st.segments[runtime] ?? 0) + 1;
