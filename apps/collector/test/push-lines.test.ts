@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SegmentWriter, usageRecordsOfRows, type FleetRow, type RecordLine } from "@lake/segments";
 import { readIndex, readLanded } from "@lake/store/read";
-import { landRoot } from "@lake/store/testing";
+import { landRoot, recordLines } from "@lake/store/testing";
+import type { CanonicalRecord } from "@lake/events";
+import type { Convert } from "@lake/store";
 import { QUARANTINE_TYPE } from "@lake/redact/quarantine";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { localRoot } from "../src/internal/local-root.js";
@@ -58,10 +60,22 @@ describe("push's landed lines", () => {
     const odd = join(dir, "odd.jsonl");
     writeFileSync(odd, ODD.map((r) => JSON.stringify(r)).join("\n") + "\n");
     await landRoot(root, [{ session: "odd-session", path: odd, runtime: "claude-code" }]);
+    // The same records written with runtime last (push looks for it first right after a line's
+    // `{`, else searches the line): both ways must read the same.
+    const runtimeLast: Convert = async (lines, ctx) =>
+      ((await recordLines(lines, ctx)) as CanonicalRecord[]).map((r) => {
+        const { runtime, ...rest } = r;
+        return { ...rest, runtime } as CanonicalRecord;
+      });
+    await landRoot(root, [{ session: "odd-order", path: odd, runtime: "claude-code", convert: runtimeLast }]);
+    const orderRows = readLanded(root, "odd-order", readIndex(root, "odd-order").files[0]!.rel).rows;
+    expect(orderRows.length).toBe(ODD.length);
+    for (const r of orderRows) expect(r.startsWith('{"runtime":')).toBe(false);
 
     const local = localRoot(root);
     const sessions = local.sessions();
     expect(sessions).toContain("odd-session");
+    expect(sessions).toContain("odd-order");
     expect(sessions.length).toBeGreaterThanOrEqual(4);
     const w = await SegmentWriter.open({ fsync: false, connections: 2 });
     try {

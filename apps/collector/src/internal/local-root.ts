@@ -112,17 +112,28 @@ function usageKeyIn(bytes: Buffer, at: number, end: number): boolean {
   return false;
 }
 
-/** The next occurrence of a key at or after a line's start, kept across the lines of one file. */
+/**
+ * The next occurrence of a key at or after a line's start, kept across the lines of one file.
+ * `first`: the key a record is written with first (`runtime`): it is looked for right after the
+ * line's `{` before it is searched for — one search a line less.
+ */
 class KeyScan {
   #at = -2;
   constructor(
     private readonly bytes: Buffer,
     private readonly key: Buffer,
+    private readonly first = false,
   ) {}
   /** Where the key occurs in [start, end) of the bytes (the first time), or -1. */
   within(start: number, end: number): number {
-    if (this.#at !== -1 && this.#at < start) this.#at = this.bytes.indexOf(this.key, start);
+    if (this.#at !== -1 && this.#at < start) this.#at = this.first && this.#startsAt(start + 1, end) ? start + 1 : this.bytes.indexOf(this.key, start);
     return this.#at >= start && this.#at < end ? this.#at : -1;
+  }
+  #startsAt(at: number, end: number): boolean {
+    const { bytes, key } = this;
+    if (at + key.length > end) return false;
+    for (let i = 0; i < key.length; i++) if (bytes[at + i] !== key[i]) return false;
+    return true;
   }
 }
 
@@ -223,7 +234,7 @@ export function localRoot(root: string): LocalRoot {
         digests.set(f.rel, lf.sha256);
         bytesRead += lf.bytes;
         const body = lf.body;
-        const runtimes = new KeyScan(body, RUNTIME_KEY);
+        const runtimes = new KeyScan(body, RUNTIME_KEY, true);
         const times = new KeyScan(body, TS_KEY);
         const usage = new KeyScan(body, USAGE_KEY_PREFIX);
         lf.rows.forEach((bytes, row) => {
