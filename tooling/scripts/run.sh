@@ -98,7 +98,15 @@ status=0
 step "pnpm lint"
 pnpm turbo run lint --continue --concurrency=2 >&2 || status=1
 step "pnpm test"
-pnpm turbo run test --continue --concurrency=1 >&2 || status=1
+# The tests' temporary files go to a directory of this run's (TMPDIR): whatever a test leaves behind
+# is named here, then removed with it.
+testtmp=$(mktemp -d /tmp/lake-test.XXXXXX)
+TMPDIR=$testtmp pnpm turbo run test --continue --concurrency=1 >&2 || status=1
+left=$(ls -A "$testtmp")
+if [ -n "$left" ]; then
+  echo "run.sh: the tests left $(printf '%s\n' "$left" | wc -l) entries in their temporary directory: $(printf '%s\n' "$left" | head -n 10 | tr '\n' ' ')" >&2
+fi
+rm -rf "$testtmp"
 cleanup
 node tooling/scripts/sum-results.mjs || status=1
 exit $status

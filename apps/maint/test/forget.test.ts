@@ -7,11 +7,13 @@ import { appendFileSync, cpSync, readdirSync, readFileSync, statSync } from "nod
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { rowToRecord, usageBySession, type CanonicalRecord } from "@lake/events";
 import { sqlString } from "@lake/segments";
-import { tempDir } from "@lake/tooling/tmp";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { run } from "./helpers.js";
+
+afterAll(cleanupTempDirs);
 
 const COLLECTOR = fileURLToPath(new URL("../../collector/bin/lake-collector.js", import.meta.url));
 const SAMPLES = fileURLToPath(new URL("../../../samples/", import.meta.url));

@@ -29,8 +29,10 @@ const WORD = (() => {
 
 const root = tempDir("reader-integrity");
 const store = pathToFileURL(root).href;
-const cache = join(root, "..", `cache-integrity-${process.pid}`);
-const env = { LAKE_READER_CACHE: cache, LAKE_ROOT: join(root, "..", `root-integrity-${process.pid}`) };
+// The reader's cache, its local root and the exports: beside the store, in a directory of their own (removed after).
+const aside = tempDir("reader-integrity-aside");
+const cache = join(aside, "cache");
+const env = { LAKE_READER_CACHE: cache, LAKE_ROOT: join(aside, "root") };
 
 type Command = { name: string; args: () => string[]; value: (r: Run) => unknown };
 let exportN = 0;
@@ -43,7 +45,7 @@ const COMMANDS: Command[] = [
   { name: "usage", args: () => ["usage", "session", "--json"], value: (r) => JSON.parse(r.out) },
   {
     name: "export",
-    args: () => ["export", "--format", "ndjson", "--out", join(root, "..", `export-${process.pid}-${exportN++}`), "--json"],
+    args: () => ["export", "--format", "ndjson", "--out", join(aside, `export-${exportN++}`), "--json"],
     value: (r) => {
       const file = (JSON.parse(r.out) as { file: string }).file;
       return readFileSync(file, "utf8").trim().split("\n").sort();

@@ -165,7 +165,7 @@ describe("every model the fleet's real transcripts name is priced", () => {
 describe("costs end to end: tiers, 1-hour writes, recorded costs, unknown models, --pricing, rollups", () => {
   const root = tempDir("reader-pricing");
   const store = pathToFileURL(root).href;
-  const env = { LAKE_READER_CACHE: join(root, "..", "reader-pricing-cache-e2e") };
+  const env = { LAKE_READER_CACHE: join(tempDir("reader-pricing-cache"), "cache") };
   const base = { runtime: "claude-code", session_id: "p-1", stream: "main", kind: "assistant" as const, adapter: "test", adapter_version: "0", source_path: "p.jsonl", usage_mode: "delta" as const };
   const raw: RawRecord[] = [
     // A Sonnet 4.5 response with a 250,000-token prompt: the whole response at the > 200K price.
@@ -220,13 +220,14 @@ describe("costs end to end: tiers, 1-hour writes, recorded costs, unknown models
   });
 
   it("--pricing FILE adds a private model (lake's format and LiteLLM's), overrides a known one, and a bad file is exit 6 naming it", async () => {
-    const lake = join(root, "..", "prices-lake.json");
+    const aside = tempDir("reader-pricing-files");
+    const lake = join(aside, "prices-lake.json");
     writeFileSync(lake, JSON.stringify({ models: { "acme-coder-2": { input_mtok: 1, output_mtok: 4 }, "claude-sonnet-4-5": [{ prices: { input_mtok: 1, output_mtok: 1 } }, { start_date: "2026-03-02", prices: { input_mtok: 2, output_mtok: 2 } }] } }));
     const a = (await session("calculate", ["--pricing", lake])).sessions[0]!;
     const sonnet = (251_000 + 10_110 + 2_000) * 2; // no cache prices in the override: reads and writes cost input
     expect(a.cost_usd).toBeCloseTo((sonnet + 2_000 * 1 + 500 * 4) / 1e6, 9);
     expect(a.unpriced_tokens).toBe(0);
-    const litellm = join(root, "..", "prices-litellm.json");
+    const litellm = join(aside, "prices-litellm.json");
     writeFileSync(litellm, JSON.stringify({ sample_spec: { input_cost_per_token: 0 }, "acme/acme-coder-2": { input_cost_per_token: 2e-6, output_cost_per_token: 8e-6, litellm_provider: "acme", mode: "chat" }, "dall-e": { output_cost_per_image: 0.04 } }));
     const b = (await session("calculate", ["--pricing", litellm])).sessions[0]!;
     expect(b.cost_usd).toBeCloseTo(tiered + oneHour + calculated3 + (2_000 * 2 + 500 * 8) / 1e6, 6);
@@ -234,7 +235,7 @@ describe("costs end to end: tiers, 1-hour writes, recorded costs, unknown models
     expect(p.file).toBe(litellm);
     expect(p.models.find((m) => m.model === "acme-coder-2")).toMatchObject({ priced: true, source: "override" });
     expect(p.models.find((m) => m.model === "claude-sonnet-4-5-20250929")).toMatchObject({ priced: true, price_model: "claude-sonnet-4-5", provider: "anthropic", source: "dataset" });
-    const broken = join(root, "..", "prices-bad.json");
+    const broken = join(aside, "prices-bad.json");
     writeFileSync(broken, JSON.stringify({ models: { x: { input_mtok: -1, output_mtok: 1 } } }));
     const bad = await run(["usage", "daily", "--pricing", broken, "--store", store], env);
     expect(bad.code).toBe(EXIT.corrupt);

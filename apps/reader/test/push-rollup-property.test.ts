@@ -8,7 +8,7 @@
 // segment N's records counted from its rows are those readUsageRecords reads from its file. A second
 // property runs sessions of more than 32 segments.
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
@@ -118,6 +118,8 @@ async function property(arb: typeof fleetArb, numRuns: number, checkEvery: numbe
       await fc.assert(
         fc.asyncProperty(arb, async (g) => {
           const root = tempDir(`push-rollup-prop-${n++}`);
+          // Push's working copies and the reader's cache: beside the store, removed with it.
+          const aside = tempDir(`push-rollup-prop-aside`);
           try {
             const records = g.records.map((r, i) => ({ g: r, rec: toRecord(r, i) }));
             // Session directories as push makes them: per session, part and runtime, dt its first day.
@@ -139,7 +141,7 @@ async function property(arb: typeof fleetArb, numRuns: number, checkEvery: numbe
               const policy = g.rollups[di]!;
               di++;
               // Push's rollup of segments 0..s reads copies of them named as their keys sort.
-              const work = join(root, "..", `${basename(root)}-work-${di}`);
+              const work = join(aside, `work-${di}`);
               mkdirSync(work, { recursive: true });
               const local: string[] = [];
               let carry = encodeUsageCarry([]);
@@ -189,7 +191,7 @@ async function property(arb: typeof fleetArb, numRuns: number, checkEvery: numbe
             const want = countUsage(inReadOrder.flatMap((x) => x.rows));
             const store = await openReadableStore(pathToFileURL(root).href);
             try {
-              const files = await resolveFleet(store, join(root, "..", `${basename(root)}-cache`), { mirror: false });
+              const files = await resolveFleet(store, join(aside, "cache"), { mirror: false });
               const got = await fleetUsage(files);
               const rows = await fleetUsage(files, { rowsOnly: true });
               expect(sums(rows)).toEqual(sums(want));
@@ -203,6 +205,7 @@ async function property(arb: typeof fleetArb, numRuns: number, checkEvery: numbe
             }
           } finally {
             rmSync(root, { recursive: true, force: true });
+            rmSync(aside, { recursive: true, force: true });
           }
         }),
         { numRuns, seed: 19 },

@@ -37,7 +37,7 @@ const all = [...(await claudeRecords()), ...(await sampleRecords())];
 /** A fresh local fleet directory, its URL, and a reader environment with its own cache. */
 function freshFleet(label: string): { root: string; store: string; env: NodeJS.ProcessEnv } {
   const root = tempDir(label);
-  return { root, store: pathToFileURL(root).href, env: { LAKE_READER_CACHE: join(root, "..", `cache-${Date.now()}`) } };
+  return { root, store: pathToFileURL(root).href, env: { LAKE_READER_CACHE: join(tempDir(`${label}-cache`), "cache") } };
 }
 
 /** The Claude session with the most usage, and a resumed copy of its first 40 records in a new session on another day (same usage keys). */

@@ -30,7 +30,7 @@ const carries = (r: CanonicalRecord) => !isEmptyUsage(r.usage) || (r.usage_mode 
 describe("usage explain", () => {
   const root = tempDir("reader-usage-explain");
   const store = pathToFileURL(root).href;
-  const env = { LAKE_READER_CACHE: join(root, "..", "cache-explain-" + Date.now()) };
+  const env = { LAKE_READER_CACHE: join(tempDir("reader-cache"), "cache") };
   // One session's records landed twice (a re-pushed segment): duplicates that must add nothing.
   const twice = records.find((r) => r.runtime === "claude-code" && r.usage)!.session_id;
 

@@ -49,7 +49,7 @@ function sum(rows: readonly Row[], k: string): number | null {
 describe("usage --by and --breakdown", () => {
   const root = tempDir("reader-usage-groups");
   const store = pathToFileURL(root).href;
-  const env = { LAKE_READER_CACHE: join(root, "..", "cache-groups-" + Date.now()) };
+  const env = { LAKE_READER_CACHE: join(tempDir("reader-cache"), "cache") };
   const now = Date.now();
   const live = activeSession(now);
   // The longest Claude Code session with usage, pushed from a second machine too (a synced ~/.claude).

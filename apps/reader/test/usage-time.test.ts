@@ -58,7 +58,7 @@ const expectTokens = (row: Row, u: Usage, what: string) => {
 describe("usage reports in a time zone", () => {
   const root = tempDir("reader-usage-tz");
   const store = pathToFileURL(root).href;
-  const env = { LAKE_READER_CACHE: join(root, "..", "cache-tz-" + Date.now()) };
+  const env = { LAKE_READER_CACHE: join(tempDir("reader-cache"), "cache") };
   const daily = (...args: string[]) => runJson<Daily>(["usage", "daily", "--json", "--store", store, ...args], env);
 
   it("--timezone America/Los_Angeles moves a response at 03:00 UTC to the previous day", async () => {

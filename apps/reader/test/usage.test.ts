@@ -21,7 +21,7 @@ const expectTokens = (row: Row, u: Usage) => {
 describe("usage over a local fleet store built from the Claude Code fixtures", () => {
   const root = tempDir("reader-usage");
   const store = pathToFileURL(root).href;
-  const env = { LAKE_READER_CACHE: join(root, "..", "cache-" + Date.now()) };
+  const env = { LAKE_READER_CACHE: join(tempDir("reader-cache"), "cache") };
 
   it("usage session --json equals usageBySession over the same records", async () => {
     await pushBronze(root, records, { segments: 2 });
@@ -173,7 +173,7 @@ function ruleRecords(): CanonicalRecord[] {
 
 describe("usage counts every countUsage rule as countUsage does", () => {
   const root = tempDir("reader-usage-rules");
-  const env = { LAKE_READER_CACHE: join(root, "..", "cache-rules-" + Date.now()) };
+  const env = { LAKE_READER_CACHE: join(tempDir("reader-cache"), "cache") };
 
   for (const withSep of [true, false]) {
     it(withSep ? "with ids holding the scan's separator (one-by-one hand-over)" : "without them (one-text hand-over), bronze and compacted", async () => {

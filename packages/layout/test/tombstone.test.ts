@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { decodeTombstone, encodeTombstone, isLayoutError, listTombstones, openStore, parseKey, tombstoneKey } from "../src/index.js";
-import { tempDir } from "@lake/tooling/tmp";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
+
+afterAll(cleanupTempDirs);
 
 const VEC = readFileSync(new URL("./vectors/tombstone.json", import.meta.url));
 const ID = "258c7280-ae70-4798-800f-63464d01a85d";

@@ -2,13 +2,15 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { canonicalize } from "@lake/events";
-import { tempDir } from "@lake/tooling/tmp";
+import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import {
   decodeForgetRecord, encodeForgetRecord, finishRemovals, forgetSession, isForgotten, isStoreError, listSessions, openSession, readForgetRecord, undoForget, type Convert,
 } from "../src/index.js";
 import { decodeMetricsState, deriveMetrics, listSpool } from "../src/metrics.js";
+
+afterAll(cleanupTempDirs);
 
 const VECTOR = new URL("./vectors/forget-record.json", import.meta.url);
 
