@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { claudeSessions, runCli, walk } from "./helpers.js";
+import { claudeSessions, runCli, walk, type Run } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
 
@@ -39,6 +39,14 @@ function pushStateSessions(root: string, fleet?: string): Record<string, Session
   return (fleet === undefined ? Object.values(state.receivers)[0] : state.receivers[`file://${fleet}`])?.sessions ?? {};
 }
 
+/** Every session sealed once in `fleet` (one _SEALED each), and a rerun of `push` seals and sends nothing. */
+async function sealedOnce(fleet: string, push: (extra: string[]) => Promise<Run>): Promise<void> {
+  expect(walk(fleet).filter((f) => f.endsWith("/_SEALED"))).toHaveLength(N);
+  const again = await push(["--seal-idle", "0"]);
+  expect(again.code, again.stderr).toBe(0);
+  expect(JSON.parse(again.stdout)).toMatchObject({ sessions: 0, sealed: 0, segments: 0 });
+}
+
 describe("a push that seals many idle sessions", { timeout: 120_000 }, () => {
   it("saves push.state a bounded number of times, seals every session once, and a rerun seals nothing", async () => {
     const { dir, root, fleet, ids, push } = await collectedRoot(5);
@@ -55,13 +63,9 @@ describe("a push that seals many idle sessions", { timeout: 120_000 }, () => {
     const names = stepNames(steps);
     expect(names.filter((s) => s === "push:sealed")).toHaveLength(N);
     expect(names.filter((s) => s === "push:state-saved").length).toBeLessThanOrEqual(3);
-    expect(walk(fleet).filter((f) => f.endsWith("/_SEALED"))).toHaveLength(N);
     const sessions = pushStateSessions(root);
     expect(ids.every((id) => sessions[id]?.sealed === true)).toBe(true);
-
-    const again = await push(["--seal-idle", "0"]);
-    expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ sessions: 0, sealed: 0, segments: 0 });
+    await sealedOnce(fleet, push);
   });
 
   it("a first push that sends and seals every session: the seals wait for the next save, so push.state is saved about once a second, not once per session", async () => {
@@ -78,13 +82,9 @@ describe("a push that seals many idle sessions", { timeout: 120_000 }, () => {
     expect(names.filter((s) => s === "push:state-saved").length).toBeLessThanOrEqual(2 + seconds);
     // No seal before the first save (a session's sent files are saved before its _SEALED goes up).
     expect(names.indexOf("push:sealed")).toBeGreaterThan(names.indexOf("push:state-saved"));
-    expect(walk(fleet).filter((f) => f.endsWith("/_SEALED"))).toHaveLength(N);
     const sessions = pushStateSessions(root);
     expect(ids.every((id) => sessions[id]?.sealed === true && Object.keys(sessions[id]!.files).length > 0)).toBe(true);
-
-    const again = await push(["--seal-idle", "0"]);
-    expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ sessions: 0, sealed: 0, segments: 0 });
+    await sealedOnce(fleet, push);
   });
 
   it("killed at any step of a first push that sends and seals, the fleet never holds a _SEALED over a file push.state does not list as sent", async () => {

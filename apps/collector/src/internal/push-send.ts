@@ -249,6 +249,13 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
           rows.catch(() => undefined); // met in its turn
           next = { from, rows };
         };
+        // What the main thread does while DuckDB works (a COPY, or reading back a segment found
+        // taken): read ahead, and fold the usage of the segment written before.
+        const meanwhile = (): void => {
+          readAhead();
+          readNext();
+          foldNow();
+        };
         for (;;) {
           const { lines, digests } = batch;
           mark = { next_seg: { ...st.next_seg }, segments: { ...st.segments }, rows: { ...st.rows } };
@@ -274,10 +281,8 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
                 rmSync(path, { force: true });
                 let foldFailed: { e: unknown } | undefined;
                 const info = await writeSegment(path, pending, () => {
-                  readAhead();
-                  readNext();
                   try {
-                    foldNow();
+                    meanwhile();
                   } catch (e) {
                     foldFailed = { e }; // the session's own failure, met here: not the segment's
                   }
@@ -287,10 +292,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
                 wrote = { r: await store.upload(key, segmentSource(path, info.bytes), { ifAbsent: true }), info };
                 step("push:uploaded");
                 rmSync(path, { force: true });
-              } else {
-                readAhead();
-                readNext();
-              }
+              } else meanwhile();
               if (wrote?.r.status === "written") {
                 const info = wrote.info;
                 let o = owed.get(runtime);
