@@ -68,6 +68,13 @@ describe("push's landed lines", () => {
         return { ...rest, runtime } as CanonicalRecord;
       });
     await landRoot(root, [{ session: "odd-order", path: odd, runtime: "claude-code", convert: runtimeLast }]);
+    // Runtimes of one byte length (push keeps one string per runtime's bytes), one not ASCII and one
+    // with an escape (its line is parsed): each line must still read as its own.
+    const names = ["runtime-a", "runtime-b", "rüntime-a", 'run\\"time', "runtime-a"];
+    const mixedRuntimes: Convert = async (lines, ctx) => ((await recordLines(lines, ctx)) as CanonicalRecord[]).map((r, i) => ({ ...r, runtime: names[i % names.length]! }) as CanonicalRecord);
+    const plain = join(dir, "plain.jsonl");
+    writeFileSync(plain, Array.from({ length: 10 }, (_, i) => JSON.stringify({ kind: "user", record_id: `m${i}`, ts: `2026-02-10T21:00:0${i}.000Z`, text: "plain" })).join("\n") + "\n");
+    await landRoot(root, [{ session: "odd-runtimes", path: plain, runtime: "claude-code", convert: mixedRuntimes }]);
     const orderRows = readLanded(root, "odd-order", readIndex(root, "odd-order").files[0]!.rel).rows;
     expect(orderRows.length).toBe(ODD.length);
     for (const r of orderRows) expect(r.startsWith('{"runtime":')).toBe(false);
@@ -76,7 +83,8 @@ describe("push's landed lines", () => {
     const sessions = local.sessions();
     expect(sessions).toContain("odd-session");
     expect(sessions).toContain("odd-order");
-    expect(sessions.length).toBeGreaterThanOrEqual(4);
+    expect(sessions).toContain("odd-runtimes");
+    expect(sessions.length).toBeGreaterThanOrEqual(5);
     const w = await SegmentWriter.open({ fsync: false, connections: 2 });
     try {
       let parsed = 0;
@@ -120,5 +128,7 @@ describe("push's landed lines", () => {
     const odds = (await local.readRows("odd-session", await local.landedFiles("odd-session"), "host-a")).lines;
     expect(odds.map((l) => l.usage?.record_id ?? l.quarantined?.record_id ?? null)).toEqual([null, "a1", "a2", "a3", "q1", null, null, null]);
     expect(odds.map((l) => l.ts)).toEqual(ODD.filter((r) => r.text !== "a re-landed copy of u1").map((r) => r.ts));
+    const mixed = (await local.readRows("odd-runtimes", await local.landedFiles("odd-runtimes"), "host-a")).lines;
+    expect(mixed.map((l) => l.runtime)).toEqual([...names, ...names]);
   });
 });

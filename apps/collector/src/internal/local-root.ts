@@ -98,14 +98,17 @@ const TS_KEY = Buffer.from('"ts":"');
  * A record with usage (countUsage reads a row with a usage key), or a `latest` copy (it voids
  * earlier ones): push needs it whole. One scan finds both keys, and every other key that starts so
  * (`usage_key`): a few records more than need it are parsed, never one fewer. A hit is a key when
- * `"` or `_` follows (inside a string the quote after it would be escaped).
+ * `"` comes before it and `"` or `_` after it (inside a string the quotes would be escaped). The
+ * scan looks for `usage` without its quote: Buffer.indexOf finds a short needle by its first byte,
+ * and a `"` is in every few bytes of JSON, a `u` far less often (2.5 against 1.6 GB/s here).
  */
-const USAGE_KEY_PREFIX = Buffer.from('"usage');
+const USAGE_KEY_PREFIX = Buffer.from("usage");
 const UNDERSCORE = 0x5f;
 
-/** Whether the line [start, end) of `bytes` has a key starting `"usage`, its first hit at `at` (or -1). */
+/** Whether the line [start, end) of `bytes` has a key starting `"usage`, its first hit of `usage` at `at` (or -1). */
 function usageKeyIn(bytes: Buffer, at: number, end: number): boolean {
   for (; at >= 0 && at < end; at = bytes.indexOf(USAGE_KEY_PREFIX, at + 1)) {
+    if (bytes[at - 1] !== QUOTE) continue;
     const next = bytes[at + USAGE_KEY_PREFIX.length];
     if (next === QUOTE || next === UNDERSCORE) return true;
   }
@@ -155,6 +158,27 @@ function stringAt(bytes: Buffer, at: number, key: Buffer, end: number): string |
   }
   if (close >= end) return null;
   return bytes.toString("utf8", start, close);
+}
+
+/** The runtime names met so far, by their UTF-8 bytes: a file's lines name a few, each one string. */
+const runtimeNames: { bytes: Buffer; name: string }[] = [];
+
+/** {@link stringAt} of a line's `runtime`: the same string for the same bytes, not one per line. */
+function runtimeName(bytes: Buffer, at: number, end: number): string | undefined | null {
+  if (at < 0) return undefined;
+  const start = at + RUNTIME_KEY.length;
+  let close = start;
+  while (close < end && bytes[close] !== QUOTE && bytes[close] !== BACKSLASH) close++;
+  if (close >= end || bytes[close] !== QUOTE) return null;
+  next: for (const known of runtimeNames) {
+    const k = known.bytes;
+    if (k.length !== close - start) continue;
+    for (let i = 0; i < k.length; i++) if (bytes[start + i] !== k[i]) continue next;
+    return known.name;
+  }
+  const name = stringAt(bytes, at, RUNTIME_KEY, end);
+  if (typeof name === "string" && runtimeNames.length < 16) runtimeNames.push({ bytes: Buffer.from(bytes.subarray(start, close)), name });
+  return name;
 }
 
 type Heavy = { store: typeof import("@lake/store/read"); events: typeof import("@lake/events/record"); quarantined: string; usageRecordOfRow: (row: FleetRow, runtime: string) => UsageRecord | undefined };
@@ -237,19 +261,21 @@ export function localRoot(root: string): LocalRoot {
         const runtimes = new KeyScan(body, RUNTIME_KEY, true);
         const times = new KeyScan(body, TS_KEY);
         const usage = new KeyScan(body, USAGE_KEY_PREFIX);
-        lf.rows.forEach((bytes, row) => {
+        const rows = lf.rows;
+        for (let row = 0; row < rows.length; row++) {
+          const bytes = rows[row]!;
+          const seqRow = f.seq * ROWS_PER_SEQ + row;
+          if (dup.has(seqRow)) continue;
           const start = bytes.byteOffset - body.byteOffset;
           const end = start + bytes.length;
           const carries = usageKeyIn(body, usage.within(start, end), end);
-          const runtimeAt = runtimes.within(start, end);
-          const tsAt = times.within(start, end);
-          const seqRow = f.seq * ROWS_PER_SEQ + row;
-          if (dup.has(seqRow)) return;
-          let runtime = stringAt(body, runtimeAt, RUNTIME_KEY, end);
-          let ts = stringAt(body, tsAt, TS_KEY, end);
+          const whole = carries || held.has(seqRow);
+          // A line parsed whole gives its runtime and ts: they are looked for by key in the others only.
+          let runtime = whole ? undefined : runtimeName(body, runtimes.within(start, end), end);
+          let ts = whole ? undefined : stringAt(body, times.within(start, end), TS_KEY, end);
           let usageRec: UsageRecord | undefined;
           let quarantinedRow: FleetRow | undefined;
-          if (carries || typeof runtime !== "string" || ts === null || held.has(seqRow)) {
+          if (whole || typeof runtime !== "string" || ts === null) {
             // The record's fields, checked as the schema declares them without zod (checkStoredRecord;
             // a record that does not fit stops this session only). The object is this line's own.
             const rec = Object.assign(events.checkStoredRecord(JSON.parse(bytes.toString("utf8"))), { agent, landed_seq: f.seq, landed_row: row }) as FleetRow;
@@ -260,7 +286,7 @@ export function localRoot(root: string): LocalRoot {
           }
           const ms = ts === undefined ? NaN : Date.parse(ts);
           lines.push({ json: bytes, tsMs: Number.isNaN(ms) ? null : ms, landed_seq: f.seq, landed_row: row, runtime: runtime as string, ts, usage: usageRec, quarantined: quarantinedRow });
-        });
+        }
       }
       return { lines, digests, files: read };
     },
