@@ -283,6 +283,56 @@ describe("push in batches", () => {
     expect(sessionCarry(root, sid, before).state.chunks.length).toBeGreaterThanOrEqual(3);
   }, 180_000);
 
+  it("sessions the push seals, sent a file at a time: usage folded into the rollup alone, the one-batch push's rollups, nothing downloaded; a late copy of a message folded batches before is counted from the store's segments", async () => {
+    const { dir, root, sources, collect } = await sampleRoot("push-batches-sealed");
+    const source = sources[0]!;
+    const sid = sessionOf(source);
+    appendFileSync(source, assistantLine(sid, 1, "seal01", "first") + assistantLine(sid, 2, "seal02", "second"));
+    await collect();
+    appendFileSync(source, assistantLine(sid, 3, "seal02", "second, more") + userLine(sid, 4, "a question"));
+    await collect();
+    // Every session is due for its seal: its directory's carry is never written, so the push folds
+    // its usage into the rollup and the identity hashes alone (no records' document).
+    const opts = { agent: "host-a", sealIdleSeconds: 0, fleetId: "f1" };
+    const watched = (fleet: string, downloads: string[]) => {
+      const store = openStore(pathToFileURL(fleet).href);
+      return new Proxy(store, {
+        get(target, prop, receiver) {
+          const v = Reflect.get(target, prop, receiver) as unknown;
+          if (prop === "download" && typeof v === "function") return (...args: unknown[]) => (downloads.push(String(args[0])), (v as (...a: unknown[]) => unknown).apply(target, args));
+          return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+    };
+    const pushBoth = async (name: string) => {
+      const whole = join(dir, `${name}-whole`);
+      const batched = join(dir, `${name}-batched`);
+      const downloads: string[] = [];
+      // The reference: one batch, nothing sealed (every directory's carry made and kept).
+      const a = await push(localRoot(root), openStore(pathToFileURL(whole).href), { ...opts, sealIdleSeconds: 86_400 });
+      const carries = walk(join(root, "_export", "usage"));
+      const b = await push(localRoot(root), watched(batched, downloads), { ...opts, batchBytes: 1 });
+      // The sealing push wrote no carry (its directories' would only be removed at their seals).
+      expect(walk(join(root, "_export", "usage"))).toEqual(carries);
+      expect(b.problems).toEqual([]);
+      expect([a.sealed, b.sessions, b.rows, b.sealed]).toEqual([0, a.sessions, a.rows, a.sessions]);
+      expect(b.segments).toBeGreaterThan(a.segments);
+      const rollups = (fleet: string) => keysOf(fleet).filter((k) => parseKey(k)?.kind === "segment-usage").map((k) => `${k.slice(0, k.lastIndexOf("/"))} ${k.slice(k.lastIndexOf(".usage."))}`).sort();
+      expect(rollups(batched)).toEqual(rollups(whole));
+      expect(rollups(batched).filter((k) => k.includes(`/session=${sid} `)).length).toBe(2);
+      return downloads;
+    };
+    // The copies of seal02 in two files: held back to the batch after, as in any push.
+    expect(await pushBoth("fleet-1")).toEqual([]);
+    // A late copy of seal01 (folded two batches before, and not in the records' document): the
+    // directory is counted from its segments in the store.
+    appendFileSync(source, assistantLine(sid, 5, "seal01", "first, again"));
+    await collect();
+    const downloads = await pushBoth("fleet-2");
+    expect(downloads.length).toBeGreaterThan(0);
+    for (const k of downloads) expect(k).toContain(`/session=${sid}/`);
+  }, 180_000);
+
   it("push.state lost: the next push finds each segment taken, reads back which landed files and usage it holds, and writes the directory's rollup once, grown a segment at a time; only a directory's first segment is written again", async () => {
     const { dir, root, sources, collect } = await sampleRoot("push-batches-lost-state");
     const source = sources[0]!;

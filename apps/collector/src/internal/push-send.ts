@@ -179,8 +179,9 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
       : { part: 1, dt: "", next_seg: {}, segments: {}, rows: {}, files: {}, sealed: false };
     let sent = 0;
     // A directory this push seals after sending gets no next segment: the carry of its last rollup
-    // would be removed at the seal, so it is not written (a push stopped before the seal counts the
-    // directory from the store the next time it grows).
+    // would be removed at the seal, so it is not written, nor its records' document made (its usage
+    // is folded into the rollup alone: Owed.lean); a push stopped before the seal counts the
+    // directory from the store the next time it grows.
     const sealing = sealDue(local, sessionId, files, options.sealIdleSeconds, now);
     // Per runtime directory: the segments written since its last rollup, and what their usage
     // records count to so far (Owed).
@@ -196,7 +197,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
     const payOwed = async (): Promise<void> => {
       foldNow();
       for (const [runtime, o] of owed) {
-        await putSegmentRollup(store, local.root, o.p, o.seg, owedCount(o, ev), tmp, !sealing);
+        await putSegmentRollup(store, local.root, o.p, o.seg, owedCount(o, ev), tmp, !o.lean);
         owed.delete(runtime);
       }
     };
@@ -296,7 +297,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
               if (wrote?.r.status === "written") {
                 const info = wrote.info;
                 let o = owed.get(runtime);
-                if (!o) owed.set(runtime, (o = startOwed(local.root, store, p, seg, ev)));
+                if (!o) owed.set(runtime, (o = startOwed(local.root, store, p, seg, ev, sealing)));
                 o.seg = seg;
                 const written = pending;
                 const into = o;
@@ -324,7 +325,7 @@ export async function send(local: LocalRoot, store: ObjectStore, options: PushOp
                 summary.recovered++;
                 pending = pending.filter((l) => !have.seqs.has(l.landed_seq));
                 let o = owed.get(runtime);
-                if (!o) owed.set(runtime, (o = startOwed(local.root, store, p, seg, ev)));
+                if (!o) owed.set(runtime, (o = startOwed(local.root, store, p, seg, ev, sealing)));
                 o.seg = seg;
                 if (have.usage !== undefined) addOwed(o, have.usage, ev);
                 else fromStore(o);
@@ -545,6 +546,13 @@ interface Owed {
   whole: boolean;
   /** The carry's records did not decode (a damaged carry), or a segment found in the store did not read: segments `since`.. are read back from the store. */
   stored: boolean;
+  /**
+   * The directory is sealed right after this push, so its carry is never written: its records are
+   * folded into the rollup and their identity hashes alone (continueUsageRollup), not added to the
+   * carry's document as well. `stale`: some were, so the document no longer holds every record.
+   */
+  readonly lean: boolean;
+  stale: boolean;
 }
 
 /**
@@ -562,9 +570,9 @@ function heldBack(records: readonly UsageRecord[]): number {
 }
 
 /** A directory's debt from its first segment this push wrote (`seg`): from carry `seg - 1`'s state, when it reads. */
-function startOwed(root: string, store: ObjectStore, p: SessionPartition, seg: number, ev: typeof import("@lake/events/usage")): Owed {
+function startOwed(root: string, store: ObjectStore, p: SessionPartition, seg: number, ev: typeof import("@lake/events/usage"), lean: boolean): Owed {
   const state = seg === 0 ? ev.usageCarryState([]) : readCarry(carryFiles(root, store, p).at(seg - 1), ev)?.state;
-  return { p, seg, since: seg, state, held: [], records: [], whole: false, stored: false };
+  return { p, seg, since: seg, state, held: [], records: [], whole: false, stored: false, lean, stale: false };
 }
 
 /** Add the usage records of a segment written to the directory. */
@@ -578,10 +586,26 @@ function addOwed(o: Owed, records: readonly UsageRecord[], ev: typeof import("@l
   const cut = last ? all.length : heldBack(all);
   const fold = cut === all.length ? all : all.slice(0, cut);
   o.held = all.slice(cut);
-  const grown = ev.growUsageCarry(o.state, fold);
-  if (grown !== undefined) {
-    o.state = grown;
-    return;
+  if (o.lean) {
+    // growUsageCarry but the document (the same rollup and hashes): what a carry that is never written needs.
+    const c = ev.continueUsageRollup(o.state.rollup, o.state.ids, fold);
+    if (c !== undefined) {
+      o.state = { ...o.state, rollup: c.rollup, ids: c.ids };
+      if (fold.length > 0) o.stale = true;
+      return;
+    }
+    // They meet earlier records, some of which the document does not hold: this push's segments
+    // are counted as the store holds them (one download each, and only then).
+    if (o.stale) {
+      fromStore(o);
+      return;
+    }
+  } else {
+    const grown = ev.growUsageCarry(o.state, fold);
+    if (grown !== undefined) {
+      o.state = grown;
+      return;
+    }
   }
   // They meet earlier records: from here every record is kept and counted once, at the end —
   // unless the carry's do not decode: then the store's copies of this push's segments are counted.
