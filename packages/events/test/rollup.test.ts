@@ -60,6 +60,19 @@ describe("usage rollup format", () => {
     expect(usageKeyHash(GOLDEN_RECORDS[7]!)!.toString(16).padStart(16, "0")).toBe(latest);
     expect(usageKeyHash(GOLDEN_RECORDS[4]!)).toBeUndefined(); // cumulative
     expect(usageKeyHash(GOLDEN_RECORDS[9]!)).toBeUndefined(); // no key
+    // Copies in a row (one message's content blocks) and changes of key or mode between them: each
+    // hash is the one its own mode and key give.
+    const rec = GOLDEN_RECORDS[0]!;
+    const h = (mode: string, key: string) => createHash("sha256").update(Buffer.from(`${mode}\u0000${key}`, "utf8")).digest().readBigUInt64BE(0);
+    const run: [UsageRecord, bigint][] = [
+      [{ ...rec, usage_key: "k1" }, h("d", "k1")],
+      [{ ...rec, usage_key: "k1" }, h("d", "k1")],
+      [{ ...rec, usage_key: "k1", usage_mode: "latest" }, h("l", "k1")],
+      [{ ...rec, usage_key: "k1", usage_mode: "delta" }, h("d", "k1")],
+      [{ ...rec, usage_key: "k2" }, h("d", "k2")],
+      [{ ...rec, usage_key: "k1" }, h("d", "k1")],
+    ];
+    for (const [r, want] of run) expect(usageKeyHash(r)).toBe(want);
   });
 
   it("encodes the golden records to the pinned bytes, and decodes them back", () => {

@@ -86,8 +86,20 @@ function counted(rec: UsageRecord): boolean {
  */
 export function usageKeyHash(rec: UsageRecord): bigint | undefined {
   if (rec.usage_key === undefined || rec.usage_mode === "cumulative" || !counted(rec)) return undefined;
-  return sha256(`${rec.usage_mode === "latest" ? "l" : "d"}\0${rec.usage_key}`).readBigUInt64BE(0);
+  const latest = rec.usage_mode === "latest";
+  const last = lastKeyHash;
+  if (last !== undefined && last.key === rec.usage_key && last.latest === latest) return last.hash;
+  const hash = sha256(`${latest ? "l" : "d"}\0${rec.usage_key}`).readBigUInt64BE(0);
+  lastKeyHash = { key: rec.usage_key, latest, hash };
+  return hash;
 }
+
+/**
+ * The key {@link usageKeyHash} hashed last, with its hash: the copies of one message's usage (one
+ * per content block, in a row) share their key, and about half of a Claude Code transcript's usage
+ * lines are such copies.
+ */
+let lastKeyHash: { readonly key: string; readonly latest: boolean; readonly hash: bigint } | undefined;
 
 /** What records could interact with other records in countUsage: their sessions and usage keys. */
 export interface UsageIdentity {
