@@ -68,9 +68,9 @@ describe("push's landed lines", () => {
         return { ...rest, runtime } as CanonicalRecord;
       });
     await landRoot(root, [{ session: "odd-order", path: odd, runtime: "claude-code", convert: runtimeLast }]);
-    // Runtimes of one byte length (push keeps one string per runtime's bytes), one not ASCII and one
-    // with an escape (its line is parsed): each line must still read as its own.
-    const names = ["runtime-a", "runtime-b", "rüntime-a", 'run\\"time', "runtime-a"];
+    // Runtimes of one byte length (push keeps one string per runtime's bytes: 9 bytes, and 10 with
+    // one not ASCII), and one with an escape (its line is parsed): each line must read as its own.
+    const names = ["runtime-a", "runtime-b", "rüntime-a", "runtime-ab", 'run\\"time'];
     const mixedRuntimes: Convert = async (lines, ctx) => ((await recordLines(lines, ctx)) as CanonicalRecord[]).map((r, i) => ({ ...r, runtime: names[i % names.length]! }) as CanonicalRecord);
     const plain = join(dir, "plain.jsonl");
     writeFileSync(plain, Array.from({ length: 10 }, (_, i) => JSON.stringify({ kind: "user", record_id: `m${i}`, ts: `2026-02-10T21:00:0${i}.000Z`, text: "plain" })).join("\n") + "\n");
