@@ -11,6 +11,19 @@ export interface Sample {
   readonly bytes?: number;
 }
 
+/**
+ * The environment for a bench that times whole Node processes against `node -e 0` (this process's,
+ * or `env`), without NODE_EXTRA_CA_CERTS. Node reads that file of certificates as it starts: with
+ * it set (as on the machine these benches were first run on), `node -e 0` took 60–70 ms instead
+ * of 27, while a command with work to do took about as long either way — the ratio flattered the
+ * command. Without it, a direct run measures what `pnpm bench` does (turbo passes the variable on
+ * to no task) and what a machine without it sees.
+ */
+export function startupEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const { NODE_EXTRA_CA_CERTS: _certs, ...rest } = env;
+  return rest;
+}
+
 /** Run `fn` `warmup` times unmeasured, then `runs` times, and return the median. */
 export async function measure(
   name: string,

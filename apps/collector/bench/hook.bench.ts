@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { line, measure, report, type Sample } from "@lake/tooling/bench";
+import { line, measure, report, startupEnv, type Sample } from "@lake/tooling/bench";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { BIN } from "../test/helpers.js";
 
@@ -23,14 +23,16 @@ try {
     tool_input: { command: "ls -la src", description: "List the source directory" },
     tool_response: { stdout: "total 8\ndrwxr-xr-x 2 dev dev 4096 cli.ts\n".repeat(20), stderr: "", interrupted: false, isImage: false },
   });
+  // Every process without NODE_EXTRA_CA_CERTS (startupEnv: it slowed `node -e 0` alone).
+  const env = startupEnv();
   const hookRun = () => {
-    const r = spawnSync(process.execPath, [BIN, "hook", "--root", root], { input: event });
+    const r = spawnSync(process.execPath, [BIN, "hook", "--root", root], { input: event, env });
     if (r.status !== 0) throw new Error(`lake-collector hook exited ${r.status}: ${String(r.stderr)}`);
   };
   const subjects: [string, () => unknown][] = [
-    ["node -e 0", () => spawnSync(process.execPath, ["-e", "0"])],
+    ["node -e 0", () => spawnSync(process.execPath, ["-e", "0"], { env })],
     ["lake-collector hook", hookRun],
-    ["node importing all of @lake/wal (zod schemas)", () => spawnSync(process.execPath, ["--input-type=module", "-e", `await import(${JSON.stringify(WAL)})`])],
+    ["node importing all of @lake/wal (zod schemas)", () => spawnSync(process.execPath, ["--input-type=module", "-e", `await import(${JSON.stringify(WAL)})`], { env })],
   ];
   // Rounds interleave the subjects, so a change of machine load shifts them alike.
   const rounds = 31;

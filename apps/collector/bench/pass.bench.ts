@@ -2,16 +2,17 @@
 // (the real tool_heavy sample, fresh ids): a `collect` and a `push` that find nothing new, and
 // `collect` and `push` after appending to 10 of them (each half, and their sum), each against
 // `node -e 0` measured in the same run, in turns (the goals: ≤ 3× and ≤ 8×). The built bin runs as a child process each time
-// (`pnpm turbo run build --filter=lake-collector...`).
+// (`pnpm turbo run build --filter=lake-collector...`). Every process runs without NODE_EXTRA_CA_CERTS
+// (startupEnv: it slowed `node -e 0` alone).
 import { spawnSync } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { line, measure, measureRounds, report, scale } from "@lake/tooling/bench";
+import { line, measure, measureRounds, report, scale, startupEnv } from "@lake/tooling/bench";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { BIN, claudeSessions, userLine } from "../test/helpers.js";
 
 function collector(args: string[], env: NodeJS.ProcessEnv): string {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...startupEnv(), ...env }, maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`lake-collector ${args[0]} exited ${r.status}: ${r.stderr}`);
   return r.stdout;
 }
@@ -46,7 +47,7 @@ try {
   const push = () => collector(["push", "--root", root, "--store", store, "--json"], env);
   const [node0, noop, noopPush, incCollect, incPush] = await measureRounds(
     [
-      { name: "node -e 0", fn: () => spawnSync(process.execPath, ["-e", "0"]) },
+      { name: "node -e 0", fn: () => spawnSync(process.execPath, ["-e", "0"], { env: startupEnv() }) },
       { name: "collect, nothing new", fn: () => (noopOut = JSON.parse(collector(["collect", ...flags, "--json"], env))) },
       { name: "push, nothing new", fn: push },
       { name: `collect after appending to 10 of ${n}`, before: append, fn: () => (incOut = JSON.parse(collector(["collect", ...flags, "--json"], env))) },
