@@ -176,8 +176,9 @@ function runtimeName(bytes: Buffer, at: number, end: number): string | undefined
     for (let i = 0; i < k.length; i++) if (bytes[start + i] !== k[i]) continue next;
     return known.name;
   }
-  const name = stringAt(bytes, at, RUNTIME_KEY, end);
-  if (typeof name === "string" && runtimeNames.length < 16) runtimeNames.push({ bytes: Buffer.from(bytes.subarray(start, close)), name });
+  // No escape before the closing quote (else null above): the bytes are the string's own UTF-8.
+  const name = bytes.toString("utf8", start, close);
+  if (runtimeNames.length < 16) runtimeNames.push({ bytes: Buffer.from(bytes.subarray(start, close)), name });
   return name;
 }
 
