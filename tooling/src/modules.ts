@@ -4,7 +4,7 @@
 // every ES module it resolves, and a wrapper of the CommonJS loader (Module._load) names every
 // require, createRequire's included (Node 20's resolve hooks do not see those), each on a line of
 // stderr. loadedModules reads them back, and names the modules inside each bundle file it sees
-// (from the esbuild metafile `bundle.meta.json` beside it), so a bundled bin is checked by the
+// (from the metafile `bundle.meta.json` beside it, esbuild's shape), so a bundled bin is checked by the
 // modules it is made of.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -53,7 +53,7 @@ export function loadedModules(stderr: string): { modules: string[]; files: strin
   return { modules, files, stderr: lines.filter((l) => !l.startsWith(MARK)).join("\n") };
 }
 
-/** esbuild's metafile: each output file (relative to the build's directory) with the input modules in it. */
+/** A bundle's metafile (esbuild's shape; the collector's bundle script writes it too): each output file (relative to the build's directory) with the input modules in it. */
 interface Metafile {
   readonly outputs: Record<string, { readonly inputs: Record<string, unknown> }>;
 }

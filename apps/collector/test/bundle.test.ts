@@ -1,4 +1,4 @@
-// The bin runs lake-collector from its bundle (dist/bin, esbuild with code splitting; README
+// The bin runs lake-collector from its bundle (dist/bin, rolldown with code splitting; README
 // "Start-up"): a collect and a push load the collector and every @lake package it uses from a few
 // bundle files instead of one module each; the third-party packages the bundle leaves out (DuckDB's
 // and the AWS SDK's) load from node_modules as before.
