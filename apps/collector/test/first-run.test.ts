@@ -31,6 +31,21 @@ describe("collect on a first run", { timeout: 180_000 }, () => {
     expect(bad.stderr).toMatch(/--exclude/);
   });
 
+  it("on a machine with no transcripts yet, collect makes the default root and records its pass (no agent has written anything)", async () => {
+    const dir = tempDir("nothing-yet");
+    const home = join(dir, "home");
+    mkdirSync(home);
+    const root = join(home, ".local", "share", "lake");
+    const c = await runCli(["collect", "--json"], homeEnv(home));
+    expect(c.code, c.stderr).toBe(0);
+    expect(c.stderr).toBe("");
+    expect(JSON.parse(c.stdout)).toMatchObject({ root, sessions: 0, sources: 0, landed_files: 0, failed: false });
+    expect(JSON.parse(readFileSync(join(root, "collector.state"), "utf8"))).toMatchObject({ sessions: 0, landed_files: 0, failed: false });
+    const status = await runCli(["status", "--json"], homeEnv(home));
+    expect(status.code, status.stderr).toBe(0);
+    expect((JSON.parse(status.stdout) as { last_pass: unknown }).last_pass).toMatchObject({ sessions: 0, failed: false });
+  });
+
   it("a file with no JSON record is named and never becomes a session; status names pending sources and why", async () => {
     const dir = tempDir("garbage");
     const projects = join(dir, "projects");

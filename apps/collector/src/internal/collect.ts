@@ -3,7 +3,7 @@
 // schema, no redactor, no session store); only then is collect-pass.ts loaded, which per session,
 // under its lock, reads windows (@lake/store) → canonicalizes (@lake/adapters) → masks
 // (@lake/redact) → lands → commits cursors → updates the index → publishes rounds (@lake/chain).
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { isAbsolute, join, resolve as resolvePath, sep } from "node:path";
 import { listDiscoverers, type Discoverer, type DiscoveredSource, type DiscoverOptions, type DiscoveryProblem } from "@lake/adapters/discover";
@@ -316,6 +316,9 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   const root = options.root;
   const absRoot = resolvePath(root);
   const log = options.logger ?? ((l: string) => process.stderr.write(l + "\n"));
+  // The root is made by the first pass (on a machine no agent has written to yet, nothing lands to make
+  // it, and the pass is still recorded in it). A root that cannot be made is the root's I/O error.
+  mkdirSync(root, { recursive: true });
   // A removal a stopped run left is finished before anything lands; a forgotten session is not collected.
   await finishPending(root, { warn: (l) => log(`lake-collector: ${l}`) });
   const forgotten = new Set(listForgotten(root));
