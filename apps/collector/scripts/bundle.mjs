@@ -1,13 +1,16 @@
-// lake-collector's bundle (dist/bin) from tsc's output: rolldown, ES modules, code split. The
-// commands load lazily; split the way a bundler does by default (a chunk per set of dynamic imports
-// that reach a module) a no-op collect loaded 25 files and a push 21, and each ES module file costs
-// a resolve, a read and a link. Here the modules collect, push and hook reach by static imports
-// (past the bin's own) are grouped by which of the three reach them: a no-op collect loads 13
-// files, a push 12, a hook 10 (14 before). A module that a part loaded later by a dynamic import
-// (the session pass, push's sender…) also reaches stays with rolldown's own split unless every
-// command that part is loaded under is in its group: loading a part never loads another command's
-// group. bundle.meta.json names the modules each output holds (esbuild's metafile shape; the
-// module-load tests read it).
+// lake-collector's bundle (dist/bin) from tsc's output: rolldown, code split, CommonJS. The commands
+// load lazily; split the way a bundler does by default (a chunk per set of dynamic imports that
+// reach a module) a no-op collect loaded 25 files and a push 21, and each ES module file costs a
+// resolve, a read and a link. Here the modules collect, push and hook reach by static imports (past
+// the bin's own) are grouped by which of the three reach them: a no-op collect loads 13 files, a
+// push 12, a hook 10 (14 before). A module that a part loaded later by a dynamic import (the session
+// pass, push's sender…) also reaches stays with rolldown's own split unless every command that part
+// is loaded under is in its group: loading a part never loads another command's group. CommonJS,
+// because Node starts its ES module loader (some 4 ms) only for a process that loads an ES module:
+// the bin (bin/package.json) and the chunks (dist/bin/package.json, written here) are CommonJS, a
+// lazy part is a require, and the ES modules of the package (dist/, its exports) are untouched.
+// bundle.meta.json names the modules each output holds (esbuild's metafile shape; the module-load
+// tests read it).
 import { rmSync, writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { rolldown } from "rolldown";
@@ -90,13 +93,15 @@ const bundle = await rolldown({
 });
 const { output } = await bundle.write({
   dir: OUT,
-  format: "es",
+  format: "cjs",
   entryFileNames: "[name].js",
   chunkFileNames: "[name]-[hash].js",
   // A group holds the modules given, not all they import (an import is loaded from its own chunk).
   codeSplitting: { includeDependenciesRecursively: false, groups: [{ debugName: "commands", name: (id) => group.get(id) ?? null, test: (id) => group.has(id) }] },
 });
 await bundle.close();
+// The chunks are CommonJS files named .js in a package of ES modules: this directory says so.
+writeFileSync(`${OUT}/package.json`, JSON.stringify({ type: "commonjs" }) + "\n");
 // bundle.meta.json: each output file with the modules it holds. A module that renders to no code (a
 // package's index.js that only re-exports) is in no chunk: it is named with the files of the
 // modules that import it, which is where its imports went.
