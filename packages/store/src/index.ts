@@ -41,6 +41,6 @@ export type { DerivedItem, CleanOptions } from "./internal/clean.js";
 export { restoreSession } from "./internal/restore.js";
 export type { RestoredFile, RestoreResult } from "./internal/restore.js";
 export {
-  PASS_STATE_SCHEMA, PASS_STATE_FILE, emptyPassState, encodePassState, decodePassState, readPassState, writePassState, sessionUnchanged, checkSession, confirmSource, listConversations,
+  PASS_STATE_SCHEMA, PASS_STATE_FILE, emptyPassState, encodePassState, decodePassState, readPassState, readPassStateSessions, writePassState, sessionUnchanged, checkSession, confirmSource, listConversations,
 } from "./internal/pass-state.js";
 export type { PassState, SessionMark, PassStateSource, FoundSource, PassListing } from "./internal/pass-state.js";

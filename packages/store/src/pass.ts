@@ -5,7 +5,7 @@
  * collect and push) starts without loading the session store, the indexer's writer or the records.
  */
 export {
-  PASS_STATE_SCHEMA, PASS_STATE_FILE, emptyPassState, encodePassState, decodePassState, readPassState, writePassState, sessionUnchanged, checkSession, confirmSource, listConversations,
+  PASS_STATE_SCHEMA, PASS_STATE_FILE, emptyPassState, encodePassState, decodePassState, readPassState, readPassStateSessions, writePassState, sessionUnchanged, checkSession, confirmSource, listConversations,
 } from "./internal/pass-state.js";
 export type { PassState, SessionMark, PassStateSource, FoundSource, PassListing } from "./internal/pass-state.js";
 export { indexedSeq, indexStamp } from "./internal/index-state.js";

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
-import { checkSession, confirmSource, decodePassState, encodePassState, isStoreError, openSession, readPassState, sessionUnchanged, writePassState, type FoundSource, type SessionMark } from "../src/index.js";
+import { checkSession, confirmSource, decodePassState, encodePassState, isStoreError, openSession, readPassState, readPassStateSessions, sessionUnchanged, writePassState, type FoundSource, type SessionMark } from "../src/index.js";
 import { capture, convert, jline, src } from "./helpers.js";
 import { indexedSeq, indexStamp, lostToCheck, LostSessionTracker } from "../src/pass.js";
 
@@ -53,6 +53,22 @@ describe("pass.state", () => {
         expect(isStoreError(e) && e.code).toBe("Corrupt");
         expect((e as Error).message).toMatch(why);
       }
+    }
+  });
+
+  it("readPassStateSessions: the ids readPassState has marks for, none without a file; a file that is not a pass state is Corrupt", () => {
+    const root = tempDir("pass-sessions");
+    expect(readPassStateSessions(root)).toEqual(new Set());
+    writeFileSync(join(root, "pass.state"), v("pass.state"));
+    expect(readPassStateSessions(root)).toEqual(new Set(readPassState(root).sessions.keys()));
+    expect(readPassStateSessions(root).size).toBeGreaterThan(0);
+    writeFileSync(join(root, "pass.state"), '{"format":"lake.pass-state","schema":2,"sessions":{},"lost_checked":[]}');
+    try {
+      readPassStateSessions(root);
+      expect.unreachable();
+    } catch (e) {
+      expect(isStoreError(e) && e.code).toBe("Corrupt");
+      expect((e as Error).message).toBe(`${join(root, "pass.state")}: pass state schema 2 is not supported`);
     }
   });
 

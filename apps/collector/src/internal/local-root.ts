@@ -4,7 +4,7 @@
 // and the landed files (@lake/store/read) and the record schema are loaded only when a session is read.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { decodeCursor, indexedSeq, indexStamp, listForgotten, listSessions, readPassState, type PassState } from "@lake/store/pass";
+import { decodeCursor, indexedSeq, indexStamp, listForgotten, listSessions, readPassStateSessions } from "@lake/store/pass";
 import type { FleetRow, RecordLine } from "@lake/segments";
 import type { UsageRecord } from "@lake/events/usage";
 import { CollectorError } from "./errors.js";
@@ -208,7 +208,7 @@ export function localRoot(root: string): LocalRoot {
     }
     return cached;
   };
-  let passState: PassState | undefined | null;
+  let passSessions: ReadonlySet<string> | undefined | null;
   return {
     root,
     // A forgotten session is never sent again (its removal may be under way): one listing of the
@@ -292,14 +292,14 @@ export function localRoot(root: string): LocalRoot {
       return { lines, digests, files: read };
     },
     sourcesLive(sessionId) {
-      if (passState === undefined) {
+      if (passSessions === undefined) {
         try {
-          passState = readPassState(root);
+          passSessions = readPassStateSessions(root);
         } catch {
-          passState = null; // a cache: unreadable means "not known"
+          passSessions = null; // a cache: unreadable means "not known"
         }
       }
-      return passState?.sessions.has(sessionId) ?? false;
+      return passSessions?.has(sessionId) ?? false;
     },
     allSourcesGone(sessionId) {
       let any = false;

@@ -112,8 +112,8 @@ export function confirmSource(root: string, sessionId: string, mark: PassStateSo
   return { ...plain, cursorStat: before, sourceIno: cur.ino, sourceSize: cur.kind === "append" ? cur.offset : cur.size };
 }
 
-/** Decode pass.state; throws `Corrupt` naming `file`. */
-export function decodePassState(text: string, file: string): PassState {
+/** pass.state's JSON with its format, schema and two members checked; throws `Corrupt` naming `file`. */
+function decodeTop(text: string, file: string): { sessions: Record<string, unknown>; lost_checked: unknown[] } {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -123,6 +123,12 @@ export function decodePassState(text: string, file: string): PassState {
   if (!isObj(v) || v.format !== "lake.pass-state") throw corrupt(file, "not a pass state (format is not lake.pass-state)");
   if (v.schema !== PASS_STATE_SCHEMA) throw corrupt(file, `pass state schema ${JSON.stringify(v.schema)} is not supported`);
   if (!isObj(v.sessions) || !Array.isArray(v.lost_checked)) throw corrupt(file, "sessions or lost_checked missing");
+  return { sessions: v.sessions, lost_checked: v.lost_checked };
+}
+
+/** Decode pass.state; throws `Corrupt` naming `file`. */
+export function decodePassState(text: string, file: string): PassState {
+  const v = decodeTop(text, file);
   const out = emptyPassState();
   for (const id of v.lost_checked) {
     if (typeof id !== "string") throw corrupt(file, "lost_checked holds a non-string");
@@ -146,17 +152,31 @@ export function decodePassState(text: string, file: string): PassState {
   return out;
 }
 
-/** Read `<root>/pass.state`; an absent file is an empty state. Throws `Corrupt` or `Io`. */
-export function readPassState(root: string): PassState {
+/** `<root>/pass.state`'s text, or undefined when there is none. Throws `Io`. */
+function passStateText(root: string): { file: string; text: string | undefined } {
   const file = join(root, PASS_STATE_FILE);
-  let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    return { file, text: readFileSync(file, "utf8") };
   } catch (e) {
-    if (errno(e) === "ENOENT") return emptyPassState();
+    if (errno(e) === "ENOENT") return { file, text: undefined };
     throw ioError(file, "read pass state", e);
   }
-  return decodePassState(text, file);
+}
+
+/** Read `<root>/pass.state`; an absent file is an empty state. Throws `Corrupt` or `Io`. */
+export function readPassState(root: string): PassState {
+  const { file, text } = passStateText(root);
+  return text === undefined ? emptyPassState() : decodePassState(text, file);
+}
+
+/**
+ * The sessions `<root>/pass.state` holds a mark for (none when it is absent): what the last complete
+ * pass of each found, without decoding the marks — for a reader that asks only that (push, before it
+ * reads a session's cursors). Throws `Corrupt` (the file is not a pass state) or `Io`.
+ */
+export function readPassStateSessions(root: string): ReadonlySet<string> {
+  const { file, text } = passStateText(root);
+  return text === undefined ? new Set() : new Set(Object.keys(decodeTop(text, file).sessions));
 }
 
 /** Replace `<root>/pass.state` atomically (a cache: not synced). */
