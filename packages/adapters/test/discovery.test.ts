@@ -39,6 +39,12 @@ describe("discovery", () => {
     expect(by("-home-marot/258c7280-ae70-4798-800f-63464d01a85d.jsonl")).toMatchObject({ stream: "main", mode: "append" });
     expect(by("-home-marot/short.jsonl").session_id).toBe("55604662-cf2a-4331-851a-ec234028f8ca");
     expect(d.problems).toEqual([]);
+    // Discovery describes a main transcript named by its session id without a promise: as describe does, every file.
+    expect(d.sources.filter((s) => s.stream === "main" && s.session_id === s.rel.replace(/.*\//, "").replace(/\.jsonl$/, "")).length).toBeGreaterThan(0);
+    for (const s of d.sources) {
+      const { root, size, mtimeMs, ino, ...ref } = s;
+      expect(await claudeCodeAdapter.describe(s.path, root)).toEqual(ref);
+    }
   });
 
   it("include/exclude globs match the relative path or the session id", async () => {

@@ -314,6 +314,18 @@ export async function describeClaude(path: string, root: string | undefined, rel
   return { runtime, path, rel, session_id: session, stream: MAIN_STREAM, kind: "transcript", mode: "append" };
 }
 
+/**
+ * {@link describeClaude} of a main transcript named by its session id (`<uuid>.jsonl`), the common
+ * case, without a promise (discovery describes every file: a thousand awaits cost more than the
+ * rest); undefined for any other file.
+ */
+function describeClaudeMain(path: string, rel: string): SourceRef | undefined {
+  const name = basename(path);
+  if (!name.endsWith(".jsonl") || name.startsWith("agent-")) return undefined;
+  const stem = name.slice(0, -".jsonl".length);
+  return UUID_RE.test(stem) ? { runtime: "claude-code", path, rel, session_id: stem, stream: MAIN_STREAM, kind: "transcript", mode: "append" } : undefined;
+}
+
 /** The Claude Code adapter. */
 export const claudeCodeAdapter: Adapter = {
   runtime: "claude-code",
@@ -325,7 +337,7 @@ export const claudeCodeAdapter: Adapter = {
   },
   discover(options: DiscoverOptions = {}) {
     const roots = options.roots ?? this.defaultRoots(options.env, options.home);
-    return discoverWith("claude-code", roots, options, (rel) => rel.endsWith(".jsonl") || (rel.endsWith(".meta.json") && rel.includes("/subagents/")), (p, r, rel) => describeClaude(p, r, rel));
+    return discoverWith("claude-code", roots, options, (rel) => rel.endsWith(".jsonl") || (rel.endsWith(".meta.json") && rel.includes("/subagents/")), (p, r, rel) => describeClaudeMain(p, rel) ?? describeClaude(p, r, rel));
   },
   describe: (path, root) => describeClaude(path, root),
   initialState: () => ({}),

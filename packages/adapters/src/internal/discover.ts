@@ -150,7 +150,7 @@ export async function discoverWith(
   roots: readonly string[],
   options: DiscoverOptions,
   keep: (rel: string) => boolean,
-  describe: (path: string, root: string, rel: string) => Promise<SourceRef | undefined>,
+  describe: (path: string, root: string, rel: string) => SourceRef | undefined | Promise<SourceRef | undefined>,
 ): Promise<{ runtime: string; roots: string[]; sources: DiscoveredSource[]; problems: DiscoveryProblem[] }> {
   const problems: DiscoveryProblem[] = [];
   const sources: DiscoveredSource[] = [];
@@ -160,7 +160,9 @@ export async function discoverWith(
       // The walk's `rel` is relPath(root, path) (but for a name starting with "..", which relPath
       // takes for a path outside the root and gives whole): no path.relative, which resolves both
       // paths, per file.
-      const ref = await describe(e.path, root, e.rel.startsWith("..") ? relPath(root, e.path) : e.rel);
+      // A describe that needs no read answers at once: awaited only when it is a promise.
+      const d = describe(e.path, root, e.rel.startsWith("..") ? relPath(root, e.path) : e.rel);
+      const ref = d instanceof Promise ? await d : d;
       if (!ref || !filter(ref.rel, ref.session_id)) continue;
       sources.push({ ...ref, root, size: e.size, mtimeMs: e.mtimeMs, ino: e.ino });
     }
