@@ -89,6 +89,7 @@ beforeAll(async () => {
   targetSources = walk(base.tree.claude).filter((f) => f.includes(TARGET)).sort();
   expect(targetSources.length).toBe(3);
   expect(listSessions(base.root)).toContain(TARGET);
+  expect(existsSync(join(base.root, "_hooks", "spool", `${TARGET}.wal.tail`))).toBe(true);
 }, 120_000);
 
 describe("forget", () => {
@@ -130,6 +131,7 @@ describe("forget", () => {
       expect(existsSync(join(base.root, "_conversations", TARGET)), where).toBe(false);
       expect(readdirSync(join(base.root, "_removed")), where).toEqual([]);
       expect(existsSync(join(base.root, "_hooks", "spool", `${TARGET}.wal`)), where).toBe(false);
+      expect(existsSync(join(base.root, "_hooks", "spool", `${TARGET}.wal.tail`)), where).toBe(false);
       for (const f of targetSources) expect(existsSync(f), `${where}: ${f}`).toBe(false);
       expect(existsSync(join(base.tree.claude, "-home-marco-projects-spotter", TARGET)), where).toBe(false);
       expect(existsSync(join(base.tree.claude, "-home-marco-projects-spotter")), where).toBe(true);

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSyn
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readWalFile, type WalDecodeResult } from "@lake/wal";
+import { decodeWalTail, encodeWalTail, isWalError, readWalFile, type WalDecodeResult } from "@lake/wal";
 import { loadedModules, MODULES_IMPORT } from "@lake/tooling/modules";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { BIN, runCli } from "./helpers.js";
@@ -86,6 +86,27 @@ describe("hook", { timeout: 120_000 }, () => {
     expect(b.code, b.stderr).toBe(0);
     expect(Date.now() - t0).toBeGreaterThan(1000);
     expect(events(await readWalFile(file)).map((e) => [e.seq, e.event.n])).toEqual([[1, 1], [2, 2], [3, 3]]);
+  });
+
+  it("a hook appends without decoding the spool: it goes on from the tail cache the last hook left (`<file>.tail`), which names the file as that hook left it", async () => {
+    const root = join(tempDir("hooktail"), "root");
+    for (let i = 1; i <= 3; i++) expect((await runCli(["hook", "--root", root], {}, JSON.stringify(event(i)))).code).toBe(0);
+    const file = spool(root);
+    const st = statSync(file, { bigint: true });
+    const tail = decodeWalTail(readFileSync(`${file}.tail`, "utf8"))!;
+    expect(tail).toMatchObject({ stat: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, lastSeq: 3 });
+    // A cache that says seq 41 of this very file is believed: the next event is numbered 42, so the
+    // hook read nothing of the file (a decode would have numbered it 4). Readers refuse the gap.
+    writeFileSync(`${file}.tail`, encodeWalTail({ ...tail, lastSeq: 41 }));
+    expect((await runCli(["hook", "--root", root], {}, JSON.stringify(event(4)))).code).toBe(0);
+    try {
+      await readWalFile(file);
+      expect.unreachable();
+    } catch (e) {
+      expect(isWalError(e) && e.code).toBe("SequenceError");
+      expect((e as Error).message).toMatch(/42/);
+    }
+    expect(decodeWalTail(readFileSync(`${file}.tail`, "utf8"))!.lastSeq).toBe(42);
   });
 
   it("a torn tail (an append cut mid-frame) loses no earlier event, and the next hook truncates it and appends", async () => {

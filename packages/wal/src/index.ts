@@ -66,6 +66,7 @@ export { isWalAddress, isWalFileName, sessionKey, walAddress } from "./internal/
 export type { SessionTriple } from "./internal/addr.js";
 
 export { WalWriter } from "./internal/writer.js";
+export { decodeWalTail, encodeWalTail, WAL_TAIL_FORMAT, WAL_TAIL_SCHEMA, type WalTail } from "./internal/tail.js";
 export type { WalAppendOptions, WalAppendResult, WalFsyncPolicy, WalWriterOptions } from "./internal/writer.js";
 
 // Archive containers and live-first session resolution: the whole of `@lake/wal/archive`.

@@ -7,7 +7,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import {
   decodeWal,
+  decodeWalTail,
   encodeRecordFrame,
+  encodeWalTail,
   FEATURE_FLOOR_FILE,
   isWalError,
   LINEAGE_FRAME_BYTES,
@@ -84,6 +86,61 @@ describe("WalWriter", () => {
     const r2 = await readWalFile(p);
     expect(r2.tornTail).toBeNull();
     expect(r2.records.map((e) => e.seq)).toEqual([1, 2]);
+  });
+
+  it("tail cache: close records where the file ends; a reopen that finds the file so continues from it without decoding, any other file is decoded", async () => {
+    const root = tempDir("wal-tail");
+    const p = walPath(root);
+    const cache = `${p}.tail`;
+    const w = await WalWriter.open(p, { fsync: "always", tailCache: cache });
+    for (let i = 1; i <= 3; i++) await w.append({ type: "step_started", step_id: i });
+    await w.close();
+    const st = statSync(p, { bigint: true });
+    const tail = decodeWalTail(readFileSync(cache, "utf8"))!;
+    expect(tail).toEqual({ stat: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, lastSeq: 3, lineageId: w.lineageId });
+    expect(mode(cache)).toBe(0o600);
+    // The reopen takes the cache's word (a cache saying seq 41 of this very file is believed: it
+    // decoded nothing), and records the new end.
+    writeFileSync(cache, encodeWalTail({ ...tail, lastSeq: 41 }));
+    const w2 = await WalWriter.open(p, { fsync: "always", tailCache: cache });
+    expect(w2.lastSeq).toBe(41);
+    expect(w2.size).toBe(Number(st.size));
+    await w2.close();
+    expect(decodeWalTail(readFileSync(cache, "utf8"))!.lastSeq).toBe(41);
+    // The file changed since (a torn append of a killed writer): decoded, the torn tail truncated.
+    writeFileSync(cache, encodeWalTail(tail));
+    const clean = statSync(p).size;
+    appendFileSync(p, encodeRecordFrame({ type: "step_started", step_id: 4 }, { seq: 4 }).subarray(0, 60));
+    const w3 = await WalWriter.open(p, { fsync: "always", tailCache: cache });
+    expect(w3.truncated).toEqual({ offset: clean, bytes: 60 });
+    expect(w3.lastSeq).toBe(3);
+    expect((await w3.append({ type: "step_started", step_id: 4 })).seq).toBe(4);
+    await w3.close();
+    expect((await readWalFile(p)).records.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect(decodeWalTail(readFileSync(cache, "utf8"))!.lastSeq).toBe(4);
+    // A cache that does not decode, or names another file (its inode), is no cache: the file is decoded.
+    for (const bad of ["not json", encodeWalTail({ ...tail, stat: `1:${tail.stat.split(":").slice(1).join(":")}`, lastSeq: 41 })]) {
+      writeFileSync(cache, bad);
+      const w4 = await WalWriter.open(p, { fsync: "always", tailCache: cache });
+      expect(w4.lastSeq).toBe(4);
+      await w4.close();
+    }
+    // Appends not synced when it closes (the manual policy): no cache is recorded.
+    const before = readFileSync(cache, "utf8");
+    const w5 = await WalWriter.open(p, { fsync: "manual", tailCache: cache });
+    await w5.append({ type: "step_started", step_id: 5 });
+    await w5.close();
+    expect(readFileSync(cache, "utf8")).toBe(before);
+  });
+
+  it("tail cache format: one JSON line, golden; anything else decodes to no cache", () => {
+    const golden = '{"format":"lake.wal-tail","schema":1,"stat":"3286244:1157:1796180582827296573:1796180582831296573","last_seq":7,"lineage":"0f8e2d3c-4b5a-4697-8877-665544332211"}\n';
+    const t = { stat: "3286244:1157:1796180582827296573:1796180582831296573", lastSeq: 7, lineageId: "0f8e2d3c-4b5a-4697-8877-665544332211" };
+    expect(encodeWalTail(t)).toBe(golden);
+    expect(decodeWalTail(golden)).toEqual(t);
+    for (const bad of [golden.replace('"schema":1', '"schema":2'), golden.replace("lake.wal-tail", "other"), golden.replace('"last_seq":7', '"last_seq":-1'), golden.replace("3286244:", ""), golden.replace("0f8e2d3c", "0F8E2D3C"), "[]", "{"]) {
+      expect(decodeWalTail(bad)).toBeUndefined();
+    }
   });
 
   it("an upgraded (pre-lineage) file gets its lineage frame just before its first new record", async () => {

@@ -68,10 +68,10 @@ export async function pushLines(root: string, sessionId: string): Promise<string
     .map(([url]) => url);
 }
 
-/** The session's spool files: its hook WAL and the WAL's writer lock, where they exist. */
+/** The session's spool files: its hook WAL, the WAL's writer lock and its tail cache, where they exist. */
 export function spoolFiles(root: string, sessionId: string): string[] {
   const wal = spoolFile(root, sessionId);
-  return [wal, `${wal}.lock`].filter((f) => existsSync(f));
+  return [wal, `${wal}.lock`, `${wal}.tail`].filter((f) => existsSync(f));
 }
 
 /**

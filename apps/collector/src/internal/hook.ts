@@ -59,7 +59,9 @@ export async function appendHookEvent(root: string, input: string, now: Date = n
   await mkdir(spoolDir(root), { recursive: true, mode: 0o700 });
   const unlock = await lockSpool(file);
   try {
-    const w = await WalWriter.open(file, { fsync: "always", featureFloorPath: join(spoolDir(root), "wal-feature-floor") });
+    // The tail cache (`<file>.tail`): a hook appends without decoding the spool file first, so its
+    // time does not grow with the session's events (every hook writes the file under this lock).
+    const w = await WalWriter.open(file, { fsync: "always", featureFloorPath: join(spoolDir(root), "wal-feature-floor"), tailCache: `${file}.tail` });
     try {
       const r = await w.append({ type: HOOK_RECORD_TYPE, received_at: now.toISOString(), payload: event as Record<string, unknown> });
       return { file, seq: r.seq };

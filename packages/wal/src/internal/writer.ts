@@ -6,6 +6,7 @@ import { KNOWN_RECORD_TYPE_NAMES, NEEDS_SCHEMAS, parseSkippableOnly } from "./re
 import { ioError, isWalError, WalError } from "./errors.js";
 import { FEATURE_FLOOR_FILE, fsyncDir, raiseFeatureFloor, readFeatureFloor } from "./floor.js";
 import { encodeFrame, encodeLineageFrame, lineageIdToUuid, mintLineageId, uuidToLineageId } from "./frame.js";
+import { readWalTail, walFileStamp, writeWalTail } from "./tail.js";
 
 /**
  * When the writer calls fsync. `always`: every append (and the creation of a file) is fsynced
@@ -27,6 +28,14 @@ export interface WalWriterOptions {
   readonly featureFloorPath?: string;
   /** Lineage id (UUID form) for a newly created file. Default: a freshly minted one. */
   readonly lineageId?: string;
+  /**
+   * Path of the file's tail cache (README "Tail cache"): `close` records there where the file ends,
+   * its stat, last seq and lineage, once everything appended is synced; a reopen that finds the
+   * file exactly so (inode, size, mtime and ctime) continues from there instead of decoding the
+   * file. Absent, stale or unreadable: the file is decoded, as without one. Only for a file whose
+   * one writer at a time always passes it (another writer would leave it stale: that is seen).
+   */
+  readonly tailCache?: string;
 }
 
 /** Options for one append. */
@@ -52,7 +61,8 @@ export interface WalAppendResult {
 /**
  * The single writer of one WAL file. Opening creates the file (0600, in 0700 directories) starting
  * with a lineage frame, or reopens an existing one: it is decoded in full first (a refused file is
- * never touched) and a torn tail is truncated — the only place a torn tail is ever cut. Each append
+ * never touched; not when its tail cache says where it ends and the file is as that says, see
+ * {@link WalWriterOptions.tailCache}) and a torn tail is truncated — the only place a torn tail is ever cut. Each append
  * writes the record frame followed by a copy of the lineage frame in one write. A record that
  * requires a feature first raises the feature floor; if that fails the append is refused and
  * nothing is written.
@@ -77,6 +87,9 @@ export class WalWriter {
   #floor: Set<string> | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   #broken: WalError | null = null;
+  #tailCache: string | undefined;
+  /** Appended since the last fsync. */
+  #unsynced = false;
 
   private constructor(init: {
     path: string;
@@ -99,6 +112,7 @@ export class WalWriter {
     this.#fence = init.options.fence ?? 0n;
     this.#policy = init.options.fsync;
     this.#floorPath = init.options.featureFloorPath ?? join(dirname(dirname(init.path)), FEATURE_FLOOR_FILE);
+    this.#tailCache = init.options.tailCache;
     this.truncated = init.truncated;
     this.created = init.created;
   }
@@ -155,6 +169,8 @@ export class WalWriter {
   }
 
   static async #reopen(path: string, options: WalWriterOptions): Promise<WalWriter> {
+    const cached = options.tailCache === undefined ? undefined : await WalWriter.#fromTail(path, options);
+    if (cached !== undefined) return cached;
     // Decode first: a refused file (corrupt, spliced, newer writer, …) is never opened for writing.
     const r = await scanForAppend(path);
     let fh: FileHandle;
@@ -192,6 +208,29 @@ export class WalWriter {
     }
   }
 
+  /** The writer of a file its tail cache describes as it is now (nothing written since), else undefined. */
+  static async #fromTail(path: string, options: WalWriterOptions): Promise<WalWriter | undefined> {
+    const tail = readWalTail(options.tailCache!);
+    if (tail === undefined) return undefined;
+    let fh: FileHandle;
+    try {
+      fh = await open(path, "r+");
+    } catch (e) {
+      throw ioError(path, "cannot open WAL for appending", e);
+    }
+    try {
+      const st = await fh.stat({ bigint: true });
+      if (walFileStamp(st) === tail.stat) {
+        return new WalWriter({ path, fh, lineage: uuidToLineageId(tail.lineageId), pendingLineage: false, position: Number(st.size), lastSeq: tail.lastSeq, options, truncated: null, created: false });
+      }
+    } catch (e) {
+      await fh.close();
+      throw ioError(path, "cannot reopen WAL", e);
+    }
+    await fh.close();
+    return undefined;
+  }
+
   /**
    * Append one record. Known types are validated (InvalidArgument on failure); the record's own
    * feature requirements plus `options.requires` decide between a ver 1 and a ver 3 frame. Appends
@@ -214,7 +253,11 @@ export class WalWriter {
     const offset = this.#position + (this.#pendingLineage ? this.#lineageFrame.length : 0);
     try {
       await writeAll(fh, bytes, this.#position, this.path);
-      if (this.#policy === "always" || options.sync === true) await fh.sync();
+      this.#unsynced = true;
+      if (this.#policy === "always" || options.sync === true) {
+        await fh.sync();
+        this.#unsynced = false;
+      }
     } catch (e) {
       // The file may now end in a torn frame; only a reopen (which truncates it) may continue.
       this.#broken = ioError(this.path, "append failed; reopen the WAL to continue", e);
@@ -251,6 +294,7 @@ export class WalWriter {
     const run = this.#queue.then(async () => {
       try {
         await this.#open().sync();
+        this.#unsynced = false;
       } catch (e) {
         throw ioError(this.path, "fsync failed", e);
       }
@@ -259,14 +303,27 @@ export class WalWriter {
     return run;
   }
 
-  /** Wait for pending appends, fsync under the `always` policy, and close the file. */
+  /**
+   * Wait for pending appends, fsync under the `always` policy, record the tail cache (when there is
+   * one and everything appended is synced), and close the file.
+   */
   async close(): Promise<void> {
     await this.#queue;
     const fh = this.#fh;
     this.#fh = null;
     if (fh === null) return;
     try {
-      if (this.#policy === "always" && this.#broken === null) await fh.sync();
+      if (this.#policy === "always" && this.#broken === null) {
+        await fh.sync();
+        this.#unsynced = false;
+      }
+      if (this.#tailCache !== undefined && this.#broken === null && !this.#unsynced && !this.#pendingLineage) {
+        try {
+          writeWalTail(this.#tailCache, { stat: walFileStamp(await fh.stat({ bigint: true })), lastSeq: this.#lastSeq, lineageId: this.lineageId });
+        } catch {
+          // A cache: one not written only costs the next writer a decode.
+        }
+      }
     } finally {
       await fh.close();
     }
