@@ -177,11 +177,17 @@ describe("lake-reader serve in Chromium", () => {
     const codex = all.filter((s) => s.runtime === "codex").map((s) => String(s.session_id));
     expect(codex.length).toBeGreaterThan(0);
     await poll(async () => (await ids()).sort()).toEqual(codex.sort());
+    // The costs answer late (as on a slow fleet): the rows wait for them, never shown in another order first.
+    await page.route("**/api/usage/session**", async (route) => {
+      await new Promise((r) => setTimeout(r, 700));
+      await route.continue();
+    });
     await page.goto(new URL("/sessions?sort=cost", served.url).href);
     await poll(async () => (await ids()).length).toBe(all.length);
     const byCost = await ids();
     const shown = byCost.map((id) => costs.get(id) ?? -1);
     expect(shown).toEqual([...shown].sort((a, b) => (b ?? -1) - (a ?? -1)));
+    await page.unroute("**/api/usage/session**");
     await page.goto(new URL(`/sessions?q=${FIXTURE_SESSION.slice(0, 8)}`, served.url).href);
     await poll(ids).toEqual([FIXTURE_SESSION]);
     // The session of a model with no price: its cost is "unpriced", as usage session says.

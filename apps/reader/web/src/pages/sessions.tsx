@@ -19,7 +19,9 @@ export function Sessions(props: { query: URLSearchParams }) {
   const f = { runtime: q.get("runtime") ?? "", agent: q.get("agent") ?? "", project: q.get("project") ?? "", since: q.get("since") ?? "", until: q.get("until") ?? "", text: q.get("q") ?? "" };
   const sort = q.get("sort") === "cost" ? "cost" : "last";
   const cost = useMemo(() => new Map((usage.data?.sessions ?? []).map((s) => [s.session_id, s])), [usage.data]);
-  const all = rows.data ?? [];
+  // Sorted by cost, the rows wait for the costs (or their error): they are not shown in one order, then another.
+  const ready = rows.data !== undefined && (sort !== "cost" || usage.data !== undefined || usage.error !== undefined);
+  const all = ready ? (rows.data ?? []) : [];
   const shown = useMemo(() => {
     const text = f.text.toLowerCase();
     const out = all.filter((s) => {
@@ -57,7 +59,7 @@ export function Sessions(props: { query: URLSearchParams }) {
       title="Sessions"
       head={
         <span class="count" data-testid="session-count">
-          {rows.data ? `${shown.length} of ${all.length}` : "…"}
+          {ready ? `${shown.length} of ${all.length}` : "…"}
         </span>
       }
       tools={
@@ -113,7 +115,7 @@ export function Sessions(props: { query: URLSearchParams }) {
             })}
           </tbody>
         </Grid>
-        {rows.data && shown.length === 0 && <div class="empty">No session matches.</div>}
+        {ready && shown.length === 0 && <div class="empty">No session matches.</div>}
       </section>
     </Page>
   );
