@@ -198,6 +198,25 @@ describe("hook", { timeout: 120_000 }, () => {
     expect(events(await readWalFile(spool(root))).map((e) => e.seq)).toEqual([1, 2]);
   });
 
+  it("stdin from a non-blocking pipe whose writer pauses mid-event: what was read before it would block is kept, the rest read as it comes", async () => {
+    const dir = tempDir("hook-stdin");
+    const root = join(dir, "root");
+    // Node makes a pipe non-blocking when it makes `process.stdin` of it (O_NONBLOCK is on the open
+    // pipe, so a parent that did so hands it on): preloaded here, before the hook reads fd 0.
+    const pre = join(dir, "stdin-stream.cjs");
+    writeFileSync(pre, "process.stdin;\n");
+    const text = JSON.stringify(event(7, { big: "x".repeat(200_000) }));
+    const child = spawn(process.execPath, ["-r", pre, BIN, "hook", "--root", root], { stdio: ["pipe", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    child.stdin.write(text.slice(0, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    child.stdin.end(text.slice(1000));
+    expect(await exited, stderr).toBe(0);
+    expect(events(await readWalFile(spool(root))).map((e) => e.event)).toEqual([event(7, { big: "x".repeat(200_000) })]);
+  });
+
   it("stdin that is not a JSON object: exit 6, one line naming stdin, nothing written", async () => {
     const root = join(tempDir("hookbad"), "root");
     for (const input of ["not json at all", "[1,2,3]", ""]) {

@@ -4,6 +4,7 @@
 // so no zod, for the spool's records) and the store's lock (@lake/store/lock); test/hook.test.ts
 // checks every module the process loads.
 import { createHash } from "node:crypto";
+import { readSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { acquireLock, isStoreError } from "@lake/store/lock";
@@ -73,9 +74,26 @@ export async function appendHookEvent(root: string, input: string, now: Date = n
   }
 }
 
-/** Read all of stdin as text. */
+/**
+ * Read all of stdin as text: from its file descriptor, without making `process.stdin` (its stream
+ * machinery is some 2 ms of a hook's start). A descriptor that would block (a non-blocking pipe
+ * whose writer has not finished) hands the rest to the stream, what was read kept.
+ */
 export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
+  for (;;) {
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    let n: number;
+    try {
+      n = readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EAGAIN") break;
+      if ((e as NodeJS.ErrnoException).code === "EOF") return Buffer.concat(chunks).toString("utf8");
+      throw e;
+    }
+    if (n === 0) return Buffer.concat(chunks).toString("utf8");
+    chunks.push(buf.subarray(0, n));
+  }
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString("utf8");
 }

@@ -19,20 +19,29 @@ let streams: Pick<Io, "out" | "err"> | undefined;
 /**
  * The process's own streams and environment. When a stream's reader goes away (EPIPE: `| head`),
  * what is written to it afterwards is dropped and the command finishes as it would have (its exit
- * code, its durable work), instead of dying on an unhandled stream error.
+ * code, its durable work), instead of dying on an unhandled stream error. A stream is first touched
+ * when something is written to it: a command that writes nothing (a hook) does not pay for making
+ * Node's stdout and stderr streams (some 2 ms of its start).
  */
 export function processIo(): Io {
-  streams ??= { out: closable(process.stdout), err: closable(process.stderr) };
+  streams ??= { out: closable(() => process.stdout), err: closable(() => process.stderr) };
   return { ...streams, env: process.env };
 }
 
-function closable(stream: NodeJS.WriteStream): (text: string) => void {
+function closable(open: () => NodeJS.WriteStream): (text: string) => void {
+  let stream: NodeJS.WriteStream | undefined;
   let gone = false;
-  stream.on("error", (e: NodeJS.ErrnoException) => {
-    if (e.code !== "EPIPE") throw e;
-    gone = true;
-  });
-  return (text) => void (gone || stream.write(text));
+  return (text) => {
+    if (gone) return;
+    if (stream === undefined) {
+      stream = open();
+      stream.on("error", (e: NodeJS.ErrnoException) => {
+        if (e.code !== "EPIPE") throw e;
+        gone = true;
+      });
+    }
+    stream.write(text);
+  };
 }
 
 /** What a command's `run` is given. */
