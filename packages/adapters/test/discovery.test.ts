@@ -47,6 +47,26 @@ describe("discovery", () => {
     }
   });
 
+  it("a root given unnormalized (relative, `./`, `..`, trailing or doubled slashes) gives each source the path path.join gives", async () => {
+    const projects = join(home, ".claude", "projects");
+    const plain = await claudeCodeAdapter.discover({ roots: [projects] });
+    const cwd = process.cwd();
+    process.chdir(home);
+    try {
+      for (const root of [".claude/projects", "./.claude/projects/", ".claude//projects//", `.claude/x/../projects`, `${projects}/`]) {
+        const d = await claudeCodeAdapter.discover({ roots: [root] });
+        expect(d.problems).toEqual([]);
+        expect(d.sources.map((s) => s.path)).toEqual(d.sources.map((s) => join(root, s.rel)));
+        expect(d.sources.map((s) => s.rel)).toEqual(plain.sources.map((s) => s.rel));
+      }
+      process.chdir(projects);
+      const here = await claudeCodeAdapter.discover({ roots: ["."] });
+      expect(here.sources.map((s) => s.path)).toEqual(plain.sources.map((s) => s.rel));
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
   it("include/exclude globs match the relative path or the session id", async () => {
     const only = await claudeCodeAdapter.discover({ home, env: {}, include: ["-tmp-private/**"] });
     expect(only.sources.map((s) => s.rel).sort()).toEqual(["-tmp-private/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", "-tmp-private/agent-36541525.jsonl", "-tmp-private/agent-50243ee8.jsonl"]);

@@ -175,6 +175,20 @@ describe("pass.state", () => {
     const text = readFileSync(cursorFile, "utf8");
     const st = statSync(cursorFile);
     expect(checkSession(root, "s1", mark, found())).toEqual({ unchanged: true });
+    // The same root written otherwise (relative, `..`, trailing or doubled slashes): the same files checked.
+    const cwd = process.cwd();
+    process.chdir(base);
+    try {
+      for (const r of ["root", "./root/", "root//", "x/../root", `${root}/`, `${base}//root`]) {
+        expect(checkSession(r, "s1", mark, found()), r).toEqual({ unchanged: true });
+        expect(checkSession(r, "s1", { ...mark, chain: true }, found()), r).toEqual({ unchanged: false });
+      }
+      process.chdir(root);
+      expect(checkSession(".", "s1", mark, found())).toEqual({ unchanged: true });
+      expect(checkSession("", "s1", mark, found())).toEqual({ unchanged: true });
+    } finally {
+      process.chdir(cwd);
+    }
     // The source grows: the mark's size no longer matches.
     appendFileSync(file, jline("u3"));
     expect(checkSession(root, "s1", mark, found())).toEqual({ unchanged: false });
