@@ -54,7 +54,7 @@ interface Setup {
 
 function setup(name: string): Setup {
   const dir = tempDir(name);
-  return { dir, tree: vendorTree(join(dir, "vendor")), root: join(dir, "root"), fleet: join(dir, "fleet"), env: { HOME: join(dir, "home"), LAKE_READER_CACHE: join(dir, "cache") } };
+  return { dir, tree: vendorTree(join(dir, "vendor")), root: join(dir, "root"), fleet: join(dir, "fleet"), env: { HOME: join(dir, "home"), LAKE_READER_CACHE: join(dir, "cache"), LAKE_COMPILE_CACHE: tempDir(`${name}-compile-cache`) } };
 }
 
 async function ok(s: Setup, args: string[]): Promise<string> {

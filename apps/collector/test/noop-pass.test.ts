@@ -62,7 +62,8 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
     const dir = tempDir("noop-pass");
     const { projects, files, ids } = claudeSessions(join(dir, "vendor"), N);
     const root = join(dir, "root");
-    const env = { HOME: join(dir, "home") };
+    // The bin's code cache (README "Start-up") is read and written outside the directory whose opens are counted.
+    const env = { HOME: join(dir, "home"), LAKE_COMPILE_CACHE: tempDir("noop-pass-compile-cache") };
     const args = ["collect", "--root", root, "--sources-only", "--source", `claude-code=${projects}`, "--json"];
     const first = await runCli(args, env);
     expect(first.code, first.stderr).toBe(0);
@@ -156,7 +157,8 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
     const dir = tempDir("noop-pass-2");
     const { projects, ids } = claudeSessions(join(dir, "vendor"), 4, 2);
     const root = join(dir, "root");
-    const env = { HOME: join(dir, "home") };
+    // The bin's code cache (README "Start-up") is read and written outside the directory whose opens are counted.
+    const env = { HOME: join(dir, "home"), LAKE_COMPILE_CACHE: tempDir("noop-pass-compile-cache") };
     const args = ["collect", "--root", root, "--sources-only", "--source", `claude-code=${projects}`, "--json"];
     expect((await runCli(args, env)).code).toBe(0);
     expect(JSON.parse((await runCli(args, env)).stdout)).toMatchObject({ unchanged_sessions: 4 });

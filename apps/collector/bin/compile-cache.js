@@ -1,0 +1,90 @@
+"use strict";
+// V8's code cache for the bundle's chunks (README "Start-up"): a chunk is compiled with the cache the
+// last run of the same command left, and a chunk that had none (or whose cache V8 refused: another
+// build, another Node) has one written as the process exits, taken after the command ran, so it holds
+// the functions the command compiled as it ran, not only the chunk's top level.
+//
+// Where: $LAKE_COMPILE_CACHE, else $XDG_CACHE_HOME/lake-collector, else ~/.cache/lake-collector;
+// LAKE_COMPILE_CACHE=off turns it off. Under it, one directory per build of the bin (its cli.js's size
+// and mtime) and Node, holding one per command; a new build's first write removes the other builds'.
+// V8 checks each cache against the chunk's source and its own version and flags and refuses any other,
+// so a stale or damaged cache costs a compile, never a wrong result; every failure to read or write it
+// is ignored. A run whose V8 flags changed as it ran writes none (they would be refused).
+const Module = require("node:module");
+const { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } = require("node:fs");
+const { dirname, join } = require("node:path");
+const { cachedDataVersionTag } = require("node:v8");
+const vm = require("node:vm");
+
+const main = require.main;
+
+/** The directory this run's caches are read from and written to, or undefined when it is off. */
+function cacheDir(bundle, command, env) {
+  const setting = env.LAKE_COMPILE_CACHE;
+  if (setting === "off") return undefined;
+  const home = env.HOME || require("node:os").homedir();
+  const base = setting || join(env.XDG_CACHE_HOME || join(home, ".cache"), "lake-collector");
+  let st;
+  try {
+    st = statSync(join(bundle, "cli.js"));
+  } catch {
+    return undefined;
+  }
+  const build = `${process.version}-${process.arch}-${st.size}-${Math.trunc(st.mtimeMs)}`;
+  return { base, build, dir: join(base, build, /^[a-z][a-z-]{0,31}$/.test(command) ? command : "other") };
+}
+
+/** Compile the bundle's chunks (the files directly in `bundle`) with their caches. */
+function useCompileCache(bundle, command, env = process.env) {
+  const where = cacheDir(bundle, command, env);
+  if (!where) return;
+  const made = [];
+  const tag = cachedDataVersionTag();
+  const compile = Module.prototype._compile;
+  Module.prototype._compile = function (content, filename) {
+    if (dirname(filename) !== bundle) return compile.call(this, content, filename);
+    const file = join(where.dir, filename.slice(bundle.length + 1));
+    let cachedData;
+    try {
+      cachedData = readFileSync(file);
+    } catch {
+      // None yet.
+    }
+    const script = new vm.Script(Module.wrap(content), { filename, cachedData });
+    if (cachedData === undefined || script.cachedDataRejected) made.push({ file, script });
+    const fn = script.runInThisContext({ displayErrors: true });
+    const mod = this;
+    const require = (id) => mod.require(id);
+    require.resolve = (request, options) => Module._resolveFilename(request, mod, false, options);
+    require.main = main;
+    require.cache = Module._cache;
+    return fn.call(mod.exports, mod.exports, require, mod, filename, bundle);
+  };
+  process.once("exit", () => {
+    // A run that changed V8's flags (a collect that lands sets two for its heap) would write caches
+    // that every run started with the usual flags refuses: it writes none.
+    if (made.length === 0 || cachedDataVersionTag() !== tag) return;
+    try {
+      const fresh = !existsDir(join(where.base, where.build));
+      mkdirSync(where.dir, { recursive: true, mode: 0o700 });
+      if (fresh) for (const other of readdirSync(where.base)) if (other !== where.build) rmSync(join(where.base, other), { recursive: true, force: true });
+      for (const { file, script } of made) {
+        const tmp = `${file}.${process.pid}.tmp`;
+        writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
+        renameSync(tmp, file);
+      }
+    } catch {
+      // A cache not written is a compile next time.
+    }
+  });
+}
+
+function existsDir(path) {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+module.exports = { useCompileCache };
