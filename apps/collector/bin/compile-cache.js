@@ -9,7 +9,7 @@
 // and mtime) and Node, holding one per command; a new build's first write removes the other builds'.
 // V8 checks each cache against the chunk's source and its own version and flags and refuses any other,
 // so a stale or damaged cache costs a compile, never a wrong result; every failure to read or write it
-// is ignored. A run whose V8 flags changed as it ran writes none (they would be refused).
+// is ignored. A run that ends with V8's flags changed writes none (they would be refused).
 const Module = require("node:module");
 const { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } = require("node:fs");
 const { dirname, join } = require("node:path");
@@ -61,8 +61,8 @@ function useCompileCache(bundle, command, env = process.env) {
     return fn.call(mod.exports, mod.exports, require, mod, filename, bundle);
   };
   process.once("exit", () => {
-    // A run that changed V8's flags (a collect that lands sets two for its heap) would write caches
-    // that every run started with the usual flags refuses: it writes none.
+    // A run that ends with V8's flags changed (a watch whose passes landed: heap-flags.ts) would write
+    // caches that every run started with the usual flags refuses: it writes none.
     if (made.length === 0 || cachedDataVersionTag() !== tag) return;
     try {
       const fresh = !existsDir(join(where.base, where.build));

@@ -1,8 +1,8 @@
 // The bin's V8 code cache (bin/compile-cache.js): written once per command and build, then used and
-// left as it is; a damaged one is refused by V8 and written again; none written by a run that changed
-// V8's flags; the results never change; off when asked; never for `hook`; another build's caches
+// left as it is; a damaged one is refused by V8 and written again; none written by a run that ends
+// with V8's flags changed (a watch that lands); the results never change; off when asked; never for `hook`; another build's caches
 // removed when this build first writes.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
@@ -33,7 +33,7 @@ describe("compile cache", { timeout: 120_000 }, () => {
     // Another build's caches: removed when this build writes its first.
     mkdirSync(join(base, "v0.0.0-x64-1-1", "collect"), { recursive: true });
     writeFileSync(join(base, "v0.0.0-x64-1-1", "collect", "cli.js"), "old");
-    const { flags } = vendorTree(join(dir, "vendor"));
+    const { flags, claude } = vendorTree(join(dir, "vendor"));
     const env = { XDG_CACHE_HOME: cacheHome, LAKE_COMPILE_CACHE: "", HOME: join(dir, "home") };
     const collect = async () => {
       const r = await runCli(["collect", "--root", join(dir, "root"), "--sources-only", ...flags, "--json"], env);
@@ -41,20 +41,20 @@ describe("compile cache", { timeout: 120_000 }, () => {
       const s = JSON.parse(r.stdout) as Record<string, unknown>;
       return { sessions: s.sessions, records: s.records, landed_files: s.landed_files };
     };
-    // The first pass lands, and so sets V8 flags for its heap: caches it took would be refused by a
-    // run started with the usual flags, so it writes none. The next (nothing new) writes them.
+    // The first pass lands (and puts back the V8 flags it set for its heap as it ends): it writes the
+    // caches of every chunk it loaded, the session pass's among them.
     const first = await collect();
     expect(first.landed_files).toBeGreaterThan(0);
-    expect([...caches(base).keys()]).toEqual(["v0.0.0-x64-1-1/collect/cli.js"]);
-    const second = await collect();
-    expect(second).toMatchObject({ sessions: first.sessions, landed_files: 0 });
     const written = caches(base);
     const names = [...written.keys()];
     expect(names.filter((n) => n.startsWith("v0.0.0-"))).toEqual([]);
     expect(names.some((n) => /\/collect\/cli\.js$/.test(n))).toBe(true);
+    expect(names.some((n) => /\/collect\/collect-pass-[^/]+\.js$/.test(n))).toBe(true);
     for (const [, [, bytes]] of written) expect(bytes.length).toBeGreaterThan(100);
+    const second = await collect();
+    expect(second).toMatchObject({ sessions: first.sessions, landed_files: 0 });
 
-    // The next pass compiles each chunk with the cache the one before left: none is written again
+    // The passes after it compile each chunk with the cache the first left: none is written again
     // (V8 took every one it was given).
     const again = await collect();
     expect(again).toEqual(second);
@@ -73,6 +73,15 @@ describe("compile cache", { timeout: 120_000 }, () => {
     const healed = readFileSync(join(base, cli));
     expect(healed.equals(Buffer.alloc(4096, 7))).toBe(false);
     expect(healed.length).toBeGreaterThan(100);
+
+    // A watch that lands keeps the flags it set (it would run on): it writes none.
+    const transcript = readdirSync(claude, { recursive: true, encoding: "utf8" }).find((f) => f.endsWith(".jsonl"))!;
+    const line = readFileSync(join(claude, transcript), "utf8").split("\n")[0]!;
+    appendFileSync(join(claude, transcript), line.replace(/"uuid":"[^"]+"/, '"uuid":"00000000-0000-4000-8000-00000000c0de"') + "\n");
+    const watched = await runCli(["watch", "--root", join(dir, "root"), "--sources-only", ...flags, "--max-passes", "1", "--json"], env);
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stdout).toMatch(/"landed_files":[1-9]/);
+    expect([...caches(base).keys()].filter((n) => n.includes("/watch/"))).toEqual([]);
 
     // `status` has its own directory; a hook writes none.
     expect((await runCli(["status", "--root", join(dir, "root"), "--sources-only", "--json"], env)).code).toBe(0);

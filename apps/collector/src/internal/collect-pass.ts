@@ -7,7 +7,6 @@
 // framed source (the hook spool, broca).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { setFlagsFromString } from "node:v8";
 import type { CanonicalRecord } from "@lake/events/record";
 import type { BrocaState } from "@lake/adapters";
 import { lineAdapter, readLines, type Adapter, type AdapterState, type SourceLine as AdapterLine } from "@lake/adapters/discover";
@@ -17,6 +16,9 @@ import { checkLostSessions, openSession, releaseIndex, type Convert, type Source
 import { confirmSource, type PassStateSource } from "@lake/store/pass";
 import { parse as parseChain, releaseFold } from "@lake/chain";
 import { crashTesting, step } from "./crash.js";
+import { keepOldGenerationNearLive, keepYoungGenerationSmall } from "./heap-flags.js";
+
+export { restoreHeapFlags } from "./heap-flags.js";
 import type { WalSource, WalLineValue } from "./wal-source.js";
 import { errorFile } from "@lake/cli";
 import { CollectorError } from "./errors.js";
@@ -81,32 +83,6 @@ function contain(ctx: PassContext, e: unknown, path: string): void {
   ctx.problem(errorFile(e) ?? path, reasonOf(e, errorFile(e) ?? path));
 }
 
-/**
- * A pass that lands something allocates as it goes, windows and records that die young: V8's young
- * generation is kept at its first size instead of growing to 32 MB (its garbage no longer adds to
- * the peak RSS of a long session's pass; a 100 MB first collect's time is within 1 %). V8's flags
- * are the process's: the convert workers, started after, grow theirs alike.
- */
-let youngKept = false;
-function keepYoungGenerationSmall(): void {
-  if (youngKept) return;
-  youngKept = true;
-  setFlagsFromString("--semi-space-growth-factor=1");
-}
-
-/**
- * Once a pass has convert workers, their heaps sit beside the main thread's in the peak RSS, and
- * the main thread (landing, indexing, publishing) has time to spare while they convert: its old
- * generation is let grow by 30 % over what lives after each full GC instead of V8's up to 4× (a
- * 700 MB session's pass: about 230 instead of 300 MB, in the same time). Without workers the
- * main thread is the pass's one core, and the extra GCs would cost it some 15 %.
- */
-let oldKept = false;
-function keepOldGenerationNearLive(): void {
-  if (oldKept) return;
-  oldKept = true;
-  setFlagsFromString("--heap-growing-percent=30");
-}
 
 /** Outcomes after which a source is drained to its last complete line. */
 const SETTLED = new Set<SourceOutcome["status"]>(["landed", "unchanged", "waiting"]);

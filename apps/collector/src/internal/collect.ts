@@ -312,6 +312,17 @@ export interface PassContext {
 
 type PassModule = typeof import("./collect-pass.js");
 
+/** The session pass, once a pass of this process has loaded it. */
+let passLoaded: PassModule | undefined;
+
+/**
+ * As a one-shot collect ends: V8's flags that a pass which landed set for its heap, put back
+ * (heap-flags.ts). Loads nothing: a process whose passes landed nothing set none.
+ */
+export function restoreHeapFlags(): void {
+  passLoaded?.restoreHeapFlags();
+}
+
 async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   const root = options.root;
   const absRoot = resolvePath(root);
@@ -377,7 +388,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   };
   // The session pass is loaded by the first session that needs one.
   let work: PassModule | undefined;
-  const load = async (): Promise<PassModule> => (work ??= await import("./collect-pass.js"));
+  const load = async (): Promise<PassModule> => (work ??= passLoaded = await import("./collect-pass.js"));
   const savePassState = () => {
     const lost = tracker.checkedIds();
     if (lost.length !== passState.lostChecked.size || lost.some((id) => !passState.lostChecked.has(id))) {

@@ -1,4 +1,4 @@
-import { MAX_JOBS, collect, type CollectSummary } from "../collect.js";
+import { MAX_JOBS, collect, restoreHeapFlags, type CollectSummary } from "../collect.js";
 import { writeLastPass } from "../state.js";
 import { exitCodeOf, interruptedLine, trapInterrupts } from "../interrupt.js";
 import { defineCommand, jsonLine, count, flag, seconds, texts, type RunContext } from "@lake/cli";
@@ -74,6 +74,7 @@ async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> 
     });
   } finally {
     traps.release();
+    restoreHeapFlags();
   }
   if (tty) io.err("\n");
   writeLastPass(root, summary);
