@@ -6,7 +6,8 @@
 //
 // Where: $LAKE_COMPILE_CACHE, else $XDG_CACHE_HOME/lake-collector, else ~/.cache/lake-collector;
 // LAKE_COMPILE_CACHE=off turns it off. Under it, one directory per build of the bin (its cli.js's size
-// and mtime) and Node, holding one per command; a new build's first write removes the other builds'.
+// and mtime) and Node, holding one per command; a new build's first write removes the other builds'
+// (directories named as builds are, nothing else).
 // V8 checks each cache against the chunk's source and its own version and flags and refuses any other,
 // so a stale or damaged cache costs a compile, never a wrong result; every failure to read or write it
 // is ignored. A run that ends with V8's flags changed writes none (they would be refused).
@@ -17,6 +18,9 @@ const { cachedDataVersionTag } = require("node:v8");
 const vm = require("node:vm");
 
 const main = require.main;
+
+/** A build's directory name: Node's version, the architecture, cli.js's size and mtime (ms). */
+const BUILD = /^v\d+\.\d+\.\d+-[a-z0-9]+-\d+-\d+$/;
 
 /** The directory this run's caches are read from and written to, or undefined when it is off. */
 function cacheDir(bundle, command, env) {
@@ -67,7 +71,8 @@ function useCompileCache(bundle, command, env = process.env) {
     try {
       const fresh = !existsDir(join(where.base, where.build));
       mkdirSync(where.dir, { recursive: true, mode: 0o700 });
-      if (fresh) for (const other of readdirSync(where.base)) if (other !== where.build) rmSync(join(where.base, other), { recursive: true, force: true });
+      // Only directories named as builds are: LAKE_COMPILE_CACHE may name a directory that holds more.
+      if (fresh) for (const other of readdirSync(where.base)) if (other !== where.build && BUILD.test(other)) rmSync(join(where.base, other), { recursive: true, force: true });
       for (const { file, script } of made) {
         const tmp = `${file}.${process.pid}.tmp`;
         writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });

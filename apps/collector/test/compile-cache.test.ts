@@ -14,7 +14,7 @@ afterAll(cleanupTempDirs);
 function caches(base: string): Map<string, [bigint, Buffer]> {
   const out = new Map<string, [bigint, Buffer]>();
   if (!existsSync(base)) return out;
-  for (const build of readdirSync(base)) {
+  for (const build of readdirSync(base).filter((b) => /^v\d/.test(b))) {
     for (const command of readdirSync(join(base, build))) {
       for (const f of readdirSync(join(base, build, command))) {
         const p = join(base, build, command, f);
@@ -33,6 +33,9 @@ describe("compile cache", { timeout: 120_000 }, () => {
     // Another build's caches: removed when this build writes its first.
     mkdirSync(join(base, "v0.0.0-x64-1-1", "collect"), { recursive: true });
     writeFileSync(join(base, "v0.0.0-x64-1-1", "collect", "cli.js"), "old");
+    // Anything else there (LAKE_COMPILE_CACHE may name a directory that holds more) is left alone.
+    mkdirSync(join(base, "other-tool"));
+    writeFileSync(join(base, "notes.txt"), "mine");
     const { flags, claude } = vendorTree(join(dir, "vendor"));
     const env = { XDG_CACHE_HOME: cacheHome, LAKE_COMPILE_CACHE: "", HOME: join(dir, "home") };
     const collect = async () => {
@@ -48,6 +51,8 @@ describe("compile cache", { timeout: 120_000 }, () => {
     const written = caches(base);
     const names = [...written.keys()];
     expect(names.filter((n) => n.startsWith("v0.0.0-"))).toEqual([]);
+    expect(existsSync(join(base, "other-tool"))).toBe(true);
+    expect(readFileSync(join(base, "notes.txt"), "utf8")).toBe("mine");
     expect(names.some((n) => /\/collect\/cli\.js$/.test(n))).toBe(true);
     expect(names.some((n) => /\/collect\/collect-pass-[^/]+\.js$/.test(n))).toBe(true);
     for (const [, [, bytes]] of written) expect(bytes.length).toBeGreaterThan(100);
