@@ -17,13 +17,13 @@ import { confirmSource, type PassStateSource } from "@lake/store/pass";
 import { parse as parseChain, releaseFold } from "@lake/chain";
 import { crashTesting, step } from "./crash.js";
 import { keepOldGenerationNearLive, keepYoungGenerationSmall } from "./heap-flags.js";
-
-export { restoreHeapFlags } from "./heap-flags.js";
 import type { WalSource, WalLineValue } from "./wal-source.js";
 import { errorFile } from "@lake/cli";
 import { CollectorError } from "./errors.js";
 import { cursorSource, POOL_THRESHOLD, reasonOf, rootIo, type PassContext, type Planned } from "./collect.js";
 import type { ConvertPool } from "./collect-pool.js";
+
+export { restoreHeapFlags } from "./heap-flags.js";
 
 /** The store's hook that converts a window elsewhere. */
 type Encode = NonNullable<StoreSource["encode"]>;
@@ -82,7 +82,6 @@ function contain(ctx: PassContext, e: unknown, path: string): void {
   if (process.env.LAKE_DEBUG) process.stderr.write(`${(e as Error)?.stack ?? ""}\n`);
   ctx.problem(errorFile(e) ?? path, reasonOf(e, errorFile(e) ?? path));
 }
-
 
 /** Outcomes after which a source is drained to its last complete line. */
 const SETTLED = new Set<SourceOutcome["status"]>(["landed", "unchanged", "waiting"]);

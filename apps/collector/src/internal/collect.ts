@@ -387,8 +387,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
     },
   };
   // The session pass is loaded by the first session that needs one.
-  let work: PassModule | undefined;
-  const load = async (): Promise<PassModule> => (work ??= passLoaded = await import("./collect-pass.js"));
+  const load = async (): Promise<PassModule> => (passLoaded ??= await import("./collect-pass.js"));
   const savePassState = () => {
     const lost = tracker.checkedIds();
     if (lost.length !== passState.lostChecked.size || lost.some((id) => !passState.lostChecked.has(id))) {
