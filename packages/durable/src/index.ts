@@ -9,6 +9,7 @@ export { installFrom, installNoReplace, linkUnsupported, replaceFrom, tempPathFo
 export type { FileData, InstallMode, InstallOptions, InstallResult, WriteOptions } from "./internal/files.js";
 export { acquireLock, decodeHolder, EMPTY_LOCK_STALE_MS, encodeHolder, holderLiveness, lockHolder, processAlive, tryLock } from "./internal/lock.js";
 export type { Liveness, LockBusy, LockHandle, LockHolder, LockOptions } from "./internal/lock.js";
+export { randomBytes, randomHex } from "./internal/random.js";
 export { removeAbandoned, scratchDir } from "./internal/scratch.js";
 export type { ScratchDir, ScratchOptions } from "./internal/scratch.js";
 export { crashNow, envStepHook } from "./internal/step.js";

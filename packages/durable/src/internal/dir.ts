@@ -1,6 +1,6 @@
 // Directories: a move in one rename (`moveDir`), and the directory lease built on it. See the
 // README ("Moving a directory", "The directory lease").
-import { randomBytes } from "node:crypto";
+import { randomHex } from "./random.js";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { errno } from "./errno.js";
@@ -127,7 +127,7 @@ function beside(dir: string, what: string): string {
  * Returns the aside path when the judged lease was moved (the caller deletes it).
  */
 function moveAsideIfSame(dir: string, judged: string, step: StepHook | undefined, label: string): string | undefined {
-  const aside = beside(dir, `stale-${randomBytes(6).toString("hex")}`);
+  const aside = beside(dir, `stale-${randomHex(6)}`);
   step?.(`${label}:move-aside`);
   try {
     renameSync(dir, aside);
@@ -227,12 +227,12 @@ export function acquireDirLease(dir: string, options: DirLeaseOptions = {}): Dir
 export function takeDirLease(dir: string, options: DirLeaseOptions, sweepFirst: boolean): DirLeaseHandle | DirLeaseBusy {
   const step = options.step;
   processStartMs ??= Date.now() - Math.round(process.uptime() * 1000);
-  const owner: LeaseOwner = { ...selfHolder(randomBytes(16).toString("hex")), startedAt: processStartMs };
+  const owner: LeaseOwner = { ...selfHolder(randomHex(16)), startedAt: processStartMs };
   const text = encodeLeaseOwner(owner);
   if (sweepFirst) sweep(dir);
   let recovered = false;
   for (let i = 0; ; i++) {
-    const prep = beside(dir, `prep-${randomBytes(6).toString("hex")}`);
+    const prep = beside(dir, `prep-${randomHex(6)}`);
     step?.("lease:prepare");
     mkdirSync(prep, { mode: 0o755 });
     try {

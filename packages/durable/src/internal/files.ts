@@ -1,7 +1,7 @@
 // Atomic replace and install without replace. Both write a temporary file in the target's own
 // directory (a rename or link never crosses a file system), fsync it, put it in place, fsync the
 // directory. Errors are Node's own system errors, unchanged: each caller wraps them in its error class.
-import { randomBytes } from "node:crypto";
+import { randomHex } from "./random.js";
 import { chmodSync, closeSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { errno } from "./errno.js";
@@ -50,7 +50,7 @@ export interface WriteOptions {
 
 /** The default temporary path for `path`: `.tmp-<name>-<12 hex>` in the same directory. */
 export function tempPathFor(path: string): string {
-  return join(dirname(path), `${TEMP_PREFIX}${basename(path)}-${randomBytes(6).toString("hex")}`);
+  return join(dirname(path), `${TEMP_PREFIX}${basename(path)}-${randomHex(6)}`);
 }
 
 function chunksOf(data: FileData): readonly Uint8Array[] {

@@ -1,6 +1,6 @@
 // The one lock file. Created with O_EXCL; holds the holder's data as `key value` lines; dies with its
 // holder: stale only when this host can prove the holder dead. See the README ("The lock file").
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomHex } from "./random.js";
 import { closeSync, fstatSync, linkSync, lstatSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, type BigIntStats } from "node:fs";
 import { hostname } from "node:os";
 import { errno } from "./errno.js";
@@ -198,7 +198,7 @@ function tryCreate(path: string, content: string, step: StepHook | undefined): F
  * judged file was removed.
  */
 function removeIfSame(path: string, judged: string): boolean {
-  const aside = `${path}.stale-${randomBytes(6).toString("hex")}`;
+  const aside = `${path}.stale-${randomHex(6)}`;
   try {
     renameSync(path, aside);
   } catch (e) {
@@ -226,7 +226,7 @@ function removeIfSame(path: string, judged: string): boolean {
  */
 function breakStale(path: string, staleToken: string | undefined, step: StepHook | undefined, staleAfterMs: number | undefined): void {
   const guard = `${path}.break`;
-  if (!tryCreate(guard, holderText(randomBytes(8).toString("hex")), step)) {
+  if (!tryCreate(guard, holderText(randomHex(8)), step)) {
     const g = readHolder(guard);
     if (g !== "gone" && isStale(g, undefined)) removeIfSame(guard, g.text);
     return;
@@ -325,7 +325,7 @@ function handle(path: string, token: string, made: FileIdentity, recovered: bool
 
 /** One attempt, breaking a stale lock first: the handle, or who holds it. I/O errors are Node's, unchanged. */
 export function tryLock(path: string, options: Omit<LockOptions, "waitMs"> = {}): LockHandle | LockBusy {
-  return attempt(path, randomUUID().replaceAll("-", ""), options, { recovered: false });
+  return attempt(path, randomHex(16), options, { recovered: false });
 }
 
 function attempt(path: string, token: string, options: Omit<LockOptions, "waitMs">, state: { recovered: boolean }): LockHandle | LockBusy {
@@ -350,7 +350,7 @@ function attempt(path: string, token: string, options: Omit<LockOptions, "waitMs
  * Resolves to the handle, or (after `waitMs`) to `LockBusy`; I/O errors reject with Node's error.
  */
 export async function acquireLock(path: string, options: LockOptions = {}): Promise<LockHandle | LockBusy> {
-  const token = randomUUID().replaceAll("-", "");
+  const token = randomHex(16);
   const deadline = Date.now() + (options.waitMs ?? 0);
   const maxPoll = options.maxPollMs ?? 200;
   let delay = Math.min(10, maxPoll);

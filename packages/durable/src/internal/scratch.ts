@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "./random.js";
 import { chmodSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,7 +30,7 @@ export function scratchDir(prefix: string, options: ScratchOptions = {}): Scratc
   const parent = options.parent ?? tmpdir();
   removeAbandoned(prefix, parent);
   for (;;) {
-    const dir = join(parent, `${prefix}-${randomBytes(6).toString("hex")}`);
+    const dir = join(parent, `${prefix}-${randomHex(6)}`);
     // A fresh random name: nothing lies beside it (removeAbandoned swept the prefix), so no second listing.
     const lease = takeDirLease(dir, options.step ? { step: options.step } : {}, false);
     if (!lease.held) continue; // the name is taken: another
