@@ -1,5 +1,4 @@
 import { isAscii, isUtf8 } from "node:buffer";
-import { open } from "node:fs/promises";
 import { ioError, WalError } from "./errors.js";
 import { isFeatureName, isKnownFeature } from "./features.js";
 import {
@@ -397,6 +396,8 @@ export async function readWalFileWith(path: string, options: WalDecodeOptions, p
   const limit = options.maxPassBytes ?? MAX_PASS_BYTES;
   let fh;
   try {
+    // Loaded here, not at import: a writer that appends from its tail cache never decodes, and never loads it.
+    const { open } = await import("node:fs/promises");
     fh = await open(path, "r");
   } catch (e) {
     throw ioError(path, "cannot open WAL", e);

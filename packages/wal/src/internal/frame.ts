@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from "node:crypto";
-import * as nodeCrypto from "node:crypto";
+import { createRequire } from "node:module";
+import { randomBytes } from "@lake/durable";
+import { sha256 } from "./sha256.js";
 import { WalError } from "./errors.js";
 
 /** Size of every frame header: len u32, ver u8, seq u64, fence u64, digest 32 bytes. */
@@ -29,22 +30,43 @@ export interface RawFrame {
   readonly payload: Uint8Array;
 }
 
+type NodeCrypto = typeof import("node:crypto");
 type OneShotHash = (alg: string, data: Uint8Array, enc: "buffer") => Buffer;
-const oneShot: OneShotHash | undefined = (nodeCrypto as unknown as { hash?: OneShotHash }).hash;
+/** node:crypto, loaded when a digest first needs it (not at import: see {@link encodeFrame}). */
+let native: { readonly crypto: NodeCrypto; readonly oneShot: OneShotHash | undefined } | undefined;
 const SMALL = 16 * 1024;
-const scratch = Buffer.allocUnsafe(17 + SMALL);
+let scratch: Buffer | undefined;
 
 /**
  * SHA-256 over ver ‖ seq ‖ fence ‖ payload, given the 17 header bytes ver..fence (offsets 4..21 of
- * a frame) and the payload.
+ * a frame) and the payload: node:crypto's.
  */
 export function digestParts(verSeqFence: Uint8Array, payload: Uint8Array): Buffer {
-  if (oneShot !== undefined && payload.length <= SMALL) {
+  if (native === undefined) {
+    const crypto = createRequire(import.meta.url)("node:crypto") as NodeCrypto;
+    native = { crypto, oneShot: (crypto as unknown as { hash?: OneShotHash }).hash };
+  }
+  if (native.oneShot !== undefined && payload.length <= SMALL) {
+    scratch ??= Buffer.allocUnsafe(17 + SMALL);
     scratch.set(verSeqFence, 0);
     scratch.set(payload, 17);
-    return oneShot("sha256", scratch.subarray(0, 17 + payload.length), "buffer");
+    return native.oneShot("sha256", scratch.subarray(0, 17 + payload.length), "buffer");
   }
-  return createHash("sha256").update(verSeqFence).update(payload).digest();
+  return native.crypto.createHash("sha256").update(verSeqFence).update(payload).digest();
+}
+
+/**
+ * Largest payload {@link encodeFrame} digests in JavaScript while node:crypto is not loaded. Code
+ * that has just started runs interpreted: sha256.ts then took about 1 ms for a 600-byte payload and
+ * 3.5 ms for 4 KB, against 5–6.5 ms to load node:crypto and digest, so past some 6 KB loading it is
+ * the cheaper (two thirds of Claude Code's tool results, the largest hook events, are under 4 KiB).
+ */
+export const JS_DIGEST_MAX = 4 * 1024;
+
+/** The frame digest as {@link encodeFrame} computes it: in JavaScript (sha256.ts) for a small payload while node:crypto is not loaded, else {@link digestParts}. */
+function encodeDigest(verSeqFence: Uint8Array, payload: Uint8Array): Uint8Array {
+  if (native !== undefined || payload.length > JS_DIGEST_MAX) return digestParts(verSeqFence, payload);
+  return sha256(verSeqFence, payload);
 }
 
 /**
@@ -61,7 +83,11 @@ export function frameDigest(ver: number, seq: bigint, fence: bigint, payload: Ui
 
 /**
  * Encode one frame: 53-byte header then payload. Refuses (TooLarge) a payload over 64 MiB and
- * (InvalidArgument) a ver outside 0..255 or seq/fence outside u64.
+ * (InvalidArgument) a ver outside 0..255 or seq/fence outside u64. Until this module has loaded
+ * node:crypto (a larger payload's digest, or a decode), a payload up to {@link JS_DIGEST_MAX} is
+ * digested in JavaScript (sha256.ts): loading node:crypto is some 5 ms of a process's start, and
+ * a program that appends one small record (lake-collector's hook) needs it for nothing else. The
+ * same digest either way (test/frame.test.ts).
  */
 export function encodeFrame(frame: RawFrame): Buffer {
   const { ver, seq, fence, payload } = frame;
@@ -76,7 +102,7 @@ export function encodeFrame(frame: RawFrame): Buffer {
   out.writeUInt8(ver, 4);
   out.writeBigUInt64LE(seq, 5);
   out.writeBigUInt64LE(fence, 13);
-  digestParts(out.subarray(4, 21), payload).copy(out, 21);
+  out.set(encodeDigest(out.subarray(4, 21), payload), 21);
   out.set(payload, FRAME_HEADER_BYTES);
   return out;
 }

@@ -1,4 +1,4 @@
-import { chmod, mkdir, open, type FileHandle } from "node:fs/promises";
+import { chmodSync, closeSync, fchmodSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readWalFileWith, type WalDecodeResult, type WalTornTail } from "./decode.js";
 import { prepareRecordWith, type KnownRecordValidator } from "./encode.js";
@@ -65,7 +65,9 @@ export interface WalAppendResult {
  * {@link WalWriterOptions.tailCache}) and a torn tail is truncated — the only place a torn tail is ever cut. Each append
  * writes the record frame followed by a copy of the lineage frame in one write. A record that
  * requires a feature first raises the feature floor; if that fails the append is refused and
- * nothing is written.
+ * nothing is written. Its I/O is synchronous (node:fs's `*Sync` calls: an append's write and fsync
+ * run on the calling thread, no thread-pool hop), so a program that only appends never loads
+ * node:fs/promises (some 3 ms of a start); its methods still return promises, appends in call order.
  */
 export class WalWriter {
   /** The WAL file path. */
@@ -76,7 +78,8 @@ export class WalWriter {
   readonly truncated: WalTornTail | null;
   /** True when `open` created the file. */
   readonly created: boolean;
-  #fh: FileHandle | null;
+  /** The file descriptor, or null once closed. */
+  #fd: number | null;
   #lineageFrame: Buffer;
   #pendingLineage: boolean;
   #position: number;
@@ -88,12 +91,12 @@ export class WalWriter {
   #queue: Promise<unknown> = Promise.resolve();
   #broken: WalError | null = null;
   #tailCache: string | undefined;
-  /** Appended since the last fsync. */
-  #unsynced = false;
+  /** The file may hold bytes not yet fsynced (appended since the last fsync, or there when it was opened). */
+  #unsynced: boolean;
 
   private constructor(init: {
     path: string;
-    fh: FileHandle;
+    fd: number;
     lineage: Uint8Array;
     pendingLineage: boolean;
     position: number;
@@ -101,9 +104,11 @@ export class WalWriter {
     options: WalWriterOptions;
     truncated: WalTornTail | null;
     created: boolean;
+    /** Everything in the file is known fsynced. */
+    synced: boolean;
   }) {
     this.path = init.path;
-    this.#fh = init.fh;
+    this.#fd = init.fd;
     this.lineageId = lineageIdToUuid(init.lineage);
     this.#lineageFrame = encodeLineageFrame(init.lineage);
     this.#pendingLineage = init.pendingLineage;
@@ -115,6 +120,7 @@ export class WalWriter {
     this.#tailCache = init.options.tailCache;
     this.truncated = init.truncated;
     this.created = init.created;
+    this.#unsynced = !init.synced;
   }
 
   /** Sequence number of the last record in the file (0 when none). */
@@ -134,36 +140,36 @@ export class WalWriter {
     }
     const dir = dirname(path);
     try {
-      const first = await mkdir(dir, { recursive: true, mode: 0o700 });
+      const first = mkdirSync(dir, { recursive: true, mode: 0o700 });
       if (first !== undefined) {
         // Every directory mkdir created, from the deepest up to the first, gets 0700 whatever the umask.
         for (let d = dir; ; d = dirname(d)) {
-          await chmod(d, 0o700);
+          chmodSync(d, 0o700);
           if (d === first || d === dirname(d)) break;
         }
       }
     } catch (e) {
       throw ioError(dir, "cannot create WAL directory", e);
     }
-    let fh: FileHandle;
+    let fd: number;
     try {
-      fh = await open(path, "wx", 0o600);
+      fd = openSync(path, "wx", 0o600);
     } catch (e) {
       if ((e as { code?: unknown }).code !== "EEXIST") throw ioError(path, "cannot create WAL", e);
       return WalWriter.#reopen(path, options);
     }
     try {
-      await fh.chmod(0o600);
+      fchmodSync(fd, 0o600);
       const lineage = options.lineageId === undefined ? mintLineageId() : uuidToLineageId(options.lineageId);
       const frame = encodeLineageFrame(lineage);
-      await writeAll(fh, frame, 0, path);
+      writeAll(fd, frame, 0, path);
       if (options.fsync === "always") {
-        await fh.sync();
+        fsyncSync(fd);
         fsyncDir(dir);
       }
-      return new WalWriter({ path, fh, lineage, pendingLineage: false, position: frame.length, lastSeq: 0, options, truncated: null, created: true });
+      return new WalWriter({ path, fd, lineage, pendingLineage: false, position: frame.length, lastSeq: 0, options, truncated: null, created: true, synced: options.fsync === "always" });
     } catch (e) {
-      await fh.close();
+      closeSync(fd);
       throw ioError(path, "cannot initialise WAL", e);
     }
   }
@@ -173,27 +179,27 @@ export class WalWriter {
     if (cached !== undefined) return cached;
     // Decode first: a refused file (corrupt, spliced, newer writer, …) is never opened for writing.
     const r = await scanForAppend(path);
-    let fh: FileHandle;
+    let fd: number;
     try {
-      fh = await open(path, "r+");
+      fd = openSync(path, "r+");
     } catch (e) {
       throw ioError(path, "cannot open WAL for appending", e);
     }
     try {
-      const st = await fh.stat();
+      const st = fstatSync(fd);
       if (st.size < r.validLength) throw new WalError("Io", "WAL shrank while it was being reopened", { data: { file: path } });
       let truncated: WalTornTail | null = null;
       if (st.size > r.validLength) {
         // Bytes after the last complete frame: the torn tail seen by the decode (or an append that
         // raced it, which a single-writer file cannot have).
         truncated = { offset: r.validLength, bytes: st.size - r.validLength };
-        await fh.truncate(r.validLength);
-        await fh.sync();
+        ftruncateSync(fd, r.validLength);
+        fsyncSync(fd);
       }
       const lineage = r.lineageId === null ? mintLineageId() : uuidToLineageId(r.lineageId);
       return new WalWriter({
         path,
-        fh,
+        fd,
         lineage,
         pendingLineage: r.lineageId === null,
         position: r.validLength,
@@ -201,9 +207,11 @@ export class WalWriter {
         options,
         truncated,
         created: false,
+        // A torn tail cut is fsynced, and the bytes before it with it.
+        synced: truncated !== null,
       });
     } catch (e) {
-      await fh.close();
+      closeSync(fd);
       throw ioError(path, "cannot reopen WAL", e);
     }
   }
@@ -212,22 +220,23 @@ export class WalWriter {
   static async #fromTail(path: string, options: WalWriterOptions): Promise<WalWriter | undefined> {
     const tail = readWalTail(options.tailCache!);
     if (tail === undefined) return undefined;
-    let fh: FileHandle;
+    let fd: number;
     try {
-      fh = await open(path, "r+");
+      fd = openSync(path, "r+");
     } catch (e) {
       throw ioError(path, "cannot open WAL for appending", e);
     }
     try {
-      const st = await fh.stat({ bigint: true });
+      const st = fstatSync(fd, { bigint: true });
+      // A tail cache is written only once everything in the file is synced: the file is as it says, so it still is.
       if (walFileStamp(st) === tail.stat) {
-        return new WalWriter({ path, fh, lineage: uuidToLineageId(tail.lineageId), pendingLineage: false, position: Number(st.size), lastSeq: tail.lastSeq, options, truncated: null, created: false });
+        return new WalWriter({ path, fd, lineage: uuidToLineageId(tail.lineageId), pendingLineage: false, position: Number(st.size), lastSeq: tail.lastSeq, options, truncated: null, created: false, synced: true });
       }
     } catch (e) {
-      await fh.close();
+      closeSync(fd);
       throw ioError(path, "cannot reopen WAL", e);
     }
-    await fh.close();
+    closeSync(fd);
     return undefined;
   }
 
@@ -243,7 +252,7 @@ export class WalWriter {
   }
 
   async #append(record: { readonly type: string } & Record<string, unknown>, options: WalAppendOptions): Promise<WalAppendResult> {
-    const fh = this.#open();
+    const fd = this.#open();
     const prepared = prepareRecordWith(record, options.requires ?? [], KNOWN_RECORD_TYPE_NAMES.has(record.type) ? await knownValidator() : undefined);
     if (prepared.requires.length > 0) this.#raiseFloor(prepared.requires);
     const seq = this.#lastSeq + 1;
@@ -252,10 +261,10 @@ export class WalWriter {
     const bytes = Buffer.concat(parts);
     const offset = this.#position + (this.#pendingLineage ? this.#lineageFrame.length : 0);
     try {
-      await writeAll(fh, bytes, this.#position, this.path);
+      writeAll(fd, bytes, this.#position, this.path);
       this.#unsynced = true;
       if (this.#policy === "always" || options.sync === true) {
-        await fh.sync();
+        fsyncSync(fd);
         this.#unsynced = false;
       }
     } catch (e) {
@@ -283,17 +292,17 @@ export class WalWriter {
     }
   }
 
-  #open(): FileHandle {
+  #open(): number {
     if (this.#broken !== null) throw this.#broken;
-    if (this.#fh === null) throw new WalError("Closed", "WAL writer is closed", { data: { file: this.path } });
-    return this.#fh;
+    if (this.#fd === null) throw new WalError("Closed", "WAL writer is closed", { data: { file: this.path } });
+    return this.#fd;
   }
 
   /** fsync everything appended so far. */
   sync(): Promise<void> {
-    const run = this.#queue.then(async () => {
+    const run = this.#queue.then(() => {
       try {
-        await this.#open().sync();
+        fsyncSync(this.#open());
         this.#unsynced = false;
       } catch (e) {
         throw ioError(this.path, "fsync failed", e);
@@ -304,38 +313,39 @@ export class WalWriter {
   }
 
   /**
-   * Wait for pending appends, fsync under the `always` policy, record the tail cache (when there is
-   * one and everything appended is synced), and close the file.
+   * Wait for pending appends, fsync under the `always` policy (unless the file is known synced: every
+   * append since it was opened was), record the tail cache (when there is one and everything in the
+   * file is synced), and close the file.
    */
   async close(): Promise<void> {
     await this.#queue;
-    const fh = this.#fh;
-    this.#fh = null;
-    if (fh === null) return;
+    const fd = this.#fd;
+    this.#fd = null;
+    if (fd === null) return;
     try {
-      if (this.#policy === "always" && this.#broken === null) {
-        await fh.sync();
+      if (this.#policy === "always" && this.#broken === null && this.#unsynced) {
+        fsyncSync(fd);
         this.#unsynced = false;
       }
       if (this.#tailCache !== undefined && this.#broken === null && !this.#unsynced && !this.#pendingLineage) {
         try {
-          writeWalTail(this.#tailCache, { stat: walFileStamp(await fh.stat({ bigint: true })), lastSeq: this.#lastSeq, lineageId: this.lineageId });
+          writeWalTail(this.#tailCache, { stat: walFileStamp(fstatSync(fd, { bigint: true })), lastSeq: this.#lastSeq, lineageId: this.lineageId });
         } catch {
           // A cache: one not written only costs the next writer a decode.
         }
       }
     } finally {
-      await fh.close();
+      closeSync(fd);
     }
   }
 }
 
-async function writeAll(fh: FileHandle, bytes: Buffer, position: number, path: string): Promise<void> {
+function writeAll(fd: number, bytes: Buffer, position: number, path: string): void {
   let done = 0;
   while (done < bytes.length) {
-    const r = await fh.write(bytes, done, bytes.length - done, position + done);
-    if (r.bytesWritten <= 0) throw new WalError("Io", "write returned no progress", { data: { file: path } });
-    done += r.bytesWritten;
+    const n = writeSync(fd, bytes, done, bytes.length - done, position + done);
+    if (n <= 0) throw new WalError("Io", "write returned no progress", { data: { file: path } });
+    done += n;
   }
 }
 
