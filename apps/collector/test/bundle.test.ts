@@ -57,7 +57,7 @@ describe("lake-collector's bundle", () => {
     });
   });
 
-  it("packages the bundle loads at run time through createRequire (zod for the config file, DuckDB, the S3 client) resolve from the bundle's place", () => {
+  it("packages the bundle loads at run time through createRequire (DuckDB, the S3 client) resolve from the bundle's place; the config file needs none", () => {
     // A bundled module's createRequire(import.meta.url) resolves from dist/bin/, not from its own
     // package: lake-collector depends on what they require, or an installed bin fails there.
     // NODE_PATH cleared: pnpm's bin shims set it to the workspace's hidden hoist, where any
@@ -81,7 +81,7 @@ describe("lake-collector's bundle", () => {
     // At the versions the packages that require them pin: one copy of each installed, not two.
     const deps = (path: string) => (JSON.parse(readFileSync(fileURLToPath(new URL(path, import.meta.url)), "utf8")) as { dependencies: Record<string, string> }).dependencies;
     const ours = deps("../package.json");
-    const owners = { layout: ["zod", "@aws-sdk/client-s3"], segments: ["@duckdb/node-api", "@duckdb/node-bindings"] };
+    const owners = { layout: ["@aws-sdk/client-s3"], segments: ["@duckdb/node-api", "@duckdb/node-bindings"] };
     for (const [owner, names] of Object.entries(owners)) {
       const theirs = deps(`../../../packages/${owner}/package.json`);
       for (const name of names) expect(ours[name], name).toBe(theirs[name]);

@@ -1,9 +1,12 @@
 // The optional config file and the order every default is resolved in: environment > config file >
 // built-in default (a flag, the caller's, beats all three: apps/reader/test/config.test.ts runs the
 // three apps over it).
+import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadedModules, MODULES_IMPORT } from "@lake/tooling/modules";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { configFile, configuredAgent, defaultLocalRoot, defaultReaderCache, defaultStoreUrl, isLayoutError, legacyDefaultStorePath, readConfig } from "@lake/layout/defaults";
 
@@ -59,7 +62,15 @@ describe("config file", () => {
   it("a bad file is an InvalidConfig error naming the file and the key", () => {
     const cases: [string, RegExp][] = [
       ['{"root": "/a",', /: not JSON \(/],
-      ["[1]", /: expected object/i],
+      ["[1]", /: expected object, received array$/],
+      ["null", /: expected object, received null$/],
+      ['"/a"', /: expected object, received string$/],
+      [JSON.stringify({ root: 7 }), /: root: expected string, received number$/],
+      [JSON.stringify({ store: null }), /: store: expected string, received null$/],
+      [JSON.stringify({ reader_cache: ["/a"] }), /: reader_cache: expected string, received array$/],
+      [JSON.stringify({ reader_cache: "cache" }), /: reader_cache: expected an absolute path or ~\/…$/],
+      [JSON.stringify({ agent: "--" }), /: agent: expected a name with a letter or digit$/],
+      [JSON.stringify({ colour: "blue", size: 1 }), /: unknown key colour, size \(allowed: root, store, reader_cache, agent\)$/],
       [JSON.stringify({ root: "relative/dir" }), /: root: expected an absolute path or ~\/…$/],
       [JSON.stringify({ store: "ftp://x" }), /: store: expected file:\/\/\/abs\/dir, s3:\/\/bucket\/prefix or an absolute path$/],
       [JSON.stringify({ agent: 7 }), /: agent: /],
@@ -79,6 +90,22 @@ describe("config file", () => {
       expect(message, text).toMatch(want);
       expect(message.split("\n")).toHaveLength(1);
     }
+  });
+
+  it("accepts every form each key allows, and reads the file without loading zod", () => {
+    const { env } = withConfig(JSON.stringify({ root: "~/data", store: "/abs/fleet", reader_cache: "/var/cache/lake", agent: "a" }));
+    expect(readConfig(env, "/home/u")).toEqual({ root: "/home/u/data", store: "/abs/fleet", reader_cache: "/var/cache/lake", agent: "a" });
+    for (const store of ["file:///srv/fleet", "s3://bucket/prefix", "/srv/fleet"]) expect(readConfig(withConfig(JSON.stringify({ store })).env, "/home/u").store).toBe(store);
+    expect(readConfig(withConfig("{}").env, "/home/u")).toEqual({});
+    // The hook and the status line read it on every run: a child process that does loads no zod.
+    const defaults = fileURLToPath(new URL("../dist/defaults.js", import.meta.url));
+    const code = `const { readConfig } = await import(${JSON.stringify(defaults)}); console.log(JSON.stringify(readConfig(${JSON.stringify(env)}, "/home/u")));`;
+    const r = spawnSync(process.execPath, ["--import", MODULES_IMPORT, "--input-type=module", "-e", code], { encoding: "utf8" });
+    const { modules, stderr } = loadedModules(r.stderr);
+    expect(r.status, stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ root: "/home/u/data", agent: "a" });
+    expect(modules.filter((u) => u.includes("/zod/"))).toEqual([]);
+    expect(modules.some((u) => u.endsWith("/layout/dist/internal/defaults.js"))).toBe(true);
   });
 
   it("the environment wins without reading the file (a broken file does not stop LAKE_ROOT)", () => {

@@ -15,8 +15,6 @@
 // (commands/statusline.ts, the same answer), whose parsing and errors are every other command's.
 import { createRequire } from "node:module";
 import { join } from "node:path";
-// Bundled: a config file's schema (zod, required by it only when one exists) then resolves from
-// this package, which depends on zod too.
 import { defaultLocalRoot, defaultReaderCache } from "@lake/layout/defaults";
 
 // Required, not imported: an ESM `import … from "node:fs"` reads every export of fs, loading its

@@ -1,8 +1,8 @@
 // Where lake keeps things when no flag says: the local root, the fleet store, the reader's cache and
 // the agent id. One place resolves each, in one order: a flag (the caller's) > the environment >
 // the optional config file ($XDG_CONFIG_HOME/lake/config.json, else ~/.config/lake/config.json) >
-// the built-in default. Light on purpose (node built-ins; zod only when a config file exists): the
-// collector's hook resolves its root through here on every Claude Code hook.
+// the built-in default. Light on purpose (node built-ins only): the collector's hook resolves its root
+// through here on every Claude Code hook, and lake-reader's status line on every refresh.
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -30,27 +30,44 @@ const requireCjs = createRequire(import.meta.url);
 // Required, not imported: an ESM import of node:fs reads every export of fs, which loads its
 // stream and promise modules — a cost on every hook and status line run.
 const { readFileSync } = requireCjs("node:fs") as typeof import("node:fs");
-type Zod = typeof import("zod");
-let schema: ReturnType<typeof buildSchema> | undefined;
 
-function buildSchema(z: Zod) {
-  const path = z.string().refine((s) => isAbsolute(s) || s.startsWith("~/"), "expected an absolute path or ~/…");
-  return z.strictObject({
-    root: path.optional(),
-    store: z
-      .string()
-      .refine((s) => s.startsWith("file:") || s.startsWith("s3://") || isAbsolute(s), "expected file:///abs/dir, s3://bucket/prefix or an absolute path")
-      .optional(),
-    reader_cache: path.optional(),
-    agent: z.string().regex(/[A-Za-z0-9]/, "expected a name with a letter or digit").optional(),
-  });
+/** The config file's keys, each with its check: undefined when the value is allowed, else what is expected. */
+const KEYS: Readonly<Record<keyof LakeConfig, (v: string) => string | undefined>> = {
+  root: (v) => (isAbsolute(v) || v.startsWith("~/") ? undefined : "expected an absolute path or ~/…"),
+  store: (v) => (v.startsWith("file:") || v.startsWith("s3://") || isAbsolute(v) ? undefined : "expected file:///abs/dir, s3://bucket/prefix or an absolute path"),
+  reader_cache: (v) => (isAbsolute(v) || v.startsWith("~/") ? undefined : "expected an absolute path or ~/…"),
+  agent: (v) => (/[A-Za-z0-9]/.test(v) ? undefined : "expected a name with a letter or digit"),
+};
+
+/** What a JSON value is, for a message. */
+function kindOf(v: unknown): string {
+  return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
+}
+
+/**
+ * The one check of the config file: a JSON object whose keys are among {@link KEYS}, each a string
+ * its check allows. Written out, not a zod schema: loading zod took some 90 ms, paid by every hook
+ * and status line run on a machine with a config file. The first problem (`detail`: the key, or the
+ * unknown keys), or undefined.
+ */
+function configProblem(json: unknown): { readonly message: string; readonly detail: string } | undefined {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return { message: `expected object, received ${kindOf(json)}`, detail: "invalid_type" };
+  for (const [key, check] of Object.entries(KEYS)) {
+    if (!Object.hasOwn(json, key)) continue;
+    const v = (json as Record<string, unknown>)[key];
+    const problem = typeof v === "string" ? check(v) : `expected string, received ${kindOf(v)}`;
+    if (problem !== undefined) return { message: `${key}: ${problem}`, detail: key };
+  }
+  const unknown = Object.keys(json).filter((k) => !Object.hasOwn(KEYS, k));
+  if (unknown.length > 0) return { message: `unknown key ${unknown.join(", ")} (allowed: ${Object.keys(KEYS).join(", ")})`, detail: unknown.join(", ") };
+  return undefined;
 }
 
 const cache = new Map<string, LakeConfig>();
 
 /**
  * Read and validate the config file (absent: `{}`). A file that is not JSON, or holds a key or
- * value the schema does not allow, is a `InvalidConfig` LayoutError naming the file and the key.
+ * value it does not allow, is an `InvalidConfig` LayoutError naming the file and the key.
  * `~/` in a path is expanded. Read once per process and path.
  */
 export function readConfig(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): LakeConfig {
@@ -70,20 +87,15 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, home: string = 
   } catch (e) {
     throw new LayoutError("InvalidConfig", `${file}: not JSON (${(e as Error).message})`, { data: { key: file }, cause: e });
   }
-  schema ??= buildSchema(requireCjs("zod") as Zod);
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.path.length > 0 ? issue.path.join(".") : issue.code === "unrecognized_keys" ? (issue as { keys?: string[] }).keys?.join(", ") : "";
-    const what = issue.code === "unrecognized_keys" ? `unknown key ${where} (allowed: root, store, reader_cache, agent)` : `${where ? `${where}: ` : ""}${issue.message}`;
-    throw new LayoutError("InvalidConfig", `${file}: ${what}`, { data: { key: file, detail: where || issue.code } });
-  }
+  const problem = configProblem(json);
+  if (problem !== undefined) throw new LayoutError("InvalidConfig", `${file}: ${problem.message}`, { data: { key: file, detail: problem.detail } });
+  const data = json as LakeConfig;
   const tilde = (p: string | undefined) => (p === undefined ? undefined : p.startsWith("~/") ? join(home, p.slice(2)) : resolve(p));
   const out: LakeConfig = {
-    ...(parsed.data.root !== undefined ? { root: tilde(parsed.data.root)! } : {}),
-    ...(parsed.data.store !== undefined ? { store: parsed.data.store } : {}),
-    ...(parsed.data.reader_cache !== undefined ? { reader_cache: tilde(parsed.data.reader_cache)! } : {}),
-    ...(parsed.data.agent !== undefined ? { agent: parsed.data.agent } : {}),
+    ...(data.root !== undefined ? { root: tilde(data.root)! } : {}),
+    ...(data.store !== undefined ? { store: data.store } : {}),
+    ...(data.reader_cache !== undefined ? { reader_cache: tilde(data.reader_cache)! } : {}),
+    ...(data.agent !== undefined ? { agent: data.agent } : {}),
   };
   cache.set(file, out);
   return out;
