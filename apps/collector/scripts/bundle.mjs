@@ -9,6 +9,10 @@
 // because Node starts its ES module loader (some 4 ms) only for a process that loads an ES module:
 // the bin (bin/package.json) and the chunks (dist/bin/package.json, written here) are CommonJS, a
 // lazy part is a require, and the ES modules of the package (dist/, its exports) are untouched.
+// `hook` is bundled apart (hook-cli.js, from src/hook-cli.ts): Claude Code runs it on every tool call,
+// and as one file of only the code it runs (tree-shaken; no chunk shared with collect and push) a
+// hook loads 80 KB of JavaScript where through cli.js it loaded ten files and 120 KB. The modules
+// both builds hold are copies in two files; no process loads both (the bin picks one by command).
 // bundle.meta.json names the modules each output holds (esbuild's metafile shape; the module-load
 // tests read it).
 import { rmSync, writeFileSync } from "node:fs";
@@ -20,8 +24,18 @@ const HOT = ["collect", "push", "hook"];
 const abs = (p) => resolve(p);
 const command = (c) => abs(`dist/internal/commands/${c}.js`);
 const group = new Map();
-/** Each module of the build with its static importers (for the modules that render to no code). */
+/** Each module of the builds with its static importers (for the modules that render to no code). */
 const importers = new Map();
+/** Records each module's static importers as a build ends. */
+const recordImporters = {
+  name: "lake-collector-importers",
+  buildEnd() {
+    for (const id of this.getModuleIds()) {
+      const info = this.getModuleInfo(id);
+      if (info && !info.isExternal) importers.set(id, [...new Set([...(importers.get(id) ?? []), ...info.importers])]);
+    }
+  },
+};
 
 // Every module's imports are known once the build ends: the groups are computed then. Each module
 // the hot commands' static imports reach (past the bin's own) goes to the group of the hot commands
@@ -43,10 +57,6 @@ const grouping = {
       visit(entry);
       return seen;
     };
-    for (const id of this.getModuleIds()) {
-      const info = this.getModuleInfo(id);
-      if (info && !info.isExternal) importers.set(id, info.importers);
-    }
     const cli = closure(abs("dist/cli.js"));
     const hot = HOT.map((c) => [c, closure(command(c))]);
     // The modules each hot command loads later (dynamic imports, and theirs in turn), with the hot commands they load under.
@@ -77,29 +87,35 @@ const grouping = {
   },
 };
 
+const build = async (input, plugins, output) => {
+  const bundle = await rolldown({
+    input,
+    platform: "node",
+    external: [/^node:/, /^@duckdb\//, "better-sqlite3", /^@aws-sdk\//],
+    logLevel: "warn",
+    onLog(level, log, handler) {
+      // A module both imported and dynamically imported stays where it is: expected here.
+      if (log.code === "INEFFECTIVE_DYNAMIC_IMPORT") return;
+      handler(level, log);
+    },
+    plugins: [recordImporters, ...plugins],
+    preserveEntrySignatures: "allow-extension",
+  });
+  const written = await bundle.write({ dir: OUT, format: "cjs", entryFileNames: "[name].js", ...output });
+  await bundle.close();
+  return written.output;
+};
+
 rmSync(OUT, { recursive: true, force: true });
-const bundle = await rolldown({
-  input: { cli: "dist/cli.js", "collect-worker": "dist/internal/collect-worker.js" },
-  platform: "node",
-  external: [/^node:/, /^@duckdb\//, "better-sqlite3", /^@aws-sdk\//],
-  logLevel: "warn",
-  onLog(level, log, handler) {
-    // A module both imported and dynamically imported stays where it is: expected here.
-    if (log.code === "INEFFECTIVE_DYNAMIC_IMPORT") return;
-    handler(level, log);
-  },
-  plugins: [grouping],
-  preserveEntrySignatures: "allow-extension",
-});
-const { output } = await bundle.write({
-  dir: OUT,
-  format: "cjs",
-  entryFileNames: "[name].js",
-  chunkFileNames: "[name]-[hash].js",
-  // A group holds the modules given, not all they import (an import is loaded from its own chunk).
-  codeSplitting: { includeDependenciesRecursively: false, groups: [{ debugName: "commands", name: (id) => group.get(id) ?? null, test: (id) => group.has(id) }] },
-});
-await bundle.close();
+const output = [
+  ...(await build({ cli: "dist/cli.js", "collect-worker": "dist/internal/collect-worker.js" }, [grouping], {
+    chunkFileNames: "[name]-[hash].js",
+    // A group holds the modules given, not all they import (an import is loaded from its own chunk).
+    codeSplitting: { includeDependenciesRecursively: false, groups: [{ debugName: "commands", name: (id) => group.get(id) ?? null, test: (id) => group.has(id) }] },
+  })),
+  // What the hook loads only on a spool of records of known types (their schemas) is a chunk of its own.
+  ...(await build({ "hook-cli": "dist/hook-cli.js" }, [], { chunkFileNames: "hook-cli-[name]-[hash].js" })),
+];
 // The chunks are CommonJS files named .js in a package of ES modules: this directory says so.
 writeFileSync(`${OUT}/package.json`, JSON.stringify({ type: "commonjs" }) + "\n");
 // bundle.meta.json: each output file with the modules it holds. A module that renders to no code (a

@@ -16,6 +16,8 @@ const READER_BIN = fileURLToPath(new URL("../../reader/bin/lake-reader.js", impo
 
 const SID = "3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b";
 
+const SYNCS = fileURLToPath(new URL("./support/count-syncs.mjs", import.meta.url));
+
 function event(n: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { session_id: SID, transcript_path: `/home/dev/.claude/projects/p/${SID}.jsonl`, cwd: "/home/dev/p", hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command: `echo ${n}` }, n, ...extra };
 }
@@ -178,7 +180,7 @@ describe("hook", { timeout: 120_000 }, () => {
     console.log(`hook kill: ${caught} of ${attempts} kills left a torn tail`);
   });
 
-  it("loads no record schema (zod): only node built-ins, the collector's own modules, @lake/wal's frame code, the store lock and the defaults", async () => {
+  it("loads no record schema (zod), neither node:crypto nor node:fs/promises: only node built-ins, the collector's own modules, @lake/wal's frame code, the store lock and the defaults", async () => {
     const dir = tempDir("hook-imports");
     const root = join(dir, "root");
     for (const n of [1, 2]) {
@@ -192,10 +194,33 @@ describe("hook", { timeout: 120_000 }, () => {
       // option), @lake/wal/writer's, the lock's (and @lake/durable's under it and the floor), the defaults',
       // and the error factory every package's error class is made by (@lake/errors, node built-ins only).
       expect(loaded.filter((u) => u.endsWith("/packages/cli/dist/store.js"))).toEqual([]);
+      // The frame digest of a small event is @lake/wal's own SHA-256 in JavaScript, and random bytes are
+      // the kernel's: node:crypto (and the streams it loads) is not loaded, nor node:fs/promises (the
+      // writer's I/O is synchronous), some 8 ms of a hook's start between them.
       const packages = new Set(loaded.filter((u) => u.startsWith("file:") && !u.includes("/apps/collector/")).map((u) => /\/packages\/([a-z]+)\/dist\//.exec(u)?.[1] ?? u));
       expect([...packages].sort()).toEqual(["cli", "durable", "errors", "layout", "store", "wal"]);
+      expect(loaded.filter((u) => /^node:(crypto|fs\/promises|stream)$/.test(u))).toEqual([]);
     }
     expect(events(await readWalFile(spool(root))).map((e) => e.seq)).toEqual([1, 2]);
+  });
+
+  it("fsyncs what it must, once: a new spool file, its directory and the event; then the event alone", async () => {
+    // count-syncs.mjs (a preload) records each fsync with the path its descriptor was opened with.
+    const dir = tempDir("hook-syncs");
+    const root = join(dir, "root");
+    const syncs = async (n: number): Promise<string[]> => {
+      const out = join(dir, `syncs-${n}.json`);
+      const r = await runCli(["hook", "--root", root], { NODE_OPTIONS: `--import ${SYNCS}`, LAKE_TEST_SYNCS_OUT: out }, JSON.stringify(event(n)));
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(readFileSync(out, "utf8")) as { how: string; path: string }[]).filter((s) => s.how !== "open").map((s) => s.path);
+    };
+    const file = spool(root);
+    // The first hook creates the spool file: its lineage frame, the directory entry, then the event.
+    expect(await syncs(1)).toEqual([file, join(root, "_hooks", "spool"), file]);
+    // The next appends from the tail cache: the event's one fsync, none again at close (each append was synced).
+    expect(await syncs(2)).toEqual([file]);
+    expect(await syncs(3)).toEqual([file]);
+    expect(events(await readWalFile(file)).map((e) => e.seq)).toEqual([1, 2, 3]);
   });
 
   it("stdin from a non-blocking pipe whose writer pauses mid-event: what was read before it would block is kept, the rest read as it comes", async () => {

@@ -1,11 +1,11 @@
 // `lake-collector hook`: read one Claude Code hook event (JSON) from stdin and append it to the
 // hook spool: one @lake/wal file per session under <root>/_hooks/spool/. Start-up is kept
-// minimal: this module imports only node builtins, @lake/wal/writer (which loads no record schema,
+// minimal: this module imports only node builtins (not node:crypto or node:fs/promises: some 8 ms of
+// a start between them), @lake/wal/writer (which loads no record schema,
 // so no zod, for the spool's records) and the store's lock (@lake/store/lock); test/hook.test.ts
 // checks every module the process loads.
-import { createHash } from "node:crypto";
-import { readSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdirSync, readSync } from "node:fs";
+import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { acquireLock, isStoreError } from "@lake/store/lock";
 import { WalWriter } from "@lake/wal/writer";
@@ -17,13 +17,18 @@ export const HOOK_RECORD_TYPE = "lake_hook_event";
 
 export { spoolDir };
 
+/** SHA-256 of a string, hex: node:crypto's, loaded only for a session id that is not a plain name (a hook needs it for nothing else). */
+function sha256Hex(s: string): string {
+  return (createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto")).createHash("sha256").update(s).digest("hex");
+}
+
 /**
  * The spool file of a session: `<session_id>.wal`, or `sha256-<hex>.wal` when the id is not a plain
  * file name (`[A-Za-z0-9._-]`, at most 128 characters, not starting with a dot). Events without a
  * session id go to `unknown-session.wal`.
  */
 export function spoolFile(root: string, sessionId: string | undefined): string {
-  const id = sessionId && /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(sessionId) ? sessionId : sessionId ? `sha256-${createHash("sha256").update(sessionId).digest("hex")}` : "unknown-session";
+  const id = sessionId && /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(sessionId) ? sessionId : sessionId ? `sha256-${sha256Hex(sessionId)}` : "unknown-session";
   return join(spoolDir(root), `${id}.wal`);
 }
 
@@ -57,7 +62,7 @@ export async function appendHookEvent(root: string, input: string, now: Date = n
   if (typeof event !== "object" || event === null || Array.isArray(event)) throw new CollectorError("Input", "stdin: hook event is not a JSON object");
   const sid = (event as Record<string, unknown>).session_id;
   const file = spoolFile(root, typeof sid === "string" ? sid : undefined);
-  await mkdir(spoolDir(root), { recursive: true, mode: 0o700 });
+  mkdirSync(spoolDir(root), { recursive: true, mode: 0o700 });
   const unlock = await lockSpool(file);
   try {
     // The tail cache (`<file>.tail`): a hook appends without decoding the spool file first, so its
