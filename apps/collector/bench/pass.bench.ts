@@ -1,11 +1,12 @@
 // lake-collector bench: passes that cost what changed. Over 1,000 collected Claude Code sessions
 // (the real tool_heavy sample, fresh ids): a `collect` and a `push` that find nothing new, and
-// `collect` and `push` after appending to 10 of them (each half, and their sum), each against
-// `node -e 0` measured in the same run, in turns (the goals: ≤ 3× and ≤ 8×). The built bin runs as a child process each time
+// `collect` and `push` after appending to 10 of them (each half, and their sum), and the no-op pair
+// with the root and store from a config file, each against `node -e 0` measured in the same run, in
+// turns (the goals: ≤ 3× and ≤ 8×). The built bin runs as a child process each time
 // (`pnpm turbo run build --filter=lake-collector...`). Every process runs without NODE_EXTRA_CA_CERTS
 // (startupEnv: it slowed `node -e 0` alone).
 import { spawnSync } from "node:child_process";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { line, measure, measureRounds, report, scale, startupEnv } from "@lake/tooling/bench";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
@@ -25,6 +26,11 @@ try {
   const store = `file://${join(dir, "fleet")}`;
   const env = { HOME: join(dir, "home") };
   const flags = ["--root", root, "--sources-only", "--source", `claude-code=${projects}`];
+  // The same passes with the root and the store named by a config file, as a user who wrote one runs
+  // them (no --root or --store): the file is read and checked on every run.
+  const configEnv = { ...env, XDG_CONFIG_HOME: join(dir, "xdg") };
+  mkdirSync(join(dir, "xdg", "lake"), { recursive: true });
+  writeFileSync(join(dir, "xdg", "lake", "config.json"), JSON.stringify({ root, store }));
   line("corpus", `${n} sessions (tool_heavy.jsonl, fresh ids)`);
   collector(["collect", ...flags, "--json"], env);
   collector(["push", "--root", root, "--store", store, "--json"], env);
@@ -45,21 +51,24 @@ try {
     }
   };
   const push = () => collector(["push", "--root", root, "--store", store, "--json"], env);
-  const [node0, noop, noopPush, incCollect, incPush] = await measureRounds(
+  const [node0, noop, noopPush, incCollect, incPush, noopConfig, noopPushConfig] = await measureRounds(
     [
       { name: "node -e 0", fn: () => spawnSync(process.execPath, ["-e", "0"], { env: startupEnv() }) },
       { name: "collect, nothing new", fn: () => (noopOut = JSON.parse(collector(["collect", ...flags, "--json"], env))) },
       { name: "push, nothing new", fn: push },
       { name: `collect after appending to 10 of ${n}`, before: append, fn: () => (incOut = JSON.parse(collector(["collect", ...flags, "--json"], env))) },
       { name: "push after it", fn: push },
+      { name: "collect, nothing new, root from a config file", fn: () => collector(["collect", ...flags.slice(2), "--json"], configEnv) },
+      { name: "push, nothing new, root and store from a config file", fn: () => collector(["push", "--json"], configEnv) },
     ],
     { runs: 5, warmup: 1 },
   );
   const inc = { name: `collect + push after appending to 10 of ${n} (sum of medians)`, medianMs: incCollect!.medianMs + incPush!.medianMs, runs: incCollect!.runs };
-  report("passes over unchanged sessions (ratio: node -e 0 time / subject time; goals ≥ 0.33x no-op, ≥ 0.125x 10-of-1000)", node0!, [noop!, noopPush!, incCollect!, incPush!, inc], [
+  report("passes over unchanged sessions (ratio: node -e 0 time / subject time; goals ≥ 0.33x no-op, ≥ 0.125x 10-of-1000)", node0!, [noop!, noopPush!, incCollect!, incPush!, inc, noopConfig!, noopPushConfig!], [
     `no-op collect: ${noopOut.unchanged_sessions} of ${n} sessions unchanged by their cursors = ${(noop!.medianMs / node0!.medianMs).toFixed(1)}x node -e 0 (goal ≤ 3x)`,
     `no-op push = ${(noopPush!.medianMs / node0!.medianMs).toFixed(1)}x node -e 0 (goal ≤ 3x)`,
     `10 of ${n}: ${incOut.landed_files} files landed, ${incOut.unchanged_sessions} sessions unchanged; collect = ${(incCollect!.medianMs / node0!.medianMs).toFixed(1)}x, push = ${(incPush!.medianMs / node0!.medianMs).toFixed(1)}x, collect + push = ${(inc.medianMs / node0!.medianMs).toFixed(1)}x node -e 0 (goal ≤ 8x)`,
+    `with a config file instead of flags: no-op collect = ${(noopConfig!.medianMs / node0!.medianMs).toFixed(1)}x, no-op push = ${(noopPushConfig!.medianMs / node0!.medianMs).toFixed(1)}x node -e 0`,
   ]);
 
   // A push that seals every session (all idle; nothing new to send): the first push after a quiet day.
