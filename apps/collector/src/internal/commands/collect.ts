@@ -70,6 +70,8 @@ async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> 
       ...(budget ? { maxDeltaBytes: budget } : {}),
       ...(values.jobs !== undefined ? { jobs: values.jobs } : {}),
       ...(tty ? { onProgress: progress } : {}),
+      // Its warnings the way its summary and errors go (@lake/cli's processIo), so they keep their order.
+      logger: (line: string) => io.err(line + "\n"),
       shouldStop: () => traps.signal() !== undefined,
     });
   } finally {
