@@ -4,6 +4,7 @@
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { createTestBucket, s3Env } from "@lake/tooling/s3";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { readIndex, readLanded } from "@lake/store";
 import { fleetRecords, runCli, SAMPLES, vendorTree, walk } from "./helpers.js";
@@ -135,5 +136,38 @@ describe("the default fleet store", { timeout: 180_000 }, () => {
     expect(st.sessions).toBe(collected.length);
     expect((await runCli(["verify"], env)).code).toBe(0);
     expect(walk(target).some((f) => f.endsWith("fleet.json"))).toBe(true);
+  });
+
+  it("a store the config file names is used as it is: an s3:// one pushes (it is no place on disk to move), a file one at the old default place stays there", async () => {
+    const dir = tempDir("config-store");
+    const home = join(dir, "home");
+    const tree = vendorTree(join(dir, "vendor"));
+    const root = join(home, ".local/share/lake");
+    const config = (store: string) => {
+      mkdirSync(join(home, ".config", "lake"), { recursive: true });
+      writeFileSync(join(home, ".config", "lake", "config.json"), JSON.stringify({ root, store }));
+    };
+    const env = { ...homeEnv(home), ...s3Env() };
+    expect((await runCli(["collect", ...tree.flags], env)).code).toBe(0);
+    // s3://: it was taken for the default store's file URL, and every push without --store failed (exit 1, internal error).
+    const { url } = await createTestBucket("config-store");
+    config(url);
+    const s3 = await runCli(["push", "--seal-idle", "3600", "--json"], env);
+    expect(s3.code, s3.stderr).toBe(0);
+    expect(s3.stderr).toBe("");
+    expect(JSON.parse(s3.stdout)).toMatchObject({ store: url });
+    expect((JSON.parse(s3.stdout) as { sessions: number }).sessions).toBeGreaterThan(0);
+    // A file store at the old default place (fleet/ beside the root), named by the file: pushed to in place, no warning, nothing moved.
+    const legacy = join(home, ".local/share/fleet");
+    config(`file://${legacy}`);
+    for (const n of [1, 2]) {
+      const p = await runCli(["push", "--seal-idle", "3600", "--json"], env);
+      expect(p.code, p.stderr).toBe(0);
+      expect(p.stderr).toBe("");
+      expect(JSON.parse(p.stdout)).toMatchObject({ store: `file://${legacy}` });
+      if (n === 2) expect(JSON.parse(p.stdout)).toMatchObject({ sessions: 0, rows: 0 });
+    }
+    expect(existsSync(join(legacy, "fleet.json"))).toBe(true);
+    expect(existsSync(join(root, "fleet"))).toBe(false);
   });
 });

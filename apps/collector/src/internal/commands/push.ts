@@ -1,4 +1,4 @@
-import { defaultStoreUrl, legacyDefaultStorePath, openStore } from "@lake/layout/store";
+import { defaultStoreUrl, legacyDefaultStorePath, openStore, readConfig } from "@lake/layout/store";
 import { localRoot } from "../local-root.js";
 import { push, readPushState, writePushState } from "../push.js";
 import { finishPending } from "../pending.js";
@@ -74,7 +74,9 @@ async function run({ values, io }: RunContext<typeof OPTIONS>): Promise<number> 
   const otlpEndpoint = values["otlp-endpoint"] === undefined ? undefined : otlpMetricsUrl(values["otlp-endpoint"]);
   const metricsOnly = Boolean(values["metrics-only"]);
   if (metricsOnly && otlpEndpoint === undefined) throw new CollectorError("Usage", "--metrics-only needs --otlp-endpoint URL");
-  if (!metricsOnly && values.store === undefined && !process.env.LAKE_STORE) moveLegacyStore(root, io);
+  // Only the built-in default store moved: not one named by --store, LAKE_STORE or the config file
+  // (an s3:// one there is no place on disk; a file one at the old place is where the user wants it).
+  if (!metricsOnly && values.store === undefined && !process.env.LAKE_STORE && readConfig().store === undefined) moveLegacyStore(root, io);
   const store = metricsOnly ? undefined : openStore(resolveStore(values.store, io.env));
   const lock = await acquireLock(join(root, "_export"), { waitMs: 0 }).catch((e: unknown) => {
     if ((e as { code?: unknown }).code !== "Locked") throw e;
