@@ -10,11 +10,12 @@
 // (directories named as builds are, nothing else).
 // V8 checks each cache against the chunk's source and its own version and flags and refuses any other,
 // so a stale or damaged cache costs a compile, never a wrong result; every failure to read or write it
-// is ignored. A run that ends with V8's flags changed writes none (they would be refused).
+// is ignored. A run whose V8 flags at its end differ from those it compiled its first uncached chunk
+// with writes none (they would be refused). The flags are read from node:v8 only then: a run that
+// finds every cache loads no node:v8 (some 2 ms of its start).
 const Module = require("node:module");
 const { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } = require("node:fs");
 const { dirname, join } = require("node:path");
-const { cachedDataVersionTag } = require("node:v8");
 const vm = require("node:vm");
 
 const main = require.main;
@@ -43,7 +44,7 @@ function useCompileCache(bundle, command, env = process.env) {
   const where = cacheDir(bundle, command, env);
   if (!where) return;
   const made = [];
-  const tag = cachedDataVersionTag();
+  let tag;
   const compile = Module.prototype._compile;
   Module.prototype._compile = function (content, filename) {
     if (dirname(filename) !== bundle) return compile.call(this, content, filename);
@@ -55,7 +56,10 @@ function useCompileCache(bundle, command, env = process.env) {
       // None yet.
     }
     const script = new vm.Script(Module.wrap(content), { filename, cachedData });
-    if (cachedData === undefined || script.cachedDataRejected) made.push({ file, script });
+    if (cachedData === undefined || script.cachedDataRejected) {
+      tag ??= flagHash();
+      made.push({ file, script });
+    }
     const fn = script.runInThisContext({ displayErrors: true });
     const mod = this;
     const require = (id) => mod.require(id);
@@ -67,7 +71,7 @@ function useCompileCache(bundle, command, env = process.env) {
   process.once("exit", () => {
     // A run that ends with V8's flags changed (a watch whose passes landed: heap-flags.ts) would write
     // caches that every run started with the usual flags refuses: it writes none.
-    if (made.length === 0 || cachedDataVersionTag() !== tag) return;
+    if (made.length === 0 || flagHash() !== tag) return;
     try {
       const fresh = !existsDir(join(where.base, where.build));
       mkdirSync(where.dir, { recursive: true, mode: 0o700 });
@@ -82,6 +86,11 @@ function useCompileCache(bundle, command, env = process.env) {
       // A cache not written is a compile next time.
     }
   });
+}
+
+/** V8's version and flags, as its code caches are checked against them. */
+function flagHash() {
+  return require("node:v8").cachedDataVersionTag();
 }
 
 function existsDir(path) {

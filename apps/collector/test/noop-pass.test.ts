@@ -93,6 +93,9 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
     expect(noop.modules.some((u) => u.endsWith("/packages/store/dist/pass.js"))).toBe(true);
     expect(schemaModules(noop.modules)).toEqual([]);
     expect(noop.modules.filter((u) => /\/collect-pass\.js$|\/packages\/(redact|chain)\//.test(u))).toEqual([]);
+    // Nor node:crypto (nothing is hashed; random names from @lake/durable) or node:v8 (every chunk had
+    // its code cache: no flags to compare). (node:fs/promises is this test's preload's.)
+    expect(noop.modules.filter((u) => /^node:(crypto|v8)$/.test(u))).toEqual([]);
 
     // No-op push: push.state and pass.state; of a session nothing (its index.state stat'ed: no index,
     // no landed file, no cursor); nothing of the store (no fleet.json, no listing, no DuckDB: no segment written).
@@ -104,6 +107,7 @@ describe("a pass over unchanged sessions", { timeout: 240_000 }, () => {
     expect(noopPush.opens.filter((o) => o.path.startsWith(fleet))).toEqual([]);
     expect(duckdbModules(noopPush.modules)).toEqual([]);
     expect(noopPush.modules.filter((u) => /\/push-send\.js$|\/packages\/segments\//.test(u))).toEqual([]);
+    expect(noopPush.modules.filter((u) => /^node:(crypto|v8)$/.test(u))).toEqual([]);
     for (const o of noopPush.opens.filter((o) => !pushInSessions.includes(o))) expect(o.path, JSON.stringify(o)).toMatch(new RegExp(`^${root}(/push\\.state|/pass\\.state|/_export/\\.lock|/_forget)?$`));
 
     // Append a line to 10 sessions: those are taken under their locks, indexed and published; the rest stays at its cursor.

@@ -13,9 +13,8 @@
 // session needs one does push load the sender (push-send.ts: @lake/layout, the records, DuckDB) and
 // talk to the store, so a push with nothing to do reads push.state and stats one small file per
 // session (index.state, whose stamp push.state keeps beside the watermark).
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { removeAbandoned, writeAtomic } from "@lake/durable";
+import { randomHex, removeAbandoned, writeAtomic } from "@lake/durable";
 import { join } from "node:path";
 import type { ObjectStore } from "@lake/layout/store";
 import { CollectorError } from "./errors.js";
@@ -147,7 +146,7 @@ export function readPushState(root: string): PushState {
 /** Replace push.state atomically (temp + fsync + rename + dir fsync: @lake/durable's writeAtomic). */
 export function writePushState(root: string, state: PushState): void {
   const file = join(root, STATE_FILE);
-  writeAtomic(file, JSON.stringify(state) + "\n", { temp: join(root, `.${STATE_FILE}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`), mode: 0o644 });
+  writeAtomic(file, JSON.stringify(state) + "\n", { temp: join(root, `.${STATE_FILE}.tmp-${process.pid}-${randomHex(4)}`), mode: 0o644 });
 }
 
 /** A summary of a push that sent nothing. */

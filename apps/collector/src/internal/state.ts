@@ -1,8 +1,7 @@
 // Small state files of the collector in the root: collector.state (the last pass) and
 // watch.status (a watching collector's state), each replaced atomically.
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { writeAtomic } from "@lake/durable";
+import { randomHex, writeAtomic } from "@lake/durable";
 import type { CollectSummary } from "./collect.js";
 
 /**
@@ -11,7 +10,7 @@ import type { CollectSummary } from "./collect.js";
  * an older pass); the fsyncs cost every pass of 1,000 unchanged sessions some 3 % of its time.
  */
 function replace(file: string, value: unknown): void {
-  writeAtomic(file, JSON.stringify(value) + "\n", { temp: `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`, mode: 0o644, sync: false });
+  writeAtomic(file, JSON.stringify(value) + "\n", { temp: `${file}.tmp-${process.pid}-${randomHex(4)}`, mode: 0o644, sync: false });
 }
 
 /** Record the last collect pass in <root>/collector.state. */

@@ -2,7 +2,7 @@
 // WAL decoder and its record schemas (zod), so discovering (a collector pass that may find nothing
 // new) does not load them. broca.ts builds the adapter on it. @lake/wal/archive itself is loaded by
 // the first broca discovery or description: a pass with no broca root (most) never loads it.
-import { readdir } from "node:fs/promises";
+import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { MAIN_STREAM } from "@lake/events/record";
 import { relPath, sourceFilter } from "./discover.js";
@@ -45,7 +45,7 @@ export const brocaDiscoverer: Pick<Adapter, "runtime" | "name" | "version" | "de
       for (const d of LIVE_DIRS) {
         let names: string[] = [];
         try {
-          names = (await readdir(join(root, d))).sort();
+          names = readdirSync(join(root, d)).sort();
         } catch (e) {
           if ((e as NodeJS.ErrnoException).code !== "ENOENT") problems.push({ path: join(root, d), reason: (e as Error).message });
         }

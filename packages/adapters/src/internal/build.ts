@@ -1,10 +1,18 @@
 // Building raw records: provenance, deterministic ids, usage normalisation, safe JSON access.
-import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
 import type { RawRecord, Usage } from "@lake/events";
 import { isIsoMillis } from "@lake/events/usage";
 import type { SourceLine, SourceRef } from "./types.js";
 
 const decoder = new TextDecoder("utf-8", { fatal: false });
+
+type NodeCrypto = typeof import("node:crypto");
+let crypto: NodeCrypto | undefined;
+
+/** SHA-256 of a text as hex, node:crypto loaded by the first call (discovery, which every pass runs, hashes nothing). */
+function sha256Hex(text: string): string {
+  return (crypto ??= createRequire(import.meta.url)("node:crypto") as NodeCrypto).createHash("sha256").update(text).digest("hex");
+}
 
 /** The text of a line without its trailing CR. */
 export function lineText(line: SourceLine): string {
@@ -27,12 +35,12 @@ export function lineJson(line: SourceLine): { text: string; value: unknown } {
 
 /** A deterministic id for content without a vendor id: identical for the same text in any file. */
 export function textId(text: string): string {
-  return "h" + createHash("sha256").update(text).digest("hex").slice(0, 32);
+  return "h" + sha256Hex(text).slice(0, 32);
 }
 
 /** Short content digest (for per-version ids of re-appended messages). */
 export function shortHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, 12);
+  return sha256Hex(text).slice(0, 12);
 }
 
 /** A plain JSON object or undefined. */

@@ -1,6 +1,5 @@
 // Read-only directory walking, globs and the shared discovery filter.
-import { readdirSync, statSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { normalize, relative, sep } from "node:path";
 import { AdaptersError } from "./errors.js";
@@ -128,18 +127,23 @@ function entryType(d: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevic
   return "unknown type";
 }
 
-/** Read up to `max` bytes from the start of a file (read-only), or "" when unreadable. */
+/**
+ * Read up to `max` bytes from the start of a file (read-only), or "" when unreadable. Synchronous, as
+ * the walk's listing and stats are (and without node:fs/promises, which a pass that describes every
+ * file from its name never loads).
+ */
 export async function peek(path: string, max = 256 * 1024): Promise<string> {
-  let fh;
+  let fd: number | undefined;
   try {
-    fh = await open(path, "r");
-    const buf = Buffer.alloc(max);
-    const { bytesRead } = await fh.read(buf, 0, max, 0);
-    return buf.subarray(0, bytesRead).toString("utf8");
+    fd = openSync(path, "r");
+    const buf = Buffer.allocUnsafe(max);
+    let got = 0;
+    for (let r; got < max && (r = readSync(fd, buf, got, max - got, got)) > 0; ) got += r;
+    return buf.toString("utf8", 0, got);
   } catch {
     return "";
   } finally {
-    await fh?.close();
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -7,15 +7,14 @@
 // Locks are @lake/durable lock files under <root>/.lake-store/locks/; a lock whose holder died (same host, pid gone or
 // reused) or that is older than staleLockMs is broken, so a crash never wedges a key. Renames, links and fsyncs are
 // @lake/durable's (replaceFrom, installFrom, fsyncDir, fsyncDirAsync).
-import { createHash, randomBytes } from "node:crypto";
 import { constants as fsc, createReadStream, createWriteStream, readdirSync, statSync, type Dirent } from "node:fs";
 import * as fs from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { acquireLock, errno, fsyncDir, fsyncDirAsync, installFrom, replaceFrom, type LockHandle } from "@lake/durable";
+import { acquireLock, errno, fsyncDir, fsyncDirAsync, installFrom, randomHex, replaceFrom, type LockHandle } from "@lake/durable";
 import { LayoutError } from "./errors.js";
 import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
-import { LOCAL_INTERNAL_DIR, allPages, compareUtf8, mkdirs, pageSize, sha256Hex, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
+import { LOCAL_INTERNAL_DIR, allPages, compareUtf8, mkdirs, nodeCrypto, pageSize, sha256Hex, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
 
 /** Options of the local backend. */
 export interface LocalStoreOptions {
@@ -65,7 +64,7 @@ export class LocalStore implements ObjectStore {
       try {
         const st = await h.stat();
         if (!st.isFile()) return undefined;
-        const hash = createHash("sha256");
+        const hash = nodeCrypto().createHash("sha256");
         for await (const chunk of h.createReadStream({ autoClose: false, highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
         return { key, etag: hash.digest("hex"), size: st.size, lastModified: st.mtime };
       } finally {
@@ -86,7 +85,7 @@ export class LocalStore implements ObjectStore {
   private async openTemp(): Promise<{ tmp: string; h: fs.FileHandle }> {
     const dir = join(this.root, LOCAL_INTERNAL_DIR, "tmp");
     const open = async () => {
-      const tmp = join(dir, `${process.pid}-${randomBytes(8).toString("hex")}`);
+      const tmp = join(dir, `${process.pid}-${randomHex(8)}`);
       return { tmp, h: await fs.open(tmp, fsc.O_CREAT | fsc.O_EXCL | fsc.O_WRONLY, 0o644) };
     };
     if (!this.tmpMade) {
@@ -106,7 +105,7 @@ export class LocalStore implements ObjectStore {
   /** Write chunks to a fresh temp file and fsync it; returns its path, hash and size. */
   private async writeTemp(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ tmp: string; etag: string; size: number }> {
     const { tmp, h } = await this.openTemp();
-    const hash = createHash("sha256");
+    const hash = nodeCrypto().createHash("sha256");
     let size = 0;
     try {
       for await (const c of chunks) {
@@ -300,8 +299,8 @@ export class LocalStore implements ObjectStore {
 
   async download(key: string, file: string): Promise<{ etag: string; size: number }> {
     const p = this.path(key);
-    const tmp = `${file}.tmp-${randomBytes(6).toString("hex")}`;
-    const hash = createHash("sha256");
+    const tmp = `${file}.tmp-${randomHex(6)}`;
+    const hash = nodeCrypto().createHash("sha256");
     let size = 0;
     try {
       await mkdirs(dirname(file));

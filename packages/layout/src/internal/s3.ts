@@ -2,19 +2,17 @@
 // (radosgw refuses a quoted If-Match). Every failure of a conditional write is settled by re-reading
 // the key: our own bytes there mean the write happened (an SDK retry can turn one's own success into
 // a 412; a dropped response can look like a 5xx or a timeout).
-import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import * as fs from "node:fs/promises";
 import { dirname } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { replaceFrom } from "@lake/durable";
+import { randomHex, replaceFrom } from "@lake/durable";
 import { LayoutError } from "./errors.js";
 import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
-import { allPages, pageSize, sameBytes, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
+import { allPages, nodeCrypto, pageSize, sameBytes, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
 
 // The SDK (CommonJS, ~0.35 s of CPU to load) is required on first use, so importing the package
 // and opening file:// stores never loads it.
@@ -279,7 +277,7 @@ export class S3Store implements ObjectStore {
 
   async download(key: string, file: string): Promise<{ etag: string; size: number }> {
     const Key = this.k(key);
-    const tmp = `${file}.tmp-${randomBytes(6).toString("hex")}`;
+    const tmp = `${file}.tmp-${randomHex(6)}`;
     try {
       const r = await this.client.send(new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key }));
       await fs.mkdir(dirname(file), { recursive: true });
@@ -328,7 +326,7 @@ class PartReader {
 
 /** S3's multipart ETag: MD5 of the parts' binary MD5s, "-" and the part count. */
 function multipartEtag(parts: readonly { ETag: string }[]): string {
-  const h = createHash("md5");
+  const h = nodeCrypto().createHash("md5");
   for (const p of parts) h.update(Buffer.from(unquoteEtag(p.ETag), "hex"));
   return `${h.digest("hex")}-${parts.length}`;
 }

@@ -1,19 +1,19 @@
 // The snapshot pointer: blob first (content-addressed, never overwritten), then latest.json swapped
 // with compare-and-swap; and a host cache that mirrors the current blob byte for byte.
-import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import * as fs from "node:fs/promises";
 import { join } from "node:path";
-import { replaceFrom } from "@lake/durable";
+import { randomHex, replaceFrom } from "@lake/durable";
 import { casUpdate, type CasOptions } from "./cas.js";
 import { LayoutError, isLayoutError } from "./errors.js";
 import { FLEET_KEY, SNAPSHOT_LATEST_KEY, snapshotBlobKey, validatePartitionValue } from "./keys.js";
 import { FLEET_SCHEMA_VERSION, decodeFleet, encodeFleet, type FleetManifest } from "./formats/fleet.js";
 import { decodeSnapshotPointer, type SnapshotPointer } from "./formats/snapshot.js";
 import type { ObjectStore } from "./types.js";
+import { nodeCrypto, sha256Hex } from "./util.js";
 
 async function hashFile(path: string): Promise<{ hash: string; size: number }> {
-  const h = createHash("sha256");
+  const h = nodeCrypto().createHash("sha256");
   let size = 0;
   for await (const c of createReadStream(path, { highWaterMark: 1 << 20 })) {
     h.update(c as Buffer);
@@ -33,7 +33,7 @@ export async function publishSnapshot(
   source: { readonly path: string } | Uint8Array,
   options: { readonly accept?: (current: SnapshotPointer | undefined) => boolean; readonly cas?: CasOptions } = {},
 ): Promise<{ content_hash: string; key: string; swapped: boolean; previous: string | undefined }> {
-  const { hash } = source instanceof Uint8Array ? { hash: createHash("sha256").update(source).digest("hex") } : await hashFile(source.path);
+  const { hash } = source instanceof Uint8Array ? { hash: sha256Hex(source) } : await hashFile(source.path);
   const key = snapshotBlobKey(hash);
   if ((await store.head(key)) === undefined) {
     const r = await store.upload(key, source, { ifAbsent: true });
@@ -88,7 +88,7 @@ export async function syncSnapshotCache(
   const existing = await hashFile(path).catch(() => undefined);
   if (existing?.hash === ptr.content_hash) return { content_hash: ptr.content_hash, path, downloaded: false };
   await fs.mkdir(cacheDir, { recursive: true });
-  const tmp = join(cacheDir, `.${ptr.content_hash}.${randomBytes(6).toString("hex")}.part`);
+  const tmp = join(cacheDir, `.${ptr.content_hash}.${randomHex(6)}.part`);
   try {
     await store.download(snapshotBlobKey(ptr.content_hash), tmp);
     const got = await hashFile(tmp);

@@ -1,6 +1,6 @@
 // ULIDs: 48-bit millisecond time + 80 random bits, Crockford base32, 26 characters; monotonic
 // within one millisecond in one process, so they sort in creation order.
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "@lake/durable";
 import { LayoutError } from "./errors.js";
 
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
