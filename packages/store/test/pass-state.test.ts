@@ -2,7 +2,7 @@
 // every cursor still says so (append at the file's end, snapshot with the same size and mtime,
 // nothing landed past the mark, index and chain still there).
 import { afterAll, describe, expect, it } from "vitest";
-import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { checkSession, confirmSource, decodePassState, encodePassState, isStoreError, openSession, readPassState, readPassStateSessions, sessionUnchanged, writePassState, type FoundSource, type SessionMark } from "../src/index.js";
@@ -259,7 +259,11 @@ describe("pass.state", () => {
 
   it("lostToCheck: the root's sessions discovery did not find and the tracker has not checked", () => {
     const root = join(tempDir("lost"), "root");
-    for (const id of ["a", "b", "c", "_forget", ".tmp"]) mkdirSync(join(root, id), { recursive: true });
+    for (const id of ["a", "b", "c", "_forget", ".tmp", "labels"]) mkdirSync(join(root, id), { recursive: true });
+    // Neither a file nor a link to a directory is a session (the root is listed by name, and a name
+    // not found is looked at without following a link).
+    writeFileSync(join(root, "pass.state"), "{}");
+    symlinkSync(join(root, "a"), join(root, "d"));
     const tracker = new LostSessionTracker(["b"]);
     expect(lostToCheck(root, new Set(["a"]), tracker)).toEqual(["c"]);
     // Found again, b is checked again once it is lost again.

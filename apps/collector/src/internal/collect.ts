@@ -444,8 +444,11 @@ async function eachSession(ctx: PassContext, bySession: Map<string, Planned[]>, 
   // index, no chain. A mark whose cursors had to be read gains their stats (pass.state is written
   // once for it). Every session is checked first: the convert pool is sized by how many changed.
   const checked: Array<{ sessionId: string; sources: Planned[]; unchanged: boolean }> = [];
-  for (const [sessionId, sources] of [...bySession].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const foundSources = sources.map((p) => ({ source: cursorSource(p.src.runtime, p.src.rel), path: p.src.path, mode: p.src.mode, size: p.src.size, mtimeMs: p.src.mtimeMs, ...(p.src.ino !== undefined ? { ino: p.src.ino } : {}) }));
+  // Sorted as ids, not as [id, sources] pairs: a comparator that destructures its two pairs makes
+  // two iterators per comparison, some ten thousand over a thousand sessions.
+  for (const sessionId of [...bySession.keys()].sort()) {
+    const sources = bySession.get(sessionId)!;
+    const foundSources = sources.map((p) => ({ source: cursorSource(p.src.runtime, p.src.rel), path: p.src.path, mode: p.src.mode, size: p.src.size, mtimeMs: p.src.mtimeMs, ino: p.src.ino }));
     const check = checkSession(root, sessionId, passState.sessions.get(sessionId), foundSources, listing);
     if (check.mark) {
       passState.sessions.set(sessionId, check.mark);

@@ -173,7 +173,9 @@ export async function discoverWith(
       const d = describe(e.path, root, e.rel.startsWith("..") ? relPath(root, e.path) : e.rel);
       const ref = d instanceof Promise ? await d : d;
       if (!ref || !filter(ref.rel, ref.session_id)) continue;
-      sources.push({ ...ref, root, size: e.size, mtimeMs: e.mtimeMs, ino: e.ino });
+      // Written out, not spread: one is made per file on every pass, and in code run that rarely a
+      // spread costs several times a literal (lake-collector README "Start-up").
+      sources.push({ runtime: ref.runtime, path: ref.path, rel: ref.rel, session_id: ref.session_id, stream: ref.stream, kind: ref.kind, mode: ref.mode, root, size: e.size, mtimeMs: e.mtimeMs, ino: e.ino });
     }
   }
   return { runtime, roots: [...roots], sources, problems };

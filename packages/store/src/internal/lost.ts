@@ -1,6 +1,6 @@
 // Which sessions discovery no longer finds have had their pruning check (its own module: the
 // collector's start-up path reads it without loading the session store).
-import { listSessionIds } from "./scan.js";
+import { listSessionIdsWhere } from "./scan.js";
 
 /**
  * Remembers which sessions discovery no longer finds have been checked, so each is checked once,
@@ -37,5 +37,5 @@ export class LostSessionTracker {
  */
 export function lostToCheck(root: string, found: ReadonlySet<string>, tracker?: LostSessionTracker): string[] {
   tracker?.noteFound(found);
-  return listSessionIds(root).filter((id) => !found.has(id) && !tracker?.isChecked(id));
+  return listSessionIdsWhere(root, (id) => !found.has(id) && !tracker?.isChecked(id));
 }

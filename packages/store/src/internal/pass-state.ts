@@ -21,16 +21,16 @@ export interface PassStateSource {
   readonly cursor: string;
   readonly mode: "append" | "snapshot";
   /** For a snapshot: size and mtime (ms) discovery saw before the pass read it. */
-  readonly size?: number;
-  readonly mtimeMs?: number;
+  readonly size?: number | undefined;
+  readonly mtimeMs?: number | undefined;
   /**
    * The cursor file as the pass left it, `<ino>:<size>:<mtime ns>:<ctime ns>` ({@link confirmSource}),
    * with the source's inode and size that cursor says (append: its offset; snapshot: its size). While
    * a stat of the cursor file still shows it, the cursor is not read again.
    */
-  readonly cursorStat?: string;
-  readonly sourceIno?: number;
-  readonly sourceSize?: number;
+  readonly cursorStat?: string | undefined;
+  readonly sourceIno?: number | undefined;
+  readonly sourceSize?: number | undefined;
 }
 
 /** What the last complete pass of one session confirmed. */
@@ -60,13 +60,19 @@ export function encodePassState(s: PassState): string {
   const sessions: Record<string, unknown> = {};
   for (const id of [...s.sessions.keys()].sort()) {
     const m = s.sessions.get(id)!;
+    const sources = m.sources.length < 2 ? m.sources : [...m.sources].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
     sessions[id] = {
       seq: m.seq,
       chain: m.chain,
-      sources: [...m.sources].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0)).map((x) => ({
-        source: x.source, cursor: x.cursor, mode: x.mode, ...(x.size !== undefined ? { size: x.size } : {}), ...(x.mtimeMs !== undefined ? { mtime_ms: x.mtimeMs } : {}),
-        ...(x.cursorStat !== undefined && x.sourceIno !== undefined && x.sourceSize !== undefined ? { cursor_stat: x.cursorStat, source_ino: x.sourceIno, source_size: x.sourceSize } : {}),
-      })),
+      // A member left undefined is not written (JSON.stringify), so one object shape serves every
+      // source, without a spread per optional member.
+      sources: sources.map((x) => {
+        const seen = x.cursorStat !== undefined && x.sourceIno !== undefined && x.sourceSize !== undefined;
+        return {
+          source: x.source, cursor: x.cursor, mode: x.mode, size: x.size, mtime_ms: x.mtimeMs,
+          cursor_stat: seen ? x.cursorStat : undefined, source_ino: seen ? x.sourceIno : undefined, source_size: seen ? x.sourceSize : undefined,
+        };
+      }),
     };
   }
   return JSON.stringify({ format: "lake.pass-state", schema: PASS_STATE_SCHEMA, sessions, lost_checked: [...s.lostChecked].sort() }) + "\n";
@@ -134,7 +140,10 @@ export function decodePassState(text: string, file: string): PassState {
     if (typeof id !== "string") throw corrupt(file, "lost_checked holds a non-string");
     out.lostChecked.add(id);
   }
-  for (const [id, m] of Object.entries(v.sessions)) {
+  // By its keys: Object.entries would make a pair for each of a thousand sessions.
+  const sessions = v.sessions;
+  for (const id of Object.keys(sessions)) {
+    const m = sessions[id];
     if (!isObj(m) || !isCount(m.seq) || typeof m.chain !== "boolean" || !Array.isArray(m.sources)) throw corrupt(file, `session ${id}: expected {seq, chain, sources}`);
     const sources: PassStateSource[] = [];
     for (const x of m.sources) {
@@ -142,9 +151,11 @@ export function decodePassState(text: string, file: string): PassState {
       if ((x.size !== undefined && !isCount(x.size)) || (x.mtime_ms !== undefined && typeof x.mtime_ms !== "number")) throw corrupt(file, `session ${id}: bad size or mtime_ms`);
       const seen = x.cursor_stat !== undefined || x.source_ino !== undefined || x.source_size !== undefined;
       if (seen && (typeof x.cursor_stat !== "string" || !STAT.test(x.cursor_stat) || !isCount(x.source_ino) || !isCount(x.source_size))) throw corrupt(file, `session ${id}: bad cursor_stat, source_ino or source_size`);
+      // Every member written, an absent one as undefined: one object shape for every mark, and no
+      // spread, which is slow in code a pass runs once per session.
       sources.push({
-        source: x.source, cursor: x.cursor, mode: x.mode, ...(x.size !== undefined ? { size: x.size } : {}), ...(typeof x.mtime_ms === "number" ? { mtimeMs: x.mtime_ms } : {}),
-        ...(seen ? { cursorStat: x.cursor_stat as string, sourceIno: x.source_ino as number, sourceSize: x.source_size as number } : {}),
+        source: x.source, cursor: x.cursor, mode: x.mode, size: x.size as number | undefined, mtimeMs: x.mtime_ms as number | undefined,
+        cursorStat: seen ? (x.cursor_stat as string) : undefined, sourceIno: seen ? (x.source_ino as number) : undefined, sourceSize: seen ? (x.source_size as number) : undefined,
       });
     }
     out.sessions.set(id, { seq: m.seq, chain: m.chain, sources });
@@ -195,7 +206,7 @@ export interface FoundSource {
    * The file's inode from discovery's stat: with it, `size` and `mtimeMs` are taken as that stat's
    * and the check stats the source no second time. Absent: the check stats it.
    */
-  readonly ino?: number;
+  readonly ino?: number | undefined;
 }
 
 /** What a pass knows of the whole root, listed once instead of once per session. */
@@ -230,6 +241,10 @@ function under(root: string, rel: string): string {
   return base === "." ? rel : base.endsWith("/") ? base + rel : `${base}/${rel}`;
 }
 
+/** The answers of {@link checkSession} that carry no mark: one object each, not one per session. */
+const CHANGED = Object.freeze({ unchanged: false });
+const UNCHANGED = Object.freeze({ unchanged: true });
+
 /**
  * Whether a session needs no pass: discovery found exactly the sources its last complete pass took
  * (so its pruning check is done), and each source's cursor — read without the lock, cursors are
@@ -248,13 +263,13 @@ export function sessionUnchanged(root: string, sessionId: string, mark: SessionM
  * (a cursor replaced during the read is not taken), for the caller to keep so the next check is stats
  * alone.
  */
-export function checkSession(root: string, sessionId: string, mark: SessionMark | undefined, found: readonly FoundSource[], listing: PassListing = {}): { unchanged: boolean; mark?: SessionMark } {
-  const no = { unchanged: false };
+export function checkSession(root: string, sessionId: string, mark: SessionMark | undefined, found: readonly FoundSource[], listing: PassListing = {}): { readonly unchanged: boolean; readonly mark?: SessionMark } {
+  const no = CHANGED;
   if (!mark || mark.sources.length !== found.length || found.length === 0) return no;
-  const bySource = new Map(mark.sources.map((m) => [m.source, m]));
   let confirmed: Map<string, PassStateSource> | undefined;
   for (const f of found) {
-    const m = bySource.get(f.source);
+    // A session has a source or two: a search, not a Map made per session.
+    const m = mark.sources.find((s) => s.source === f.source);
     if (!m || m.mode !== f.mode) return no;
     // The source's inode and size its cursor says: from the mark while the cursor file is the one
     // the mark confirmed (one stat), else from the cursor read now.
@@ -284,7 +299,7 @@ export function checkSession(root: string, sessionId: string, mark: SessionMark 
   // Derived state a person may delete (the next collect rebuilds it).
   if (mark.seq > 0 && !existsSync(under(root, `${sessionId}/index/index.state`))) return no;
   if (mark.chain && mark.seq > 0 && !(listing.conversations?.has(sessionId) ?? existsSync(under(root, `${CONVERSATIONS_DIR}/${sessionId}`)))) return no;
-  if (!confirmed) return { unchanged: true };
+  if (!confirmed) return UNCHANGED;
   const c = confirmed;
   return { unchanged: true, mark: { ...mark, sources: mark.sources.map((m) => c.get(m.source) ?? m) } };
 }

@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { errno, ioError } from "./errors.js";
 import { CURSOR_RE, parseLandedName, type Area } from "./names.js";
@@ -90,5 +90,32 @@ export function listSessionIds(root: string): string[] {
     if (errno(e) === "ENOENT") return [];
     throw ioError(root, "list storage root", e);
   }
-  return ents.filter((d) => d.isDirectory() && !d.name.startsWith("_") && !d.name.startsWith(".") && !RESERVED_ROOT_NAMES.has(d.name)).map((d) => d.name).sort();
+  return ents.filter((d) => d.isDirectory() && sessionName(d.name)).map((d) => d.name).sort();
+}
+
+const sessionName = (name: string): boolean => !name.startsWith("_") && !name.startsWith(".") && !RESERVED_ROOT_NAMES.has(name);
+
+/**
+ * {@link listSessionIds}, only those `keep` keeps: the root's names listed, and only a kept one's
+ * type looked at (lstat, as a listing's entry types are), not an entry object made for each of a
+ * thousand sessions when `keep` keeps few.
+ */
+export function listSessionIdsWhere(root: string, keep: (id: string) => boolean): string[] {
+  let names;
+  try {
+    names = readdirSync(root);
+  } catch (e) {
+    if (errno(e) === "ENOENT") return [];
+    throw ioError(root, "list storage root", e);
+  }
+  const out: string[] = [];
+  for (const name of names) {
+    if (!sessionName(name) || !keep(name)) continue;
+    try {
+      if (lstatSync(join(root, name)).isDirectory()) out.push(name);
+    } catch {
+      // Gone since the listing (or not to be looked at): nothing to check.
+    }
+  }
+  return out.sort();
 }
