@@ -1,9 +1,12 @@
+import { spawnSync } from "node:child_process";
 import { copyFileSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createHash, randomInt } from "node:crypto";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { canonicalize } from "@lake/events";
+import { loadedModules, MODULES_IMPORT } from "@lake/tooling/modules";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { CONTENT_HASH_KEY, CONTENT_HASH_PLACEHOLDER, CheckedFiles, SegmentWriter, checkContentHash, checkFileSha256, copyParquet, readSegment, type FleetRow } from "../src/index.js";
 import * as light from "../src/hash.js";
@@ -93,6 +96,23 @@ describe("the content hash in a Parquet file's footer (lake.sha256)", () => {
       c.closeSync();
       db.closeSync();
     }
+  });
+
+  it("the writer's connection loads the one native module installed, without detect-libc or node:child_process; node-api loaded after it works on the same", () => {
+    const duckdb = fileURLToPath(new URL("../dist/internal/duckdb.js", import.meta.url));
+    const run = (then: string) => {
+      const code = `const m = await import(${JSON.stringify(duckdb)}); const c = await m.CopyConnection.open({ threads: "1" }); await c.run("SELECT 1"); c.close(); ${then}`;
+      const r = spawnSync(process.execPath, ["--import", MODULES_IMPORT, "--input-type=module", "-e", code], { encoding: "utf8" });
+      const { modules, stderr } = loadedModules(r.stderr);
+      expect(r.status, stderr).toBe(0);
+      return { modules, stdout: r.stdout };
+    };
+    const copy = run("");
+    expect(copy.modules.filter((u) => u.endsWith("/duckdb.node"))).toHaveLength(1);
+    expect(copy.modules.filter((u) => u === "node:child_process" || u.includes("/detect-libc/"))).toEqual([]);
+    const both = run(`const db = await m.duckdb().DuckDBInstance.create(":memory:"); const conn = await db.connect(); console.log(String((await conn.runAndReadAll("SELECT 6 * 7")).getRows()[0][0])); conn.closeSync(); db.closeSync();`);
+    expect(both.stdout.trim()).toBe("42");
+    expect(both.modules.filter((u) => u.endsWith("/duckdb.node"))).toEqual(copy.modules.filter((u) => u.endsWith("/duckdb.node")));
   });
 
   it("a single bit flipped anywhere (64 random positions, the first, the last, inside the hash and the key) is damage", () => {

@@ -11,6 +11,40 @@ const requireCjs = createRequire(import.meta.url);
 let loaded: DuckDB | undefined;
 let bindings: Bindings | undefined;
 
+/**
+ * `@duckdb/node-bindings`, loaded once. On Linux its entry asks detect-libc whether the C library is
+ * musl, and detect-libc loads node:child_process for that: some 10 ms of a push that writes a few
+ * small segments. A package manager installs only the native package that matches the machine's C
+ * library (the `libc` field of each), so where exactly one of the two is installed it is the answer,
+ * and it is required directly; where both are (or it does not load), the entry decides, as before.
+ * Node caches a native module by its path, so node-api, if loaded after, gets the same one.
+ */
+export function nodeBindings(): Bindings {
+  return (bindings ??= loadBindings());
+}
+
+function loadBindings(): Bindings {
+  if (process.platform === "linux" && (process.arch === "x64" || process.arch === "arm64")) {
+    const from = createRequire(requireCjs.resolve("@duckdb/node-bindings"));
+    const installed: string[] = [];
+    for (const pkg of [`@duckdb/node-bindings-linux-${process.arch}`, `@duckdb/node-bindings-linux-${process.arch}-musl`]) {
+      try {
+        installed.push(from.resolve(`${pkg}/duckdb.node`));
+      } catch {
+        // Not installed.
+      }
+    }
+    if (installed.length === 1) {
+      try {
+        return from(installed[0]!) as Bindings;
+      } catch {
+        // Not for this machine after all: the entry's own choice (and its error) below.
+      }
+    }
+  }
+  return requireCjs("@duckdb/node-bindings") as Bindings;
+}
+
 /** `@duckdb/node-api`, loaded once (the first call pays its load). */
 export function duckdb(): DuckDB {
   return (loaded ??= requireCjs("@duckdb/node-api") as DuckDB);
@@ -46,7 +80,7 @@ export class CopyConnection implements SqlRunner {
 
   /** Open an in-memory DuckDB with `options` (DuckDB settings by name) and connect to it. */
   static async open(options: Readonly<Record<string, string>>): Promise<CopyConnection> {
-    const b = (bindings ??= requireCjs("@duckdb/node-bindings") as Bindings);
+    const b = nodeBindings();
     const c = new CopyConnection(b);
     const config = b.create_config();
     // What node-api names itself to DuckDB, so a file written here is the file node-api writes.
