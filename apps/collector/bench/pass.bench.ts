@@ -61,7 +61,8 @@ try {
       { name: "collect, nothing new, root from a config file", fn: () => collector(["collect", ...flags.slice(2), "--json"], configEnv) },
       { name: "push, nothing new, root and store from a config file", fn: () => collector(["push", "--json"], configEnv) },
     ],
-    { runs: 5, warmup: 1 },
+    // Eleven rounds: a median of five moved by a tenth from run to run on this machine.
+    { runs: 11, warmup: 1 },
   );
   const inc = { name: `collect + push after appending to 10 of ${n} (sum of medians)`, medianMs: incCollect!.medianMs + incPush!.medianMs, runs: incCollect!.runs };
   report("passes over unchanged sessions (ratio: node -e 0 time / subject time; goals ≥ 0.33x no-op, ≥ 0.125x 10-of-1000)", node0!, [noop!, noopPush!, incCollect!, incPush!, inc, noopConfig!, noopPushConfig!], [
