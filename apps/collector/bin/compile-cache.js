@@ -10,9 +10,10 @@
 // (directories named as builds are, nothing else).
 // V8 checks each cache against the chunk's source and its own version and flags and refuses any other,
 // so a stale or damaged cache costs a compile, never a wrong result; every failure to read or write it
-// is ignored. A run whose V8 flags at its end differ from those it compiled its first uncached chunk
-// with writes none (they would be refused). The flags are read from node:v8 only then: a run that
-// finds every cache loads no node:v8 (some 2 ms of its start).
+// is ignored. A run writes caches only if V8's flags at its end are those it compiled its first
+// uncached chunk with (a cache is for the flags it was made under; a run that loads the chunk under
+// others refuses it). The flags are read from node:v8 at that first miss only: a run that finds every
+// cache loads no node:v8 (some 2 ms of its start).
 const Module = require("node:module");
 const { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } = require("node:fs");
 const { dirname, join } = require("node:path");
@@ -69,8 +70,8 @@ function useCompileCache(bundle, command, env = process.env) {
     return fn.call(mod.exports, mod.exports, require, mod, filename, bundle);
   };
   process.once("exit", () => {
-    // A run that ends with V8's flags changed (a watch whose passes landed: heap-flags.ts) would write
-    // caches that every run started with the usual flags refuses: it writes none.
+    // V8's flags changed since the first uncached chunk was compiled (a watch whose passes landed:
+    // heap-flags.ts): the caches would be for other flags than that chunk's; none are written.
     if (made.length === 0 || flagHash() !== tag) return;
     try {
       const fresh = !existsDir(join(where.base, where.build));

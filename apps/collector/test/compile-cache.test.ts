@@ -79,7 +79,8 @@ describe("compile cache", { timeout: 120_000 }, () => {
     expect(healed.equals(Buffer.alloc(4096, 7))).toBe(false);
     expect(healed.length).toBeGreaterThan(100);
 
-    // A watch that lands keeps the flags it set (it would run on): it writes none.
+    // A watch that lands keeps the flags it set (it would run on), changed since it compiled its first
+    // chunk without a cache (cli.js): it writes none.
     const transcript = readdirSync(claude, { recursive: true, encoding: "utf8" }).find((f) => f.endsWith(".jsonl"))!;
     const line = readFileSync(join(claude, transcript), "utf8").split("\n")[0]!;
     appendFileSync(join(claude, transcript), line.replace(/"uuid":"[^"]+"/, '"uuid":"00000000-0000-4000-8000-00000000c0de"') + "\n");

@@ -131,6 +131,17 @@ describe("@lake/adapters/discover", () => {
     expect(loaded.some((u) => u.endsWith("/adapters/dist/internal/claude.js"))).toBe(true);
     expect(loaded.filter((u) => /\/zod\/|\/wal\/dist\/index\.js$|\/wal\/dist\/internal\/(records|codec)\.js$|\/adapters\/dist\/internal\/broca\.js$/.test(u))).toEqual([]);
   });
+
+  it("discovering every runtime's files (those whose names do not say their session looked into) loads neither node:crypto nor node:fs/promises", () => {
+    const home = fakeHome();
+    const entry = fileURLToPath(new URL("../dist/discover.js", import.meta.url));
+    const code = `const m = await import(${JSON.stringify(entry)}); let n = 0; for (const d of m.listDiscoverers()) n += (await d.discover({ home: ${JSON.stringify(home)}, env: {} })).sources.length; console.log(n);`;
+    const r = spawnSync(process.execPath, ["--import", MODULES_IMPORT, "--input-type=module", "-e", code], { encoding: "utf8" });
+    const { modules, stderr } = loadedModules(r.stderr);
+    expect(r.status, stderr).toBe(0);
+    expect(Number(r.stdout)).toBeGreaterThan(5);
+    expect(modules.filter((u) => u === "node:crypto" || u === "node:fs/promises")).toEqual([]);
+  });
 });
 
 describe("errors", () => {

@@ -31,7 +31,7 @@ export function keepOldGenerationNearLive(): void {
 /**
  * Put the flags a pass set back to V8's own values (those of Node 20's V8; `node --v8-options`), as a
  * one-shot collect ends: the code cache its run leaves (bin/compile-cache.js, which writes none
- * while V8's flags differ from what the process started with) is then one the next start takes, so
+ * while V8's flags differ from those its first uncached chunk was compiled with) is then one the next start takes, so
  * a collect that lands compiles the session pass's chunks from it too. A process started with
  * either flag set otherwise writes none, as before.
  */

@@ -1,11 +1,10 @@
 // Usage rollups: what countUsage counts in one set of records (a compacted partition), summed per
 // (session, runtime, day, model), with the identities that let a reader add rollups together
 // without counting anything twice. The format is documented in the package README.
-import * as crypto from "node:crypto";
 import { countUsage, type UsageContribution, type UsageRecord } from "./accounting.js";
 import { EventsError } from "./errors.js";
 import { USAGE_MODES } from "./record-core.js";
-import { sha256 } from "./sha256.js";
+import { nodeCrypto, sha256 } from "./sha256.js";
 import { USAGE_KEYS, addUsageInto, isEmptyUsage, type Usage } from "./usage.js";
 
 /** The `format` field of a rollup document. */
@@ -197,7 +196,7 @@ function hashBytes(a: BigUint64Array): Buffer {
 export function encodeUsageRollup(r: UsageRollup): EncodedUsageRollup {
   const keys = hashBytes(r.keys);
   const rows = r.rows.map((x) => [x.session_id, x.runtime, x.day, x.model, x.prompt_class, x.contributions, x.first_ts, x.last_ts, ...USAGE_KEYS.map((k) => x.usage[k] ?? null), x.cost_usd]);
-  const meta = { count: r.keys.length, sha256: crypto.createHash("sha256").update(keys).digest("hex") };
+  const meta = { count: r.keys.length, sha256: nodeCrypto().createHash("sha256").update(keys).digest("hex") };
   return {
     json: `${JSON.stringify({ format: USAGE_ROLLUP_FORMAT, version: USAGE_ROLLUP_VERSION, prompt_classes: r.prompt_classes, columns: USAGE_ROLLUP_COLUMNS, rows, sessions: r.sessions, keys: meta })}\n`,
     keys,
@@ -268,7 +267,7 @@ export function decodeUsageRollup(text: string, keyBytes: Uint8Array, file: stri
     bad(file, `"keys" is not {"count", "sha256"}`);
   }
   if (keyBytes.length !== meta.count * 8) bad(file, `usage.keys holds ${keyBytes.length} bytes, the document says ${meta.count} hashes of 8`);
-  if (crypto.createHash("sha256").update(keyBytes).digest("hex") !== meta.sha256) bad(file, `usage.keys does not hash to the document's sha256`);
+  if (nodeCrypto().createHash("sha256").update(keyBytes).digest("hex") !== meta.sha256) bad(file, `usage.keys does not hash to the document's sha256`);
   // Big-endian on disk; one bulk copy (and byte swap on a little-endian host) instead of a read per key.
   const keys = new BigUint64Array(meta.count);
   new Uint8Array(keys.buffer).set(keyBytes);
@@ -615,7 +614,7 @@ export interface UsageCarryState {
 /** The end of every carry document: its rows' and its object's closing brackets and a newline. */
 const CARRY_END = "]}\n";
 
-const sha256Bytes = (b: Uint8Array): string => crypto.createHash("sha256").update(b).digest("hex");
+const sha256Bytes = (b: Uint8Array): string => nodeCrypto().createHash("sha256").update(b).digest("hex");
 
 
 /** The state of a carry of `records`, counted (buildUsageRollup, usageIds). */

@@ -5,10 +5,10 @@ let crypto: NodeCrypto | undefined;
 
 /**
  * node:crypto, loaded by the first hash rather than with the module: loading it (and the streams it
- * loads) is some 5 ms of a process's start, which a process that hashes no record (a collect that
- * finds nothing new) need not pay.
+ * loads) is some 5 ms of a process's start, which a process that hashes no record and writes no
+ * rollup (a collect that finds nothing new) need not pay.
  */
-function nodeCrypto(): NodeCrypto {
+export function nodeCrypto(): NodeCrypto {
   return (crypto ??= createRequire(import.meta.url)("node:crypto") as NodeCrypto);
 }
 

@@ -14,7 +14,8 @@ import { pipeline } from "node:stream/promises";
 import { acquireLock, errno, fsyncDir, fsyncDirAsync, installFrom, randomHex, replaceFrom, type LockHandle } from "@lake/durable";
 import { LayoutError } from "./errors.js";
 import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
-import { LOCAL_INTERNAL_DIR, allPages, compareUtf8, mkdirs, nodeCrypto, pageSize, sha256Hex, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
+import { nodeCrypto } from "./node-crypto.js";
+import { LOCAL_INTERNAL_DIR, allPages, compareUtf8, mkdirs, pageSize, sha256Hex, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
 
 /** Options of the local backend. */
 export interface LocalStoreOptions {

@@ -12,7 +12,8 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { randomHex, replaceFrom } from "@lake/durable";
 import { LayoutError } from "./errors.js";
 import type { ConditionalResult, ListOptions, ListPage, ObjectInfo, ObjectStore, StoredObject, UploadOptions, UploadSource } from "./types.js";
-import { allPages, nodeCrypto, pageSize, sameBytes, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
+import { nodeCrypto } from "./node-crypto.js";
+import { allPages, pageSize, sameBytes, sleep, sourceChunks, validateObjectKey, validatePrefix } from "./util.js";
 
 // The SDK (CommonJS, ~0.35 s of CPU to load) is required on first use, so importing the package
 // and opening file:// stores never loads it.

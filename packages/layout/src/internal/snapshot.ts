@@ -10,7 +10,8 @@ import { FLEET_KEY, SNAPSHOT_LATEST_KEY, snapshotBlobKey, validatePartitionValue
 import { FLEET_SCHEMA_VERSION, decodeFleet, encodeFleet, type FleetManifest } from "./formats/fleet.js";
 import { decodeSnapshotPointer, type SnapshotPointer } from "./formats/snapshot.js";
 import type { ObjectStore } from "./types.js";
-import { nodeCrypto, sha256Hex } from "./util.js";
+import { nodeCrypto } from "./node-crypto.js";
+import { sha256Hex } from "./util.js";
 
 async function hashFile(path: string): Promise<{ hash: string; size: number }> {
   const h = nodeCrypto().createHash("sha256");

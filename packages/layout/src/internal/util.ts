@@ -1,21 +1,10 @@
 // Small shared helpers: hashing, byte comparison, sleeping, nonces, key validation.
 import { promises as fs } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { randomHex } from "@lake/durable";
 import { LayoutError } from "./errors.js";
+import { nodeCrypto } from "./node-crypto.js";
 import type { ListOptions, ListPage, ObjectInfo } from "./types.js";
-
-type NodeCrypto = typeof import("node:crypto");
-let crypto: NodeCrypto | undefined;
-
-/**
- * node:crypto, loaded by the first hash rather than with the module: loading it is some 5 ms of a
- * process's start, which a push or collect that finds nothing new need not pay.
- */
-export function nodeCrypto(): NodeCrypto {
-  return (crypto ??= createRequire(import.meta.url)("node:crypto") as NodeCrypto);
-}
 
 /** SHA-256 of bytes as lowercase hex. */
 export function sha256Hex(data: Uint8Array | string): string {

@@ -13,11 +13,13 @@ let bindings: Bindings | undefined;
 
 /**
  * `@duckdb/node-bindings`, loaded once. On Linux its entry asks detect-libc whether the C library is
- * musl, and detect-libc loads node:child_process for that: some 10 ms of a push that writes a few
+ * musl, and detect-libc loads node:child_process for that: some 7 ms of a push that writes a few
  * small segments. A package manager installs only the native package that matches the machine's C
  * library (the `libc` field of each), so where exactly one of the two is installed it is the answer,
  * and it is required directly; where both are (or it does not load), the entry decides, as before.
- * Node caches a native module by its path, so node-api, if loaded after, gets the same one.
+ * Node caches a native module by its path, so node-api, if loaded after, gets the same one. (A
+ * glibc build that loads on a musl machine through a compatibility layer is used here, where node-api's
+ * entry would look for the musl one: a mismatch only such a machine with only the glibc build has.)
  */
 export function nodeBindings(): Bindings {
   return (bindings ??= loadBindings());

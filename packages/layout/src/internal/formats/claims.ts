@@ -1,7 +1,7 @@
 // Claims: a proposal `claims/events/dt=…/agent=…/<ulid>.json` (appended create-only by anyone) and
 // a promoted claim `claims/fleet/<claim_id>.json` (written only by the gate, `lake-maint promote`).
-import { createHash } from "node:crypto";
 import { validatePartitionValue } from "../keys.js";
+import { nodeCrypto } from "../node-crypto.js";
 import { canonicalBytes, corrupt, Fields, jsonObject } from "./json.js";
 
 /** Longest claim text (characters). */
@@ -48,7 +48,7 @@ export function normalizeText(s: string): string {
 
 /** The claim id of a proposal without one: `c` + 32 hex digits of SHA-256 over repo \0 subject \0 text (normalised). */
 export function derivedClaimId(repo: string, subject: string, text: string): string {
-  return "c" + createHash("sha256").update(`${repo}\0${normalizeText(subject)}\0${normalizeText(text)}`).digest("hex").slice(0, 32);
+  return "c" + nodeCrypto().createHash("sha256").update(`${repo}\0${normalizeText(subject)}\0${normalizeText(text)}`).digest("hex").slice(0, 32);
 }
 
 /**

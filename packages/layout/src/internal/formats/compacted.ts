@@ -2,8 +2,8 @@
 // sealed sessions it reflects, its parts and usage rollup with their content hashes. Written by
 // `lake-maint compact` with compare-and-swap (casUpdate adds nonce, prev_nonces); readers follow it,
 // never a listing of gen= directories.
-import { createHash } from "node:crypto";
 import { compactedPartKey, compactedUsageKey, validateDate, validatePartitionValue } from "../keys.js";
+import { nodeCrypto } from "../node-crypto.js";
 import { canonicalBytes, canonicalJson, Fields, jsonObject } from "./json.js";
 
 /**
@@ -75,7 +75,7 @@ export function compactionGen(dt: string, fleet: string, sessions: readonly Comp
   const sorted = [...sessions]
     .map((s) => ({ runtime: s.runtime, agent: s.agent, session: s.session, segments: s.segments, rows: s.rows }))
     .sort((a, b) => cmp(`${a.runtime}/${a.agent}/${a.session}`, `${b.runtime}/${b.agent}/${b.session}`));
-  return createHash("sha256").update(canonicalJson({ format, dt, fleet, sessions: sorted })).digest("hex").slice(0, 32);
+  return nodeCrypto().createHash("sha256").update(canonicalJson({ format, dt, fleet, sessions: sorted })).digest("hex").slice(0, 32);
 }
 
 /** The marker's fields in canonical order (what casUpdate is given to write). */
