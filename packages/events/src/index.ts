@@ -10,6 +10,7 @@ export {
   CanonicalRecordSchema,
   contentHash,
   canonicalize,
+  canonicalizeInPlace,
   parseRecord,
   safeParseRecord,
 } from "./internal/record.js";

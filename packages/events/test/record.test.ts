@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { arrowSchema } from "../src/arrow.js";
 import { CanonicalRecordSchema } from "../src/internal/record.js";
-import { COLUMNS, canonicalize, checkStoredRecord, contentHash, duckdbCreateTable, isEventsError, parseRecord, recordDay, recordToRow, rowToRecord, safeParseRecord, type RawRecord } from "../src/index.js";
+import { createHash } from "node:crypto";
+import { CONTENT_FIELDS, HASHED_USAGE_KEYS } from "../src/internal/record-core.js";
+import { COLUMNS, canonicalize, canonicalizeInPlace, checkStoredRecord, contentHash, duckdbCreateTable, isEventsError, parseRecord, recordDay, recordToRow, rowToRecord, safeParseRecord, type RawRecord } from "../src/index.js";
 
 const raw: RawRecord = {
   runtime: "claude-code",
@@ -31,6 +33,36 @@ describe("canonical record", () => {
     expect(canonicalize({ ...raw, source_path: "elsewhere", source_offset: 1 }).content_hash).toBe(a.content_hash);
     expect(canonicalize({ ...raw, text: "hellO" }).content_hash).not.toBe(a.content_hash);
     expect(canonicalize({ ...raw, usage: { ...raw.usage, output_tokens: 14 } }).content_hash).not.toBe(a.content_hash);
+  });
+
+  it("canonicalizes in place what canonicalize copies: the same fields in the same order, the same object back", () => {
+    for (const rules of [[], ["b", "a", "a"]]) {
+      const mine = { ...raw };
+      const expected = JSON.stringify(canonicalize(raw, rules));
+      const out = canonicalizeInPlace(mine, rules);
+      expect(out).toBe(mine);
+      expect(JSON.stringify(out)).toBe(expected);
+    }
+    // canonicalize leaves its argument as it was.
+    const kept = { ...raw };
+    canonicalize(kept, ["a"]);
+    expect(kept).toEqual(raw);
+  });
+
+  it("hashes what its definition says: CONTENT_FIELDS in order, then the first five usage keys, absent as null", () => {
+    const generic = (r: Record<string, unknown>): string => {
+      const u = r.usage as Record<string, unknown> | undefined;
+      const values: unknown[] = CONTENT_FIELDS.map((f) => r[f] ?? null);
+      for (const k of HASHED_USAGE_KEYS) values.push(u?.[k] ?? null);
+      if (u?.cache_write_1h_tokens !== undefined) values.push(["cache_write_1h_tokens", u.cache_write_1h_tokens]);
+      if (r.cost_usd !== undefined) values.push(["cost_usd", r.cost_usd]);
+      return createHash("sha256").update(JSON.stringify(values)).digest("hex");
+    };
+    // Every content field set to a value of its own: a field read into the wrong place changes the hash.
+    const full: Record<string, unknown> = { ...raw, usage: { input_tokens: 1, cached_input_tokens: 2, cache_write_tokens: 3, output_tokens: 4, reasoning_tokens: 5 } };
+    for (const [i, f] of CONTENT_FIELDS.entries()) if (full[f] === undefined || f === "kind" || f === "stream") full[f] = f === "is_error" ? true : f === "exit_code" ? i : `${f}-${i}`;
+    const cases: Record<string, unknown>[] = [full, { ...raw }, { ...full, usage: { output_tokens: 7, cache_write_1h_tokens: 9 }, cost_usd: 0.25 }, { ...full, usage: undefined, text: null }];
+    for (const c of cases) expect(contentHash(c as unknown as RawRecord)).toBe(generic(c));
   });
 
   it("gives records without content the empty hash", () => {
