@@ -1,7 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { cleanupTempDirs } from "@lake/tooling/tmp";
+import { fixtureFiles } from "./helpers.js";
 import { LineRecords, attrsText, isoTs, usageOf } from "../src/internal/build.js";
 import type { SourceRef } from "../src/internal/types.js";
+
+afterAll(cleanupTempDirs);
 
 const source = { runtime: "claude-code", path: "/x/s.jsonl", rel: "p/s.jsonl", session_id: "s", stream: "main", kind: "transcript", mode: "append" } as SourceRef;
 
@@ -56,5 +62,24 @@ describe("isoTs", () => {
     expect(isoTs("2026-01-01T01:00:00.000+01:00")).toBe("2026-01-01T00:00:00.000Z");
     expect(isoTs(1767225600)).toBe("2026-01-01T00:00:00.000Z");
     expect(isoTs("not a time")).toBeUndefined();
+  });
+});
+
+describe("records as V8 holds them", () => {
+  it("every record of every real transcript is a fast object, not a dictionary (the built package, in a child)", () => {
+    // V8 makes an object a dictionary once keyed stores add a dozen properties past those it was
+    // made with; reading and JSON.stringify-ing each record then costs 15-20 % more.
+    const entry = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+    const files = fixtureFiles();
+    const code = `const m = await import(${JSON.stringify(entry)}); const fast = new Function("o", "return %HasFastProperties(o)"); let n = 0, slow = 0, keys = 0;
+      for (const f of ${JSON.stringify(files.map((f) => f.path))}) for await (const r of m.parseFile(f)) { n++; keys = Math.max(keys, Object.keys(r).length); if (!fast(r)) slow++; }
+      console.log(JSON.stringify({ n, slow, keys }));`;
+    const r = spawnSync(process.execPath, ["--allow-natives-syntax", "--input-type=module", "-e", code], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { n: number; slow: number; keys: number };
+    expect(out.n).toBeGreaterThan(1000);
+    // Records with more fields than keyed stores may add: the case this guards.
+    expect(out.keys).toBeGreaterThan(16);
+    expect(out.slow).toBe(0);
   });
 });
