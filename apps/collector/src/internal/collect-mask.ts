@@ -1,6 +1,6 @@
 // Masking one adapter record and making it canonical: the step a collect pass runs on every record,
 // on the main thread or in a convert worker (collect-worker.ts), with the same result.
-import { canonicalize, type CanonicalRecord, type RawRecord } from "@lake/events/record";
+import { canonicalizeInPlace, type CanonicalRecord, type RawRecord } from "@lake/events/record";
 import { QUARANTINE_TYPE, createRedactor, loadOrCreateKey, type Redactor } from "@lake/redact";
 
 /**
@@ -25,7 +25,11 @@ const ID_FIELDS = new Set([
   "usage_key", "usage_mode", "child_stream", "source_path", "adapter", "adapter_version", "content_hash",
 ]);
 
-/** Mask one adapter record and make it canonical; a record a quarantine rule fires on is withheld whole. */
+/**
+ * Mask one adapter record and make it canonical; a record a quarantine rule fires on is withheld
+ * whole. The record is the caller's to hand over (an adapter's, fresh): it is made canonical in
+ * place when nothing was masked.
+ */
 export function maskRecord(redactor: Redactor, raw: RawRecord): CanonicalRecord {
   const r = redactor.redactRecord(contentFields(raw));
   if (r.status === "quarantined") {
@@ -37,12 +41,12 @@ export function maskRecord(redactor: Redactor, raw: RawRecord): CanonicalRecord 
     for (const k of ["record_id", "parent_id", "ts", "tool_call_id", "message_id", "request_id", "usage", "usage_key", "usage_mode", "model", "source_offset", "source_line", "is_sidechain", "replayed", "child_stream"] as const) {
       if (raw[k] !== undefined) (kept as unknown as Record<string, unknown>)[k] = raw[k];
     }
-    return canonicalize(kept, r.rules_fired);
+    return canonicalizeInPlace(kept, r.rules_fired);
   }
-  // Nothing found: every masked field is the record's own, so the record is canonicalized as it is
-  // (no merged copy of it first).
-  if (r.findings.length === 0) return canonicalize(raw, r.rules);
-  return canonicalize({ ...raw, ...(r.value as Record<string, string>) }, r.rules);
+  // Nothing found: every masked field is the record's own, so the record itself is made canonical
+  // (no copy of it first).
+  if (r.findings.length === 0) return canonicalizeInPlace(raw, r.rules);
+  return canonicalizeInPlace({ ...raw, ...(r.value as Record<string, string>) }, r.rules);
 }
 
 /** The fields of a record the redactor sees: its string fields but the identifying ones. */
