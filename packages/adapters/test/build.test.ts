@@ -67,8 +67,8 @@ describe("isoTs", () => {
 
 describe("records as V8 holds them", () => {
   it("every record of every real transcript is a fast object, not a dictionary (the built package, in a child)", () => {
-    // V8 makes an object a dictionary once keyed stores add a dozen properties past those it was
-    // made with; reading and JSON.stringify-ing each record then costs 15-20 % more.
+    // V8 makes an object a dictionary once keyed stores add more than a dozen properties past those
+    // it holds in the object itself; reading and JSON.stringify-ing each record then costs 15-20 % more.
     const entry = fileURLToPath(new URL("../dist/index.js", import.meta.url));
     const files = fixtureFiles();
     const code = `const m = await import(${JSON.stringify(entry)}); const fast = new Function("o", "return %HasFastProperties(o)"); let n = 0, slow = 0, keys = 0;

@@ -118,8 +118,9 @@ type Rec = Record<string, unknown>;
 
 /**
  * A named store for each field a record may have (RawRecord's, in its order). V8 turns an object
- * into a slow dictionary once keyed stores (`r[k] = v`) have added a dozen properties past the ones
- * it was made with, and a record has two dozen: a named store (`r.text = v`) keeps it a fast object,
+ * into a slow dictionary once keyed stores (`r[k] = v`) have added more than a dozen properties past
+ * those it holds in the object itself (a record begun as a three-field literal became one at its
+ * 19th field), and a record has up to two dozen: a named store (`r.text = v`) keeps it a fast object,
  * which contentHash reads and JSON.stringify writes 15-20 % faster, and which is itself made in
  * half the time. A key not listed here (none is, today) is set by a keyed store.
  */

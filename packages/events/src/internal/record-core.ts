@@ -143,8 +143,9 @@ export function canonicalize(raw: RawRecord, redactionRules: readonly string[] =
 
 /**
  * {@link canonicalize} without the copy: `raw` itself is made canonical (its fields, then
- * `content_hash` and `redaction_rules`, as canonicalize orders them) and returned. For a record
- * the caller made and hands over, such as an adapter's, which nothing else holds: a collect pass
+ * `content_hash` and `redaction_rules`, as canonicalize orders them) and returned. For a plain
+ * record of its own fields (canonicalize copies inherited enumerable ones too) that the caller
+ * made and hands over, such as an adapter's, which nothing else holds: a collect pass
  * canonicalizes every record it lands, and copying a record's two dozen fields cost about as
  * much as hashing its content.
  */
@@ -155,4 +156,3 @@ export function canonicalizeInPlace(raw: RawRecord, redactionRules: readonly str
   out.content_hash = contentHash(out);
   return out;
 }
-
