@@ -66,20 +66,22 @@ describe("isoTs", () => {
 });
 
 describe("records as V8 holds them", () => {
-  it("every record of every real transcript is a fast object, not a dictionary (the built package, in a child)", () => {
+  it("every record of every real transcript, and its canonical copy, is a fast object, not a dictionary (the built packages, in a child)", () => {
     // V8 makes an object a dictionary once keyed stores add more than a dozen properties past those
     // it holds in the object itself; reading and JSON.stringify-ing each record then costs 15-20 % more.
     const entry = fileURLToPath(new URL("../dist/index.js", import.meta.url));
     const files = fixtureFiles();
-    const code = `const m = await import(${JSON.stringify(entry)}); const fast = new Function("o", "return %HasFastProperties(o)"); let n = 0, slow = 0, keys = 0;
-      for (const f of ${JSON.stringify(files.map((f) => f.path))}) for await (const r of m.parseFile(f)) { n++; keys = Math.max(keys, Object.keys(r).length); if (!fast(r)) slow++; }
-      console.log(JSON.stringify({ n, slow, keys }));`;
+    const code = `const m = await import(${JSON.stringify(entry)}); const ev = await import("@lake/events/record"); const fast = new Function("o", "return %HasFastProperties(o)"); let n = 0, slow = 0, slowCanonical = 0, keys = 0;
+      for (const f of ${JSON.stringify(files.map((f) => f.path))}) for await (const r of m.parseFile(f)) { n++; keys = Math.max(keys, Object.keys(r).length); if (!fast(r)) slow++; if (!fast(ev.canonicalize(r))) slowCanonical++; }
+      console.log(JSON.stringify({ n, slow, slowCanonical, keys }));`;
     const r = spawnSync(process.execPath, ["--allow-natives-syntax", "--input-type=module", "-e", code], { encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { n: number; slow: number; keys: number };
+    const out = JSON.parse(r.stdout) as { n: number; slow: number; slowCanonical: number; keys: number };
     expect(out.n).toBeGreaterThan(1000);
     // Records with more fields than keyed stores may add: the case this guards.
     expect(out.keys).toBeGreaterThan(16);
     expect(out.slow).toBe(0);
+    // And so is @lake/events' canonical copy of each.
+    expect(out.slowCanonical).toBe(0);
   });
 });

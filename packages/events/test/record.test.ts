@@ -47,6 +47,9 @@ describe("canonical record", () => {
     const kept = { ...raw };
     canonicalize(kept, ["a"]);
     expect(kept).toEqual(raw);
+    // A field named __proto__ (as JSON.parse makes one) stays a field of the copy.
+    const odd = JSON.parse(JSON.stringify({ ...raw }).replace('"runtime":', '"__proto__":"x","runtime":')) as RawRecord;
+    expect(JSON.stringify(canonicalize(odd))).toContain('"__proto__":"x"');
   });
 
   it("hashes what its definition says: CONTENT_FIELDS in order, then the first five usage keys, absent as null", () => {
