@@ -132,13 +132,22 @@ describe("the convert pool", () => {
     const r1 = await runCli(["collect", "--root", one, "--sources-only", "--source", `claude-code=${projects}`, "--jobs", "1", "--json"], { HOME: join(dir, "home") });
     expect(r1.code, r1.stderr).toBe(EXIT.ok);
     const pooled = rootWithKey(join(dir, "pooled"), join(one, "redact.key"));
-    const r2 = await runCli(["collect", "--root", pooled, "--sources-only", "--source", `claude-code=${projects}`, "--json"], { HOME: join(dir, "home"), LAKE_COLLECT_JOBS: "" });
+    const steps = join(dir, "steps");
+    const r2 = await runCli(["collect", "--root", pooled, "--sources-only", "--source", `claude-code=${projects}`, "--json"], { HOME: join(dir, "home"), LAKE_COLLECT_JOBS: "", LAKE_TEST_STEPS: steps });
     expect(r2.code, r2.stderr).toBe(EXIT.ok);
     const s2 = JSON.parse(r2.stdout) as { convert_workers: number; convert_failed: number; sessions: number };
     expect(s2.sessions).toBe(1);
     // One session's windows land one after another: one worker, not the machine's cores.
     expect(s2.convert_workers).toBe(1);
     expect(s2.convert_failed).toBe(0);
+    // The worker is stopped once the pass's last session is read: after its last landing step and
+    // before its chain's first (a worker's heap is not in the chain's peak RSS).
+    const names = readFileSync(steps, "utf8").trim().split("\n").map((l) => l.slice(l.indexOf(" ") + 1));
+    const closed = names.indexOf("collect:pool-closed");
+    expect(names.filter((n) => n === "collect:pool-closed")).toHaveLength(1);
+    expect(closed).toBeGreaterThan(names.findLastIndex((n) => n.startsWith("store:")));
+    expect(closed).toBeLessThan(names.findIndex((n) => n.startsWith("chain:")));
+    expect(names.some((n) => n.startsWith("chain:"))).toBe(true);
     const a = landed(one);
     const b = landed(pooled);
     expect([...b.keys()].sort()).toEqual([...a.keys()].sort());

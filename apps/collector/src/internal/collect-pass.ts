@@ -218,6 +218,26 @@ function snapshotConverter(p: Planned, redactor: Redactor): Convert {
 
 
 /**
+ * Stop the pass's convert pool and count in the summary what it did. A pass closes it once the
+ * last session it found changed has been read (its chain is yet to be published; a worker's heap no
+ * longer sits beside the chain's in the peak RSS), or as it ends.
+ */
+export async function closePool(ctx: PassContext): Promise<void> {
+  const pool = ctx.pool;
+  if (!pool) return;
+  delete ctx.pool;
+  ctx.summary.convert_workers = Math.max(ctx.summary.convert_workers, pool.used);
+  ctx.summary.convert_failed += pool.failed;
+  await pool.close();
+  step("collect:pool-closed");
+}
+
+/** A session's sources are read (landed, or given up): the pool closes after the pass's last. */
+async function collected(ctx: PassContext): Promise<void> {
+  if (++ctx.collectedSessions >= ctx.changedSessions) await closePool(ctx);
+}
+
+/**
  * One session's pass. False when the pass was interrupted in it (the caller stops); true otherwise,
  * with `ctx.done` called for a session that was taken (not for a locked or refused one).
  */
@@ -231,11 +251,13 @@ export async function passSession(ctx: PassContext, sessionId: string, sources: 
   } catch (e) {
     if ((e as { code?: string }).code === "Locked") {
       summary.locked.push(sessionId);
+      await collected(ctx);
       return true;
     }
     // A session id the store refuses (not one path segment), for instance: every source of it is reported.
     if (rootIo(e, absRoot) !== undefined) throw e;
     for (const p of sources) problem(p.src.path, reasonOf(e, p.src.path));
+    await collected(ctx);
     return true;
   }
   let published = 0;
@@ -292,6 +314,7 @@ export async function passSession(ctx: PassContext, sessionId: string, sources: 
     // go before the chain is parsed, which reads the index by range. A watcher keeps them.
     if (!options.cache) releaseIndex(root, sessionId);
   }
+  await collected(ctx);
   if (summary.interrupted) return false; // its landed files are indexed; the next pass reads the rest and publishes
   if (options.parse !== false) {
     try {

@@ -308,6 +308,8 @@ export interface PassContext {
   pool?: ConvertPool;
   /** Sessions of the pass its cursors did not find unchanged (set before the first is taken). */
   changedSessions: number;
+  /** Of those, the sessions whose sources the pass has read (collect-pass.ts counts them; the pool closes at the last). */
+  collectedSessions: number;
 }
 
 type PassModule = typeof import("./collect-pass.js");
@@ -375,7 +377,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   let doneBytes = 0;
   let doneSessions = 0;
   const ctx: PassContext = {
-    root, absRoot, options, summary, passState, tracker, log, problem, jobs: convertJobs(options), converted: 0, changedSessions: 0,
+    root, absRoot, options, summary, passState, tracker, log, problem, jobs: convertJobs(options), converted: 0, changedSessions: 0, collectedSessions: 0,
     ...(cache?.redactor ? { redactor: cache.redactor } : {}),
     resolve: sourceResolver(roots),
     stop: () => (summary.interrupted ||= options.shouldStop?.() === true),
@@ -400,9 +402,7 @@ async function collectPass(options: CollectOptions): Promise<CollectSummary> {
   try {
     await eachSession(ctx, bySession, load);
   } finally {
-    summary.convert_workers = ctx.pool?.used ?? 0;
-    summary.convert_failed = ctx.pool?.failed ?? 0;
-    await ctx.pool?.close();
+    if (ctx.pool) await (await load()).closePool(ctx);
   }
   if (summary.interrupted || targeted) {
     savePassState();
