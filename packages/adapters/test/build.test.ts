@@ -4,7 +4,8 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { cleanupTempDirs } from "@lake/tooling/tmp";
 import { fixtureFiles } from "./helpers.js";
-import { LineRecords, attrsText, isoTs, usageOf } from "../src/internal/build.js";
+import { CanonicalRecordSchema } from "@lake/events";
+import { LineRecords, SETTERS, attrsText, isoTs, usageOf } from "../src/internal/build.js";
 import type { SourceRef } from "../src/internal/types.js";
 
 afterAll(cleanupTempDirs);
@@ -66,6 +67,15 @@ describe("isoTs", () => {
 });
 
 describe("records as V8 holds them", () => {
+  it("has a named store for every field of the record schema, in its order, and for nothing else", () => {
+    // A field missing here would still be set (by a keyed store), but would make records dictionaries again.
+    const fields = Object.keys(CanonicalRecordSchema.shape).filter((k) => k !== "content_hash" && k !== "redaction_rules");
+    expect([...SETTERS.keys()]).toEqual(fields);
+    const r: Record<string, unknown> = {};
+    for (const [k, set] of SETTERS) set(r, k.length);
+    expect(Object.entries(r)).toEqual(fields.map((k) => [k, k.length]));
+  });
+
   it("every record of every real transcript, and its canonical copy, is a fast object, not a dictionary (the built packages, in a child)", () => {
     // V8 makes an object a dictionary once keyed stores add more than a dozen properties past those
     // it holds in the object itself; reading and JSON.stringify-ing each record then costs 15-20 % more.
