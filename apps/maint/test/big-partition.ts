@@ -18,8 +18,12 @@ export interface BigPartition {
   readonly paths: string[];
 }
 
-/** Fill (dt, fleet) of `store` with at least `rows` rows in sealed sessions of `segmentsPerSession` segments. */
-export async function bigPartition(store: ObjectStore, dir: string, o: { rows: number; dt: string; fleet: string; segmentsPerSession?: number }): Promise<BigPartition> {
+/**
+ * Fill (dt, fleet) of `store` with at least `rows` rows in sealed sessions of `segmentsPerSession`
+ * segments. `overlap`: each segment after a session's first starts that many rows early, repeating
+ * the end of the segment before (as a push that sent rows again would): copies compaction drops.
+ */
+export async function bigPartition(store: ObjectStore, dir: string, o: { rows: number; dt: string; fleet: string; segmentsPerSession?: number; overlap?: number }): Promise<BigPartition> {
   mkdirSync(dir, { recursive: true });
   const recs = await fixtureRecords("long_session.jsonl", "template");
   const template = join(dir, "template.parquet");
@@ -39,11 +43,12 @@ export async function bigPartition(store: ObjectStore, dir: string, o: { rows: n
       let n = 0;
       for (let s = 0; s < per; s++) {
         const path = join(dir, `${sid}-${s}.parquet`);
-        const sel = `SELECT * EXCLUDE (_rn, file_row_number) REPLACE (${sqlString(sid)} AS session_id, usage_key || ${sqlString(`:${sid}`)} AS usage_key) FROM t WHERE _rn >= ${s * cut} AND _rn < ${(s + 1) * cut} ORDER BY _rn`;
-        await copyParquet(conn, sel, path);
+        const from = Math.max(0, s * cut - (s > 0 ? (o.overlap ?? 0) : 0));
+        const sel = `SELECT * EXCLUDE (_rn, file_row_number) REPLACE (${sqlString(sid)} AS session_id, usage_key || ${sqlString(`:${sid}`)} AS usage_key) FROM t WHERE _rn >= ${from} AND _rn < ${(s + 1) * cut} ORDER BY _rn`;
+        const info = await copyParquet(conn, sel, path);
         await store.upload(segmentKey(part, s), { path });
         paths.push(path);
-        n += Math.max(0, Math.min(recs.length, (s + 1) * cut) - s * cut);
+        n += info.rows;
       }
       await store.putIfAbsent(sealedKey(part), encodeSealed({ sealed_at: "2026-01-16T00:00:00.000Z", segments: per, rows: n }));
       rows += n;

@@ -225,6 +225,20 @@ async function compactSet(ctx: MaintContext, dt: string, fleet: string, set: Awa
   return r.value;
 }
 
+/**
+ * The filter that leaves out the dropped rows of files `a`..`b` (`_ord`, `rn` of a part's rows): a
+ * list of row numbers for each file that has some, so the rows are filtered in the order they are
+ * read (a join on a table of dropped rows does not keep it). Empty when none of them has one.
+ */
+function notDropped(dropped: ReadonlyMap<number, readonly number[]>, a: number, b: number): string {
+  const cases: string[] = [];
+  for (let f = a; f <= b; f++) {
+    const rns = dropped.get(f);
+    if (rns !== undefined && rns.length > 0) cases.push(`WHEN ${f} THEN [${rns.join(", ")}]`);
+  }
+  return cases.length === 0 ? "" : ` AND NOT list_contains(CASE _ord ${cases.join(" ")} ELSE []::BIGINT[] END, rn)`;
+}
+
 /** Casts every column to its COMPACTED_COLUMNS type, in that order. */
 const COLS = COMPACTED_COLUMNS.map((c) => `CAST("${c.name}" AS ${duckdbType(c)}) AS "${c.name}"`).join(", ");
 
@@ -295,21 +309,31 @@ export async function buildGeneration(
       throw new MaintError("Corrupt", `${label}: unreadable segment (${e instanceof Error ? e.message : String(e)})`, { cause: e });
     }
     await conn.run(`CREATE TABLE keep AS SELECT _ord, rn, row_number() OVER (ORDER BY _ord, rn) - 1 AS _o FROM ranked WHERE _rn = 1`);
-    await conn.run(`CREATE TABLE dropped AS SELECT _ord, rn FROM ranked WHERE _rn > 1`);
+    // The rows dropped, as each file's row numbers (ascending): few, copies of rows kept.
+    const droppedRows = new Map<number, number[]>();
+    for (const d of await read(`SELECT _ord, list(rn ORDER BY rn) AS rns FROM ranked WHERE _rn > 1 GROUP BY _ord`)) droppedRows.set(Number(d._ord), (d.rns as unknown[]).map(Number));
     await conn.run(`DROP TABLE ranked`);
-    const anyDropped = Number((await read(`SELECT count(*)::BIGINT AS n FROM dropped`))[0]!.n) > 0;
     const total = Number((await read(`SELECT count(*)::BIGINT AS n FROM keep`))[0]!.n);
     const parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[] = [];
     const nParts = Math.max(1, Math.ceil(total / partRows));
     // A row group is written from memory, whole: sized from the rows' size to fit under memory_limit.
     const rowGroupRows = rowGroupRowsFor(await averageRowBytes(conn, files.map((f) => f.path)), mem * 1024 * 1024);
+    // A part's rows are written in the order they are read — its files in segment order, each
+    // file's rows in order — which DuckDB keeps for a scan, its filters and projections, and COPY
+    // (https://duckdb.org/docs/stable/sql/dialect/order_preservation), while
+    // preserve_insertion_order is on: no ORDER BY, so the wide rows are never sorted. Sorting them
+    // held more than memory_limit allows: a day of 140,000 generated rows needed 128–192 MiB of
+    // DuckDB's memory to be sorted and written, and a 5.5 GB fleet's compaction failed at the
+    // default 384 MiB once ("failed to pin block"); unsorted, the same day compacts in 48 MiB.
+    await conn.run(`SET preserve_insertion_order = true`);
     const cases = (col: "runtime" | "agent", a: number, b: number) => `CASE CAST(file_index AS INTEGER) ${files.slice(a, b + 1).map((f, i) => `WHEN ${i} THEN ${sqlString(f[col])}`).join(" ")} END`;
     for (let p = 0; p < nParts; p++) {
       const path = join(dir, `part-${String(p).padStart(6, "0")}.parquet`);
       const lo = p * partRows;
       const hi = Math.min(total, lo + partRows);
       // A part is a run of rows in (file, row) order: from its first kept row to its last, less
-      // the dropped ones. Only the files it spans are read, with no join on the wide rows.
+      // the dropped ones. Only the files it spans are read, with no join on the wide rows (nor on
+      // the dropped ones: a join does not keep the order), and no sort.
       const ends = await read(`SELECT _o, _ord, rn FROM keep WHERE _o IN (${lo}, ${Math.max(lo, hi - 1)}) ORDER BY _o`);
       const [a, rnA, b, rnB] = ends.length === 0 ? [0, 0, -1, -1] : [Number(ends[0]!._ord), Number(ends[0]!.rn), Number(ends.at(-1)!._ord), Number(ends.at(-1)!.rn)];
       let select: string;
@@ -319,8 +343,7 @@ export async function buildGeneration(
           `SELECT s.* EXCLUDE (file_index, file_row_number), ${cases("runtime", a, b)} AS runtime, ${cases("agent", a, b)} AS agent, CAST(file_index AS INTEGER) + ${a} AS _ord, file_row_number AS rn ` +
           `FROM ${parquetSource(files.slice(a, b + 1).map((f) => f.path), opts, ["file_index"])} s`;
         const range = `(_ord > ${a} OR rn >= ${rnA}) AND (_ord < ${b} OR rn <= ${rnB})`;
-        const kept = anyDropped ? ` AND NOT EXISTS (SELECT 1 FROM dropped d WHERE d._ord = x._ord AND d.rn = x.rn)` : "";
-        select = `SELECT ${COLS} FROM (${src}) x WHERE ${range}${kept} ORDER BY _ord, rn`;
+        select = `SELECT ${COLS} FROM (${src}) x WHERE ${range}${notDropped(droppedRows, a, b)}`;
       }
       // copyParquet records the part's content hash in its footer, as push's segments do.
       const info = await copyParquet(conn, select, path, { zstdLevel, rowGroupRows });
