@@ -1,5 +1,7 @@
 // Bench harness: every benchmark measures its subject and a baseline over the same bytes in the
 // same run, and prints medians and the ratio. Benchmarks never fail on a time.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 
 export interface Sample {
@@ -9,6 +11,68 @@ export interface Sample {
   readonly runs: number;
   /** Bytes processed by one run, when the subject has a byte size. */
   readonly bytes?: number;
+  /**
+   * Median CPU time (user + system) of one run, milliseconds: this process's and that of the
+   * children it waited for during the run (a command run with spawnSync, its threads included).
+   * Undefined where /proc is not there.
+   */
+  readonly cpuMs?: number;
+}
+
+/** CPU ticks (utime + stime, clock ticks) a process has used, from /proc/<pid>/stat. */
+export function cpuTicks(pid: number): number {
+  const f = statFields(pid);
+  return Number(f[11]) + Number(f[12]);
+}
+
+/** The fields of /proc/<pid>/stat after the command name (the state is the first). */
+function statFields(pid: number | "self"): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+let ticksPerSecond: number | undefined;
+/** Clock ticks per second (`getconf CLK_TCK`). */
+export function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    const r = spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" });
+    const n = Number(r.stdout?.trim());
+    ticksPerSecond = Number.isInteger(n) && n > 0 ? n : 100;
+  }
+  return ticksPerSecond;
+}
+
+/** RSS of a process in bytes, from /proc/<pid>/status. */
+export function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+/**
+ * CPU time used so far, milliseconds: this process's (process.cpuUsage, microseconds) and its
+ * waited-for children's (cutime + cstime of /proc/self/stat, in clock ticks: 10 ms each on Linux,
+ * so a run's figure is good to about 20 ms). Undefined without /proc.
+ */
+export function cpuMs(): number | undefined {
+  let children: number;
+  try {
+    const f = statFields("self");
+    children = ((Number(f[13]) + Number(f[14])) * 1000) / clockTicks();
+  } catch {
+    return undefined;
+  }
+  const own = process.cpuUsage();
+  return (own.user + own.system) / 1000 + children;
+}
+
+/** Time one call of `fn`: wall and CPU milliseconds. */
+async function timed(fn: () => unknown | Promise<unknown>): Promise<{ ms: number; cpu: number | undefined }> {
+  const c0 = cpuMs();
+  const t0 = performance.now();
+  await fn();
+  const ms = performance.now() - t0;
+  const c1 = cpuMs();
+  return { ms, cpu: c0 === undefined || c1 === undefined ? undefined : c1 - c0 };
 }
 
 /**
@@ -33,13 +97,20 @@ export async function measure(
   const runs = options.runs ?? 5;
   for (let i = 0; i < (options.warmup ?? 1); i++) await fn();
   const times: number[] = [];
+  const cpus: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await fn();
-    times.push(performance.now() - t0);
+    const { ms, cpu } = await timed(fn);
+    times.push(ms);
+    if (cpu !== undefined) cpus.push(cpu);
   }
-  const medianMs = median(times);
-  return options.bytes === undefined ? { name, medianMs, runs } : { name, medianMs, runs, bytes: options.bytes };
+  return sample(name, times, cpus, options.bytes);
+}
+
+function sample(name: string, times: number[], cpus: number[], bytes?: number): Sample {
+  const s: { -readonly [K in keyof Sample]: Sample[K] } = { name, medianMs: median(times), runs: times.length };
+  if (bytes !== undefined) s.bytes = bytes;
+  if (cpus.length === times.length && cpus.length > 0) s.cpuMs = median(cpus);
+  return s;
 }
 
 function median(times: number[]): number {
@@ -59,16 +130,18 @@ export async function measureRounds(
 ): Promise<Sample[]> {
   const runs = options.runs ?? 5;
   const times = subjects.map((): number[] => []);
+  const cpus = subjects.map((): number[] => []);
   for (let round = 0; round < (options.warmup ?? 1) + runs; round++) {
     for (let i = 0; i < subjects.length; i++) {
       const s = subjects[i]!;
       s.before?.();
-      const t0 = performance.now();
-      await s.fn();
-      if (round >= (options.warmup ?? 1)) times[i]!.push(performance.now() - t0);
+      const { ms, cpu } = await timed(s.fn);
+      if (round < (options.warmup ?? 1)) continue;
+      times[i]!.push(ms);
+      if (cpu !== undefined) cpus[i]!.push(cpu);
     }
   }
-  return subjects.map((s, i) => ({ name: s.name, medianMs: median(times[i]!), runs }));
+  return subjects.map((s, i) => sample(s.name, times[i]!, cpus[i]!));
 }
 
 /** MB/s of a sample with a byte size. */
@@ -77,8 +150,17 @@ export function throughput(s: Sample): number | undefined {
 }
 
 /**
- * Print one benchmark's table: each subject's median, throughput, and its speed as a ratio to
- * the baseline (baseline time / subject time: 1.0 = as fast as the baseline, 0.5 = half as fast).
+ * A sample's CPU as text: its median CPU time and how many cores that kept busy on average
+ * (CPU time / wall time), e.g. `cpu 9.51 s, 1.62 cores`; `-` without it.
+ */
+export function cpuText(s: Sample): string {
+  return s.cpuMs === undefined ? "-" : `cpu ${(s.cpuMs / 1000).toFixed(2)} s, ${(s.cpuMs / s.medianMs).toFixed(2)} cores`;
+}
+
+/**
+ * Print one benchmark's table: each subject's median, throughput, its CPU (time, cores kept busy),
+ * and its speed as a ratio to the baseline (baseline time / subject time: 1.0 = as fast as the
+ * baseline, 0.5 = half as fast).
  */
 export function report(title: string, baseline: Sample, subjects: readonly Sample[], notes: readonly string[] = []): void {
   const rows = [baseline, ...subjects];
@@ -86,9 +168,9 @@ export function report(title: string, baseline: Sample, subjects: readonly Sampl
   const lines = rows.map((s) => {
     const mbps = throughput(s);
     const ratio = baseline.medianMs / s.medianMs;
-    return [s === baseline ? `${s.name} (baseline)` : s.name, `${fmt(s.medianMs)} ms`, mbps === undefined ? "-" : `${fmt(mbps)} MB/s`, `${ratio.toFixed(2)}x`, `n=${s.runs}`];
+    return [s === baseline ? `${s.name} (baseline)` : s.name, `${fmt(s.medianMs)} ms`, mbps === undefined ? "-" : `${fmt(mbps)} MB/s`, cpuText(s), `${ratio.toFixed(2)}x`, `n=${s.runs}`];
   });
-  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...lines.map((l) => l[i]!.length)));
+  const widths = [0, 1, 2, 3, 4, 5].map((i) => Math.max(...lines.map((l) => l[i]!.length)));
   console.log(`\n## ${title}`);
   for (const l of lines) console.log("  " + l.map((c, i) => c.padEnd(widths[i]!)).join("  "));
   for (const n of notes) console.log(`  ${n}`);

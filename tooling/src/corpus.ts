@@ -39,8 +39,10 @@ export interface CorpusOptions {
   /** Approximate bytes per session file (default 4 MiB). */
   readonly sessionBytes?: number;
   readonly seed?: number;
-  /** First timestamp (default 2026-01-01T00:00:00Z); sessions spread over ~30 days. */
+  /** First timestamp (default 2026-01-01T00:00:00Z); sessions start over the `days` after it. */
   readonly start?: Date;
+  /** Days the sessions' starts are spread over (default 30); 1 puts them all in one day's partition. */
+  readonly days?: number;
 }
 
 export interface CorpusResult {
@@ -65,7 +67,7 @@ export async function generateClaudeCorpus(opts: CorpusOptions): Promise<CorpusR
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${sessionId}.jsonl`);
     const out = createWriteStream(file);
-    let t = start + Math.floor(r() * 30 * 86400_000);
+    let t = start + Math.floor(r() * (opts.days ?? 30) * 86400_000);
     let written = 0;
     let parent: string | null = null;
     const base = { isSidechain: false, userType: "external", cwd: `/home/dev/${project}`, sessionId, version: "2.1.38", gitBranch: "main" };

@@ -7,8 +7,9 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { MAXRSS_IMPORT, line, maxRss, measure, measureRounds, report, scale } from "@lake/tooling/bench";
+import { MAXRSS_IMPORT, line, maxRss, measure, measureRounds, report, scale, type Sample } from "@lake/tooling/bench";
 import { generateClaudeCorpus } from "@lake/tooling/corpus";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { BIN, userLine, walk } from "../test/helpers.js";
@@ -62,6 +63,20 @@ function readParseHash(list: readonly string[]): number {
   return lines;
 }
 
+/**
+ * The CPU the goal allows this machine: 0.8× the baseline's speed with every core busy is at most
+ * cores × the baseline's time / 0.8 of CPU time; the pooled collect's CPU (user + system of the
+ * whole process, its convert workers included) against that and against the baseline's own.
+ */
+function cpuBudget(baseline: Sample, pooled: Sample): string[] {
+  if (baseline.cpuMs === undefined || pooled.cpuMs === undefined) return [];
+  const cores = availableParallelism();
+  const allowed = (cores * baseline.medianMs) / 0.8;
+  return [
+    `CPU: the convert pool ${(pooled.cpuMs / 1000).toFixed(2)} s, ${(pooled.cpuMs / baseline.cpuMs).toFixed(1)}x the baseline's ${(baseline.cpuMs / 1000).toFixed(2)} s; 0.8x of the baseline on ${cores} cores allows at most ${(allowed / 1000).toFixed(2)} s (${(allowed / baseline.cpuMs).toFixed(1)}x), all of them busy`,
+  ];
+}
+
 try {
   const dir = tempDir("collector-bench");
   const bytes = Math.round(1e9 * scale());
@@ -99,6 +114,7 @@ try {
     `${summary.records} records in ${summary.landed_files} landed files, ${summary.rounds} rounds published; ${summary.convert_workers} convert workers`,
     `convert pool vs --jobs 1: ${(one!.medianMs / pooled!.medianMs).toFixed(2)}x; goal: the pool at >= 0.8x of the baseline`,
     `peak RSS (median): --jobs 1 ${mb(middle(rss["--jobs 1"] ?? []))}, convert pool ${mb(middle(rss[""] ?? []))}`,
+    ...cpuBudget(baseline!, pooled!),
   ]);
 
   // Memory on one large session file (700 MB × LAKE_BENCH_SCALE), pooled and on one thread.

@@ -8,10 +8,10 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { line } from "@lake/tooling/bench";
+import { clockTicks, cpuTicks, line, rssBytes } from "@lake/tooling/bench";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { decodeCursor, type AppendCursor } from "@lake/store";
-import { BIN, claudeSessions, clockTicks, cpuTicks, rssBytes, userLine } from "../test/helpers.js";
+import { BIN, claudeSessions, userLine } from "../test/helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -174,23 +174,3 @@ export function userLine(sid: string, n: number, text: string): string {
   const uuid = `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
   return JSON.stringify({ parentUuid: null, isSidechain: false, userType: "external", type: "user", sessionId: sid, uuid, timestamp: new Date(Date.UTC(2026, 1, 12, 11, 0, 0) + n * 1000).toISOString(), message: { role: "user", content: text } }) + "\n";
 }
-
-/** CPU ticks (utime + stime, clock ticks) a process has used, from /proc/<pid>/stat. */
-export function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(f[11]) + Number(f[12]);
-}
-
-/** Clock ticks per second (`getconf CLK_TCK`). */
-export function clockTicks(): number {
-  const r = spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" });
-  const n = Number(r.stdout.trim());
-  return Number.isInteger(n) && n > 0 ? n : 100;
-}
-
-/** RSS of a process in bytes, from /proc/<pid>/status. */
-export function rssBytes(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) * 1024 : 0;
-}

@@ -13,7 +13,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTempDirs, tempDir } from "@lake/tooling/tmp";
 import { decodeCursor, readIndex, type AppendCursor } from "@lake/store";
-import { BIN, claudeSessions, clockTicks, cpuTicks, runCli, userLine } from "./helpers.js";
+import { clockTicks, cpuTicks } from "@lake/tooling/bench";
+import { BIN, claudeSessions, runCli, userLine } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
 
