@@ -31,7 +31,7 @@ function cpuBudget(cpuMs: number | undefined, bytes: number): string[] {
   if (cpuMs === undefined) return [];
   const cores = availableParallelism();
   const allowed = (bytes / 100e6) * cores;
-  return [`CPU: the push ${(cpuMs / 1000).toFixed(2)} s (${((cpuMs * 1e3) / bytes).toFixed(1)} ns a landed byte); 100 MB/s on ${cores} cores allows at most ${allowed.toFixed(2)} s, all of them busy`];
+  return [`CPU: the push ${(cpuMs / 1000).toFixed(2)} s (${((cpuMs * 1e6) / bytes).toFixed(1)} ns a landed byte); 100 MB/s on ${cores} cores allows at most ${allowed.toFixed(2)} s, all of them busy`];
 }
 
 try {
