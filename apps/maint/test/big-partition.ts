@@ -22,8 +22,10 @@ export interface BigPartition {
  * Fill (dt, fleet) of `store` with at least `rows` rows in sealed sessions of `segmentsPerSession`
  * segments. `overlap`: each segment after a session's first starts that many rows early, repeating
  * the end of the segment before (as a push that sent rows again would): copies compaction drops.
+ * `repeatFirst`: each session gets one more segment, a copy of its first (a push that sent a whole
+ * segment again): all its rows dropped but those without content.
  */
-export async function bigPartition(store: ObjectStore, dir: string, o: { rows: number; dt: string; fleet: string; segmentsPerSession?: number; overlap?: number }): Promise<BigPartition> {
+export async function bigPartition(store: ObjectStore, dir: string, o: { rows: number; dt: string; fleet: string; segmentsPerSession?: number; overlap?: number; repeatFirst?: boolean }): Promise<BigPartition> {
   mkdirSync(dir, { recursive: true });
   const recs = await fixtureRecords("long_session.jsonl", "template");
   const template = join(dir, "template.parquet");
@@ -41,6 +43,7 @@ export async function bigPartition(store: ObjectStore, dir: string, o: { rows: n
       const sid = `big-${String(sessions).padStart(5, "0")}`;
       const part: SessionPartition = { dt: o.dt, fleet: o.fleet, runtime: "claude-code", agent: "host-a", session: sid };
       let n = 0;
+      let firstRows = 0;
       for (let s = 0; s < per; s++) {
         const path = join(dir, `${sid}-${s}.parquet`);
         const from = Math.max(0, s * cut - (s > 0 ? (o.overlap ?? 0) : 0));
@@ -49,8 +52,15 @@ export async function bigPartition(store: ObjectStore, dir: string, o: { rows: n
         await store.upload(segmentKey(part, s), { path });
         paths.push(path);
         n += info.rows;
+        if (s === 0) firstRows = info.rows;
       }
-      await store.putIfAbsent(sealedKey(part), encodeSealed({ sealed_at: "2026-01-16T00:00:00.000Z", segments: per, rows: n }));
+      if (o.repeatFirst) {
+        const first = paths[paths.length - per]!;
+        await store.upload(segmentKey(part, per), { path: first });
+        paths.push(first);
+        n += firstRows;
+      }
+      await store.putIfAbsent(sealedKey(part), encodeSealed({ sealed_at: "2026-01-16T00:00:00.000Z", segments: per + (o.repeatFirst ? 1 : 0), rows: n }));
       rows += n;
       sessions++;
     }

@@ -225,18 +225,41 @@ async function compactSet(ctx: MaintContext, dt: string, fleet: string, set: Awa
   return r.value;
 }
 
+/** How compaction reads segments: each row's file (`file_index`) and row number, columns by name. */
+export const READ_OPTIONS = "file_row_number = true, hive_partitioning = false, union_by_name = true";
+
+/** Runs of consecutive row numbers `[from, to]` of one file, ascending. */
+export type RowRuns = readonly (readonly [from: number, to: number])[];
+
 /**
- * The filter that leaves out the dropped rows of files `a`..`b` (`_ord`, `rn` of a part's rows): a
- * list of row numbers for each file that has some, so the rows are filtered in the order they are
- * read (a join on a table of dropped rows does not keep it). Empty when none of them has one.
+ * The filter that leaves out the dropped rows of files `a`..`b` (`_ord`, `rn` of a part's rows, the
+ * part starting at row `rnA` of file `a` and ending at row `rnB` of file `b`): for each file that has
+ * some, its runs of dropped rows — a push that sent rows again drops one run, however long — so the
+ * rows are filtered in the order they are read (a join on a table of dropped rows does not keep it).
+ * Empty when none of them has one.
  */
-function notDropped(dropped: ReadonlyMap<number, readonly number[]>, a: number, b: number): string {
+function notDropped(dropped: ReadonlyMap<number, RowRuns>, a: number, rnA: number, b: number, rnB: number): string {
   const cases: string[] = [];
   for (let f = a; f <= b; f++) {
-    const rns = dropped.get(f);
-    if (rns !== undefined && rns.length > 0) cases.push(`WHEN ${f} THEN [${rns.join(", ")}]`);
+    const runs = (dropped.get(f) ?? []).filter(([from, to]) => (f !== a || to >= rnA) && (f !== b || from <= rnB));
+    if (runs.length > 0) cases.push(`WHEN ${f} THEN ${runs.map(([from, to]) => (from === to ? `rn = ${from}` : `rn BETWEEN ${from} AND ${to}`)).join(" OR ")}`);
   }
-  return cases.length === 0 ? "" : ` AND NOT list_contains(CASE _ord ${cases.join(" ")} ELSE []::BIGINT[] END, rn)`;
+  return cases.length === 0 ? "" : ` AND NOT (CASE _ord ${cases.join(" ")} ELSE false END)`;
+}
+
+/**
+ * The SELECT a part is copied from: the rows of `files[a..b]` from row `rnA` of file `a` to row `rnB`
+ * of file `b`, less the `dropped` runs, in the order DuckDB reads them (no ORDER BY, no join: see
+ * buildGeneration), with runtime and agent from each file's path. `files` is the generation's whole
+ * list, in segment order.
+ */
+export function partSelect(files: readonly { path: string; runtime: string; agent: string }[], a: number, rnA: number, b: number, rnB: number, dropped: ReadonlyMap<number, RowRuns>): string {
+  const cases = (col: "runtime" | "agent") => `CASE CAST(file_index AS INTEGER) ${files.slice(a, b + 1).map((f, i) => `WHEN ${i} THEN ${sqlString(f[col])}`).join(" ")} END`;
+  const src =
+    `SELECT s.* EXCLUDE (file_index, file_row_number), ${cases("runtime")} AS runtime, ${cases("agent")} AS agent, CAST(file_index AS INTEGER) + ${a} AS _ord, file_row_number AS rn ` +
+    `FROM ${parquetSource(files.slice(a, b + 1).map((f) => f.path), READ_OPTIONS, ["file_index"])} s`;
+  const range = `(_ord > ${a} OR rn >= ${rnA}) AND (_ord < ${b} OR rn <= ${rnB})`;
+  return `SELECT ${COLS} FROM (${src}) x WHERE ${range}${notDropped(dropped, a, rnA, b, rnB)}`;
 }
 
 /** Casts every column to its COMPACTED_COLUMNS type, in that order. */
@@ -297,7 +320,7 @@ export async function buildGeneration(
   let built: { total: number; parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[] };
   try {
     // A file's order is its index in `files` (segment order); runtime and agent come from its path.
-    const opts = "file_row_number = true, hive_partitioning = false, union_by_name = true";
+    const opts = READ_OPTIONS;
     // Every row's rank in its (session_id, content_hash) group, from the narrow columns only; the
     // rows kept (rank 1) get their place in the generation (_o). Rows dropped are few (copies).
     try {
@@ -309,9 +332,15 @@ export async function buildGeneration(
       throw new MaintError("Corrupt", `${label}: unreadable segment (${e instanceof Error ? e.message : String(e)})`, { cause: e });
     }
     await conn.run(`CREATE TABLE keep AS SELECT _ord, rn, row_number() OVER (ORDER BY _ord, rn) - 1 AS _o FROM ranked WHERE _rn = 1`);
-    // The rows dropped, as each file's row numbers (ascending): few, copies of rows kept.
-    const droppedRows = new Map<number, number[]>();
-    for (const d of await read(`SELECT _ord, list(rn ORDER BY rn) AS rns FROM ranked WHERE _rn > 1 GROUP BY _ord`)) droppedRows.set(Number(d._ord), (d.rns as unknown[]).map(Number));
+    // The rows dropped (copies of rows kept), as each file's runs of consecutive row numbers.
+    const dropped = new Map<number, [number, number][]>();
+    for (const d of await read(
+      `SELECT _ord, min(rn)::BIGINT AS lo, max(rn)::BIGINT AS hi FROM (SELECT _ord, rn, rn - row_number() OVER (PARTITION BY _ord ORDER BY rn) AS g FROM ranked WHERE _rn > 1) GROUP BY _ord, g ORDER BY _ord, lo`,
+    )) {
+      const runs = dropped.get(Number(d._ord)) ?? [];
+      runs.push([Number(d.lo), Number(d.hi)]);
+      dropped.set(Number(d._ord), runs);
+    }
     await conn.run(`DROP TABLE ranked`);
     const total = Number((await read(`SELECT count(*)::BIGINT AS n FROM keep`))[0]!.n);
     const parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[] = [];
@@ -319,14 +348,15 @@ export async function buildGeneration(
     // A row group is written from memory, whole: sized from the rows' size to fit under memory_limit.
     const rowGroupRows = rowGroupRowsFor(await averageRowBytes(conn, files.map((f) => f.path)), mem * 1024 * 1024);
     // A part's rows are written in the order they are read — its files in segment order, each
-    // file's rows in order — which DuckDB keeps for a scan, its filters and projections, and COPY
-    // (https://duckdb.org/docs/stable/sql/dialect/order_preservation), while
-    // preserve_insertion_order is on: no ORDER BY, so the wide rows are never sorted. Sorting them
-    // held more than memory_limit allows: a day of 140,000 generated rows needed 128–192 MiB of
-    // DuckDB's memory to be sorted and written, and a 5.5 GB fleet's compaction failed at the
-    // default 384 MiB once ("failed to pin block"); unsorted, the same day compacts in 48 MiB.
+    // file's rows in order — which DuckDB keeps for a scan, its WHERE filters and projections, a
+    // UNION ALL (parquetSource's) and COPY (https://duckdb.org/docs/stable/sql/dialect/order_preservation)
+    // while preserve_insertion_order is on, set for the database (COPY's own PRESERVE_ORDER would
+    // not cover the UNION ALL): no ORDER BY, so the wide rows are never sorted, and no join
+    // (partSelect; test/compact-plan.test.ts holds the plan to that). Sorting them held more than
+    // memory_limit allows: sorted with two threads, one day of 139,685 generated rows failed at 128
+    // MiB and passed at 192, and a 5.5 GB fleet's compaction failed once at the default 384 MiB
+    // ("failed to pin block"); unsorted, that day compacts under 48 MiB.
     await conn.run(`SET preserve_insertion_order = true`);
-    const cases = (col: "runtime" | "agent", a: number, b: number) => `CASE CAST(file_index AS INTEGER) ${files.slice(a, b + 1).map((f, i) => `WHEN ${i} THEN ${sqlString(f[col])}`).join(" ")} END`;
     for (let p = 0; p < nParts; p++) {
       const path = join(dir, `part-${String(p).padStart(6, "0")}.parquet`);
       const lo = p * partRows;
@@ -336,17 +366,13 @@ export async function buildGeneration(
       // the dropped ones: a join does not keep the order), and no sort.
       const ends = await read(`SELECT _o, _ord, rn FROM keep WHERE _o IN (${lo}, ${Math.max(lo, hi - 1)}) ORDER BY _o`);
       const [a, rnA, b, rnB] = ends.length === 0 ? [0, 0, -1, -1] : [Number(ends[0]!._ord), Number(ends[0]!.rn), Number(ends.at(-1)!._ord), Number(ends.at(-1)!.rn)];
-      let select: string;
-      if (b < a) select = `SELECT ${COLS} FROM (${parquetSource([files[0]!.path], opts)} LIMIT 0) CROSS JOIN (SELECT '' AS runtime, '' AS agent)`;
-      else {
-        const src =
-          `SELECT s.* EXCLUDE (file_index, file_row_number), ${cases("runtime", a, b)} AS runtime, ${cases("agent", a, b)} AS agent, CAST(file_index AS INTEGER) + ${a} AS _ord, file_row_number AS rn ` +
-          `FROM ${parquetSource(files.slice(a, b + 1).map((f) => f.path), opts, ["file_index"])} s`;
-        const range = `(_ord > ${a} OR rn >= ${rnA}) AND (_ord < ${b} OR rn <= ${rnB})`;
-        select = `SELECT ${COLS} FROM (${src}) x WHERE ${range}${notDropped(droppedRows, a, b)}`;
-      }
+      const select =
+        b < a
+          ? `SELECT ${COLS} FROM (${parquetSource([files[0]!.path], opts)} LIMIT 0) CROSS JOIN (SELECT '' AS runtime, '' AS agent)`
+          : partSelect(files, a, rnA, b, rnB, dropped);
       // copyParquet records the part's content hash in its footer, as push's segments do.
       const info = await copyParquet(conn, select, path, { zstdLevel, rowGroupRows });
+      if (info.rows !== hi - lo) throw new MaintError("Corrupt", `${path}: part ${p} of ${label} holds ${info.rows} rows, where the generation's plan has ${hi - lo}`, { data: { key: path } });
       parts.push({ key: compactedPartKey({ dt, fleet }, gen, p), path, rows: hi - lo, bytes: info.bytes, sha256: info.sha256 });
     }
     built = { total, parts };
