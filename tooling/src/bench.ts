@@ -56,8 +56,9 @@ export function rssBytes(pid: number): number {
 export function cpuMs(): number | undefined {
   let children: number;
   try {
+    const hz = clockTicks(); // first, so its getconf child is not counted in a run
     const f = statFields("self");
-    children = ((Number(f[13]) + Number(f[14])) * 1000) / clockTicks();
+    children = ((Number(f[13]) + Number(f[14])) * 1000) / hz;
   } catch {
     return undefined;
   }
