@@ -320,13 +320,12 @@ export async function buildGeneration(
   let built: { total: number; parts: { key: string; path: string; rows: number; bytes: number; sha256: string }[] };
   try {
     // A file's order is its index in `files` (segment order); runtime and agent come from its path.
-    const opts = READ_OPTIONS;
     // Every row's rank in its (session_id, content_hash) group, from the narrow columns only; the
-    // rows kept (rank 1) get their place in the generation (_o). Rows dropped are few (copies).
+    // rows kept (rank 1) get their place in the generation (_o); the others are copies, dropped.
     try {
       await conn.run(
         `CREATE TABLE ranked AS SELECT CAST(file_index AS INTEGER) AS _ord, file_row_number AS rn, row_number() OVER (PARTITION BY session_id, CASE WHEN content_hash = '' THEN '#' || file_index || ':' || file_row_number ELSE content_hash END ORDER BY file_index, file_row_number) AS _rn ` +
-          `FROM read_parquet([${files.map((f) => sqlString(f.path)).join(", ")}], ${opts})`,
+          `FROM read_parquet([${files.map((f) => sqlString(f.path)).join(", ")}], ${READ_OPTIONS})`,
       );
     } catch (e) {
       throw new MaintError("Corrupt", `${label}: unreadable segment (${e instanceof Error ? e.message : String(e)})`, { cause: e });
@@ -368,7 +367,7 @@ export async function buildGeneration(
       const [a, rnA, b, rnB] = ends.length === 0 ? [0, 0, -1, -1] : [Number(ends[0]!._ord), Number(ends[0]!.rn), Number(ends.at(-1)!._ord), Number(ends.at(-1)!.rn)];
       const select =
         b < a
-          ? `SELECT ${COLS} FROM (${parquetSource([files[0]!.path], opts)} LIMIT 0) CROSS JOIN (SELECT '' AS runtime, '' AS agent)`
+          ? `SELECT ${COLS} FROM (${parquetSource([files[0]!.path], READ_OPTIONS)} LIMIT 0) CROSS JOIN (SELECT '' AS runtime, '' AS agent)`
           : partSelect(files, a, rnA, b, rnB, dropped);
       // copyParquet records the part's content hash in its footer, as push's segments do.
       const info = await copyParquet(conn, select, path, { zstdLevel, rowGroupRows });
